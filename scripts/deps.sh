@@ -1,0 +1,32 @@
+#!/bin/sh
+# deps.sh: install the Debian packages scorch needs to build and test.
+#   scripts/deps.sh          install what is missing (root + apt-get)
+#   scripts/deps.sh --check  exit 0 when everything is present, 1 otherwise
+# Build: gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev
+#        libdebuginfod-dev zlib1g-dev
+# Test peers and tools: linux-perf (perf), hotspot (hotspot-perfparser),
+#        golang-go (go tool pprof), clang + libclang-rt-14-dev (libFuzzer,
+#        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
+set -e
+BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev"
+TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils"
+PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ "$1" = "--check" ]; then
+	[ -z "$missing" ] && exit 0
+	exit 1
+fi
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "scorch: missing packages:$missing" >&2
+	echo "scorch: run as root (or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "scorch: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

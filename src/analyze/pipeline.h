@@ -1,0 +1,55 @@
+/*
+ * pipeline.h: the analysis driver. input -> order -> session -> resolve ->
+ * sink. A command fills a struct pipeline_config and a struct sink and calls
+ * pipeline_run. The sink sees every record in time order (after the session
+ * has applied it) and every sample resolved, in sample order.
+ */
+#ifndef SCORCH_PIPELINE_H
+#define SCORCH_PIPELINE_H
+
+#include "analyze/input.h"
+#include "analyze/order.h"
+#include "analyze/resolve.h"
+#include "analyze/session.h"
+#include "util/err.h"
+#include <stdbool.h>
+
+struct pipeline;
+
+struct sink {
+	void *ctx;
+	/* After the header is read, before any record. */
+	int (*begin)(void *ctx, struct pipeline *p);
+	/* Every record in time order (samples too), after session_apply. */
+	int (*event)(void *ctx, struct pipeline *p, const struct perf_event *ev);
+	/* Every sample, resolved, in sample order. NULL: samples are not resolved. */
+	int (*sample)(void *ctx, struct pipeline *p, const struct resolved_sample *rs);
+	/* At the end (also after an error, with rc < 0). */
+	int (*end)(void *ctx, struct pipeline *p, int rc);
+};
+
+struct pipeline_config {
+	const char *input;          /* path or "-" */
+	int input_fd;               /* >= 0: read this fd instead (name in input) */
+	struct order_config order;
+	bool unordered;             /* deliver in file order (no queue) */
+	bool resolve;               /* unwind + symbolize (else frames carry raw ips) */
+	/* resolver options (perfparser's names) */
+	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
+	int max_frames;             /* default 64 */
+	int jobs;                   /* worker threads, 0 = online CPUs */
+	bool progress;              /* allow a progress bar on a tty stderr */
+};
+
+void pipeline_config_init(struct pipeline_config *c);
+
+/* Run the whole pipeline. Returns 0, or a negative code with e filled. */
+int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e);
+
+/* Accessors for sinks. */
+struct input *pipeline_input(struct pipeline *p);
+struct session *pipeline_session(struct pipeline *p);
+const struct order_stats *pipeline_order_stats(struct pipeline *p);
+const struct pipeline_config *pipeline_config(struct pipeline *p);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * resolve.h: a sample turned into a stack of symbolized frames.
+ *
+ * This is the contract between the resolver (unwind + symbolize) and every
+ * output sink. Frames are leaf first. An inlined function appears as its own
+ * frame before (closer to the leaf than) the frame of the function it was
+ * inlined into, with inlined = true, the same ip, as perf script prints them.
+ * All strings live as long as the pipeline (interned in the session or in the
+ * per-DSO symbol caches), so sinks may keep the pointers.
+ */
+#ifndef SCORCH_RESOLVE_H
+#define SCORCH_RESOLVE_H
+
+#include "analyze/session.h"
+#include "perf/event.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+enum frame_kind {
+	FRAME_USER = 0,
+	FRAME_KERNEL,
+	FRAME_HV,
+	FRAME_GUEST_KERNEL,
+	FRAME_GUEST_USER,
+};
+
+struct frame {
+	uint64_t ip;            /* avma */
+	uint64_t rel;           /* address in the DSO as perf prints it (svma), 0 unknown */
+	const char *sym;        /* demangled symbol name, NULL when unknown */
+	uint64_t sym_off;       /* ip - symbol start (svma terms) */
+	uint64_t sym_start;     /* svma of the symbol */
+	const char *dso;        /* DSO path as perf shows it ("[kernel.kallsyms]"), NULL unmapped */
+	const char *file;       /* source file, NULL unknown */
+	uint32_t line, column;
+	uint8_t kind;           /* enum frame_kind */
+	bool inlined;
+	bool guessed;           /* not unwound, inferred */
+	const void *dso_handle; /* opaque identity of the DSO (for sinks' tables) */
+	const struct map *map;  /* the map the ip fell in, NULL unmapped */
+};
+
+struct resolved_sample {
+	const struct perf_event *ev;   /* ev->s is the sample */
+	const struct perf_attr *attr;
+	const char *comm;
+	uint32_t pid, tid;
+	struct frame *frames;
+	uint32_t nr_frames;
+	uint32_t nr_guessed;
+};
+
+#endif

@@ -1,0 +1,11 @@
+/* cmd_export.c: placeholder until its issue lands; says so and fails. */
+#include "cli/cli.h"
+#include <stdio.h>
+
+int cmd_export(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "scorch: 'export' is not available in this build yet\n");
+	return EXIT_FAIL;
+}

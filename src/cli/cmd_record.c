@@ -1,0 +1,11 @@
+/* cmd_record.c: placeholder until its issue lands; says so and fails. */
+#include "cli/cli.h"
+#include <stdio.h>
+
+int cmd_record(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "scorch: 'record' is not available in this build yet\n");
+	return EXIT_FAIL;
+}

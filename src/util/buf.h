@@ -1,0 +1,42 @@
+/*
+ * buf.h: a growable byte buffer with a hard size cap, and a growable array
+ * helper. Growth doubles; a request beyond the cap fails with -E2BIG rather
+ * than allocating what a hostile length field asks for.
+ */
+#ifndef SCORCH_BUF_H
+#define SCORCH_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;     /* allocated */
+	size_t limit;   /* never allocate more than this; 0 = 1 GiB */
+};
+
+void buf_init(struct buf *b, size_t limit);
+void buf_release(struct buf *b);
+/* Make room for n more bytes; returns 0 or -E2BIG / -ENOMEM. */
+int buf_reserve(struct buf *b, size_t n);
+int buf_append(struct buf *b, const void *p, size_t n);
+/* Drop the first n bytes, moving the rest down. */
+void buf_consume(struct buf *b, size_t n);
+
+/*
+ * Grow *arr (element size esz, *cap elements) to hold at least need elements,
+ * at most max elements. Returns 0 or -E2BIG / -ENOMEM.
+ */
+int array_grow(void **arr, size_t esz, size_t *cap, size_t need, size_t max);
+#define ARRAY_GROW(arr, cap, need, max) \
+	array_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need), (max))
+
+/* strdup that returns NULL only on allocation failure, and xmalloc-style
+ * helpers that abort on out-of-memory for small fixed allocations. */
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t sz);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+#endif

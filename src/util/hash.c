@@ -1,0 +1,109 @@
+/* hash.c: see hash.h. Deletion uses backward-shift so no tombstones. */
+#include "util/hash.h"
+#include "util/buf.h"
+#include <stdlib.h>
+#include <string.h>
+
+void hmap_init(struct hmap *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void hmap_release(struct hmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t find(const struct hmap *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i = hash_u64(key) & mask;
+	while (m->used[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+void *hmap_get(const struct hmap *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = find(m, key);
+	return m->used[i] ? m->vals[i] : NULL;
+}
+
+static void rehash(struct hmap *m, size_t ncap)
+{
+	struct hmap n = {
+		.keys = xcalloc(ncap, sizeof(uint64_t)),
+		.vals = xcalloc(ncap, sizeof(void *)),
+		.used = xcalloc(ncap, 1),
+		.cap = ncap,
+	};
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		size_t j = find(&n, m->keys[i]);
+		n.used[j] = 1;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+		n.len++;
+	}
+	hmap_release(m);
+	*m = n;
+}
+
+void *hmap_put(struct hmap *m, uint64_t key, void *val)
+{
+	if ((m->len + 1) * 2 > m->cap)
+		rehash(m, m->cap ? m->cap * 2 : 64);
+	size_t i = find(m, key);
+	void *old = m->used[i] ? m->vals[i] : NULL;
+	if (!m->used[i]) {
+		m->used[i] = 1;
+		m->keys[i] = key;
+		m->len++;
+	}
+	m->vals[i] = val;
+	return old;
+}
+
+void *hmap_del(struct hmap *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1, i = find(m, key);
+	if (!m->used[i])
+		return NULL;
+	void *old = m->vals[i];
+	m->used[i] = 0;
+	m->len--;
+	size_t j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->used[j])
+			break;
+		size_t home = hash_u64(m->keys[j]) & mask;
+		/* can slot j move to i? only if home is not in (i, j] cyclically */
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->used[i] = 1;
+			m->used[j] = 0;
+			i = j;
+		}
+	}
+	return old;
+}
+
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# run.sh: the whole test suite. Runs the unit tests (normal and ASan+UBSan
+# builds), every tests/e2e/*.sh (each prints PASS/FAIL lines), and the fuzz
+# harnesses for a bounded time; prints one summary line "N passed, N failed".
+# Usage: tests/run.sh [PATTERN]   (only e2e scripts whose name matches)
+cd "$(dirname "$0")/.." || exit 1
+export SCORCH=${SCORCH:-$PWD/build/scorch}
+export SCORCH_ASAN=${SCORCH_ASAN:-$PWD/build/asan/scorch}
+export TOP=$PWD
+log=$(mktemp -d /tmp/scorch-test.XXXXXX)
+pass=0; fail=0
+tally() { # tally NAME LOGFILE: count PASS/FAIL lines of a component
+	local p f
+	p=$(grep -c '^PASS ' "$2"); f=$(grep -c '^FAIL ' "$2")
+	grep -E '^(FAIL|SKIP) ' "$2"
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "FAIL $1 (printed no results)"; f=1
+		tail -20 "$2"
+	fi
+	pass=$((pass + p)); fail=$((fail + f))
+	echo "== $1: $p passed, $f failed"
+}
+run_component() { # NAME TIMEOUT CMD...
+	local name=$1 to=$2; shift 2
+	timeout "$to" "$@" > "$log/$name.log" 2>&1
+	local rc=$?
+	if [ $rc = 124 ]; then echo "FAIL $name (timed out after ${to}s)" >> "$log/$name.log"; fi
+	if [ $rc != 0 ] && ! grep -q '^FAIL ' "$log/$name.log"; then
+		echo "FAIL $name (exit status $rc)" >> "$log/$name.log"
+		tail -30 "$log/$name.log"
+	fi
+	tally "$name" "$log/$name.log"
+}
+
+run_component unit 300 build/unit-tests
+run_component unit-asan 600 build/asan/unit-tests
+for t in tests/e2e/*.sh; do
+	[ -e "$t" ] || continue
+	n=$(basename "$t" .sh)
+	[ -n "$1" ] && [[ "$n" != *$1* ]] && continue
+	run_component "e2e-$n" 900 bash "$t"
+done
+echo "logs: $log"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,54 @@
+/*
+ * test.h: a tiny unit test framework. TEST(name) { ... } registers a test at
+ * load time; tests/unit/main.c runs each in a forked child with a timeout,
+ * prints "PASS name" / "FAIL name" per test and "N passed, N failed".
+ */
+#ifndef SCORCH_TEST_H
+#define SCORCH_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+void test_register(const char *name, void (*fn)(void));
+
+#define TEST(name)                                                   \
+	static void test_##name(void);                               \
+	__attribute__((constructor)) static void reg_##name(void)    \
+	{                                                            \
+		test_register(#name, test_##name);                   \
+	}                                                            \
+	static void test_##name(void)
+
+#define CHECK(c)                                                             \
+	do {                                                                 \
+		if (!(c)) {                                                  \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #c);                               \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+#define CHECK_EQ(a, b)                                                        \
+	do {                                                                  \
+		long long _a = (long long)(a), _b = (long long)(b);           \
+		if (_a != _b) {                                               \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", \
+				__FILE__, __LINE__, #a, #b, _a, _b);          \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
+#define CHECK_STR(a, b)                                                       \
+	do {                                                                  \
+		const char *_a = (a), *_b = (b);                              \
+		if (!_a || !_b || strcmp(_a, _b)) {                           \
+			fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, \
+				__LINE__, _a ? _a : "(null)", _b ? _b : "(null)"); \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
+
+#endif
