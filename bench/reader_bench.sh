@@ -30,25 +30,30 @@ fi
 size=$(stat -c %s "$F")
 echo "file: $F ($((size / 1048576)) MB)"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-timeit() { # prints the median wall seconds of RUNS runs of "$@"
-	for _ in $(seq "$RUNS"); do
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" > /dev/null 2>&1
-		t1=$(date +%s.%N)
-		echo "$t1 - $t0" | bc -l
-	done | median
+# timeit CMD...: "WALL CPU" medians (seconds) over RUNS runs; CPU = user+sys,
+# which a loaded machine disturbs less than wall time
+timeit() {
+	local i
+	for i in $(seq "$RUNS"); do
+		/usr/bin/time -f "%e %U %S" -o "$W/t" "$@" > /dev/null 2>&1
+		tail -1 "$W/t"
+	done > "$W/all"
+	echo "$(awk '{print $1}' "$W/all" | median) $(awk '{print $2 + $3}' "$W/all" | median)"
 }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
 cat "$F" > /dev/null
-t_cat=$(timeit cat "$F")
-t_perf=$(timeit perf report --stats -i "$F")
-t_hp=$(timeit "$HP" --input "$F" --print-stats)
-t_sc=$(timeit "$S" stats -i "$F")
-printf "%-34s %8s %10s\n" tool "seconds" "vs scorch"
-for x in "cat:$t_cat" "perf report --stats:$t_perf" "hotspot-perfparser --print-stats:$t_hp" "scorch stats:$t_sc"; do
-	n=${x%%:*}; t=${x##*:}
-	printf "%-34s %8.3f %9.2fx\n" "$n" "$t" "$(echo "$t / $t_sc" | bc -l)"
+r_cat=$(timeit cat "$F")
+r_perf=$(timeit perf report --stats -i "$F")
+r_hp=$(timeit "$HP" --input "$F" --print-stats)
+r_sc=$(timeit "$S" stats -i "$F")
+printf "%-34s %8s %8s %14s\n" tool "wall s" "cpu s" "cpu vs scorch"
+sc_cpu=${r_sc#* }
+for x in "cat:$r_cat" "perf report --stats:$r_perf" "hotspot-perfparser --print-stats:$r_hp" "scorch stats:$r_sc"; do
+	n=${x%%:*}; r=${x##*:}; w=${r% *}; c=${r#* }
+	printf "%-34s %8.3f %8.3f %13.2fx\n" "$n" "$w" "$c" "$(echo "$c / $sc_cpu" | bc -l)"
 done
-echo "scorch stats / perf report --stats = $(echo "$t_sc / $t_perf" | bc -l | cut -c1-5)"
-echo "scorch stats / cat                 = $(echo "$t_sc / $t_cat" | bc -l | cut -c1-5)"
+ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
+echo "scorch stats / perf report --stats: wall $(ratio "${r_sc% *}" "${r_perf% *}"), cpu $(ratio "$sc_cpu" "${r_perf#* }")"
+echo "scorch stats / cat:                 wall $(ratio "${r_sc% *}" "${r_cat% *}"), cpu $(ratio "$sc_cpu" "${r_cat#* }")"
 "$S" stats -i "$F" | grep -E '^(samples|rounds|time violations|max reorder time):'
