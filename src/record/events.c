@@ -198,6 +198,8 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 		a->sample_stack_user = o->dwarf_size ? o->dwarf_size : 8192;
 		a->exclude_callchain_user = 1;
 		a->sample_max_stack = 127;
+		/* unwinders read .got/.data of the DSOs: they need the data maps */
+		a->mmap_data = first;
 		break;
 	case RECORD_CG_LBR:
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;

@@ -268,6 +268,8 @@ static void scan(struct rec *r, const uint8_t *p, size_t n)
 			size_t max = h->size - name_off;
 			if (strnlen((const char *)q + name_off, max) >= max)
 				break;
+			if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+				break; /* data maps hold no code */
 			bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 			buildid_mmap(&r->bid, rd32(q + 8), rd64(q + 16), rd64(q + 24),
 				     (const char *)q + name_off, kernel);
@@ -482,8 +484,9 @@ static int synthesize(struct rec *r, bool initial)
 	if (!rc)
 		rc = synth_modules(&b, r->synth_id);
 	const struct record_opts *o = r->o;
+	bool dwarf = o->cg == RECORD_CG_DWARF;
 	if (!rc && o->system_wide) {
-		rc = synth_all(&b, r->synth_id);
+		rc = synth_all(&b, dwarf, r->synth_id);
 	} else if (!rc && o->nr_targets) {
 		for (size_t i = 0; i < o->nr_targets && !rc; i++) {
 			pid_t pid = o->targets[i], tid = 0;
@@ -499,13 +502,13 @@ static int synthesize(struct rec *r, bool initial)
 					fclose(fp);
 				}
 			}
-			rc = synth_process(&b, pid, tid, true, r->synth_id);
+			rc = synth_process(&b, pid, tid, true, dwarf, r->synth_id);
 		}
 	} else if (!rc && r->child > 0) {
 		if (initial)
 			rc = synth_comm(&b, r->child, r->child, "scorch", r->synth_id);
 		else if (!r->child_done)
-			rc = synth_process(&b, r->child, 0, true, r->synth_id);
+			rc = synth_process(&b, r->child, 0, true, dwarf, r->synth_id);
 	}
 	if (rc)
 		rc = err_set(r->e, rc, "synthesizing records: %s", strerror(-rc));
@@ -528,15 +531,9 @@ static int end_features(struct rec *r)
 		rc = perf_feats_add_compressed(&r->feats, (uint32_t)r->o->comp_level, ratio,
 					       (uint32_t)(r->ev.rings[0].map_len));
 	}
-	if (!rc && r->pipe) {
-		struct buf b;
-		buf_init(&b, 0);
-		rc = perf_pipe_build_ids(&b, bids, nb);
-		if (!rc)
-			rc = write_all_seq(r->fd, b.data, b.len);
-		r->res->bytes += b.len;
-		buf_release(&b);
-	}
+	/* Pipe mode writes no build ids, as perf does: HEADER_BUILD_ID records
+	 * after the samples are of no use to a streaming reader, and
+	 * hotspot-perfparser warns about them. */
 	buildid_free_list(bids, nb);
 	return rc;
 }
@@ -855,8 +852,18 @@ static int loop(struct rec *r)
 			break;
 		}
 		int n = poll(r->pfds, r->ev.nr_rings, 100);
-		if (n > 0)
+		bool all_hup = r->ev.nr_rings > 0;
+		if (n > 0) {
 			r->res->wakeups++;
+			/* a hung-up ring (its task exited) stays readable but would
+			 * make every poll return at once: stop polling it */
+			for (size_t i = 0; i < r->ev.nr_rings; i++)
+				if (r->pfds[i].revents & (POLLHUP | POLLERR))
+					r->pfds[i].fd = -1;
+		}
+		for (size_t i = 0; i < r->ev.nr_rings; i++)
+			if (r->pfds[i].fd >= 0)
+				all_hup = false;
 		bool any;
 		int rc = drain(r, &any);
 		if (rc)
@@ -876,7 +883,7 @@ static int loop(struct rec *r)
 				r->res->child_status = st;
 				break;
 			}
-		} else if (o->nr_targets && !o->system_wide && !targets_alive(r)) {
+		} else if (o->nr_targets && !o->system_wide && (all_hup || !targets_alive(r))) {
 			break;
 		}
 		bool sw = false;

@@ -190,7 +190,7 @@ static int read_comm(pid_t pid, pid_t tid, char *out, size_t n)
 	return 0;
 }
 
-static int synth_maps(struct buf *out, pid_t pid, uint64_t id)
+static int synth_maps(struct buf *out, pid_t pid, bool data, uint64_t id)
 {
 	char path[64], line[4096 + 256];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -206,17 +206,20 @@ static int synth_maps(struct buf *out, pid_t pid, uint64_t id)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
 			   &min, &ino, &consumed) < 7)
 			continue;
-		if (perms[2] != 'x')
-			continue;
 		char *name = line + consumed;
 		name[strcspn(name, "\n")] = 0;
+		bool exec = perms[2] == 'x';
+		if (!exec && (!data || name[0] != '/'))
+			continue;
 		if (!*name)
 			name = "//anon";
 		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				PROT_EXEC;
+				(exec ? PROT_EXEC : 0);
 		uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 		size_t at = out->len;
-		struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0 };
+		struct perf_event_header h = { PERF_RECORD_MMAP2,
+					       PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+					       0 };
 		uint32_t pt[2] = { (uint32_t)pid, (uint32_t)pid };
 		uint64_t v[3] = { start, end - start, pgoff };
 		uint32_t mm[2] = { maj, min };
@@ -233,7 +236,7 @@ static int synth_maps(struct buf *out, pid_t pid, uint64_t id)
 	return rc;
 }
 
-int synth_process(struct buf *out, pid_t pid, pid_t tid, bool maps, uint64_t id)
+int synth_process(struct buf *out, pid_t pid, pid_t tid, bool maps, bool data, uint64_t id)
 {
 	char comm[64];
 	int rc = 0;
@@ -260,11 +263,11 @@ int synth_process(struct buf *out, pid_t pid, pid_t tid, bool maps, uint64_t id)
 		closedir(d);
 	}
 	if (!rc && maps)
-		rc = synth_maps(out, pid, id);
+		rc = synth_maps(out, pid, data, id);
 	return rc;
 }
 
-int synth_all(struct buf *out, uint64_t id)
+int synth_all(struct buf *out, bool data, uint64_t id)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -274,7 +277,7 @@ int synth_all(struct buf *out, uint64_t id)
 	while (!rc && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		rc = synth_process(out, (pid_t)atoi(de->d_name), 0, true, id);
+		rc = synth_process(out, (pid_t)atoi(de->d_name), 0, true, data, id);
 	}
 	closedir(d);
 	return rc;

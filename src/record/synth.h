@@ -18,11 +18,12 @@
 int synth_kernel(struct buf *out, uint64_t id);
 int synth_modules(struct buf *out, uint64_t id);
 /* COMM records for every thread of pid (or only tid when tid > 0), and MMAP2
- * records for its executable maps when maps is set. A process that vanished
+ * records for its executable maps when maps is set (all file maps, data ones
+ * marked PERF_RECORD_MISC_MMAP_DATA, with data: DWARF unwinding needs them). A process that vanished
  * meanwhile is not an error. */
-int synth_process(struct buf *out, pid_t pid, pid_t tid, bool maps, uint64_t id);
+int synth_process(struct buf *out, pid_t pid, pid_t tid, bool maps, bool data, uint64_t id);
 /* synth_process for every process in /proc. */
-int synth_all(struct buf *out, uint64_t id);
+int synth_all(struct buf *out, bool data, uint64_t id);
 /* Append one COMM record (used for the launched command before exec). */
 int synth_comm(struct buf *out, pid_t pid, pid_t tid, const char *comm, uint64_t id);
 
