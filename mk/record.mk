@@ -7,4 +7,4 @@ all: $(RECORD_WL_BIN)
 
 $(B)/workloads/record_%: tests/workloads/record_%.c
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $<
+	$(CC) -O0 -g -fno-omit-frame-pointer -pthread -o $@ $<

@@ -805,6 +805,9 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		if (!r->scratch)
 			return err_set(r->e, -ENOMEM, "out of memory");
 	}
+	if (r->zc && (rc = perf_feats_add_compressed(&r->feats, (uint32_t)o->comp_level, 0,
+						       (uint32_t)r->ev.rings[0].map_len)))
+		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
 	unsigned aio_n = o->aio_n ? o->aio_n : 2;
 	r->depth = o->io == RECORD_IO_AIO ? aio_n * (unsigned)r->ev.nr_rings : 8;
 	r->max_bufs = r->depth + 2;
@@ -820,6 +823,12 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 
 static int start_workload(struct rec *r, int go_fd, int exec_fd)
 {
+	/* enable first: with -a the exec itself must be seen */
+	if (r->o->system_wide || r->o->nr_targets || r->child <= 0) {
+		int rc = events_enable(&r->ev, true);
+		if (rc)
+			return err_set(r->e, rc, "enabling events: %s", strerror(-rc));
+	}
 	if (r->child > 0) {
 		if (write(go_fd, "g", 1) != 1)
 			return err_set(r->e, -errno, "cannot start the command: %s", strerror(errno));
@@ -831,11 +840,6 @@ static int start_workload(struct rec *r, int go_fd, int exec_fd)
 			reap_child(r, false);
 			return err_set(r->e, -ENOENT, "cannot run '%s': %s", r->o->cmd[0], strerror(er));
 		}
-	}
-	if (r->o->system_wide || r->o->nr_targets || r->child <= 0) {
-		int rc = events_enable(&r->ev, true);
-		if (rc)
-			return err_set(r->e, rc, "enabling events: %s", strerror(-rc));
 	}
 	return 0;
 }
