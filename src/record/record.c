@@ -838,6 +838,7 @@ static int start_workload(struct rec *r, int go_fd, int exec_fd)
 			;
 		if (n == (ssize_t)sizeof(er)) {
 			reap_child(r, false);
+			r->res->child_ran = false; /* it never ran: no status to report */
 			return err_set(r->e, -ENOENT, "cannot run '%s': %s", r->o->cmd[0], strerror(er));
 		}
 	}
@@ -922,14 +923,24 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 	buildid_init(&r.bid);
 	int go_fd = -1, exec_fd = -1;
 	int rc = setup(&r, &go_fd, &exec_fd);
-	if (!rc)
+	bool started = false;
+	if (!rc) {
 		rc = start_workload(&r, go_fd, exec_fd);
+		started = !rc;
+	}
 	if (go_fd >= 0)
 		close(go_fd);
 	if (exec_fd >= 0)
 		close(exec_fd);
 	if (!rc)
 		rc = loop(&r);
+	if (r.w && !started) {
+		/* nothing was recorded: leave no half-made file behind */
+		writer_free(r.w);
+		r.w = NULL;
+		if (!r.pipe && r.path[0])
+			unlink(r.path);
+	}
 	if (r.w) {
 		/* stop the events, take what is left, close the file */
 		events_enable(&r.ev, false);
