@@ -2,7 +2,8 @@
  * writer_uring.c: io_uring writer (liburing), the default. One SQE per
  * buffer (IORING_OP_WRITE at the buffer's offset), submitted at once; a
  * completion with a short count is resubmitted for the rest, -EAGAIN/-EINTR
- * are resubmitted, other errors end the buffer. The ring is created lazily
+ * are resubmitted, other errors end the buffer. Writes are punted to the
+ * kernel's io-wq workers (IOSQE_ASYNC) so submitting never copies inline. The ring is created lazily
  * by writer_uring_new; if the kernel refuses (no io_uring, seccomp) it
  * returns NULL and the caller falls back.
  */
@@ -28,6 +29,9 @@ static int uring_queue(struct writer_uring *u, struct wbuf *b)
 	io_uring_prep_write(sqe, u->w.fd, b->data + b->done, (unsigned)(b->len - b->done),
 			    b->off + b->done);
 	io_uring_sqe_set_data(sqe, b);
+	/* straight to a kernel worker: a buffered write of megabytes done
+	 * inline would stall the ring reader for the copy */
+	sqe->flags |= IOSQE_ASYNC;
 	for (;;) {
 		int rc = io_uring_submit(&u->ring);
 		if (rc >= 0)
