@@ -96,7 +96,7 @@ tid=$(ls /proc/$wp/task | sort -n | tail -1)
 sleep 0.4; kill -INT $rp; wait $rp
 t=$(perf script -F tid -i "$T/t.data" 2>/dev/null | sort -u | tr -d ' ')
 check record_t_one_thread test "$t" = "$tid"
-kill $wp; wait $wp 2>/dev/null
+kill $wp 2>/dev/null; wait $wp 2>/dev/null
 
 # system-wide and -C
 "$SCORCH" record -q -a -o "$T/a.data" -- "$SPIN" 0.3 1
