@@ -85,6 +85,7 @@ struct rec {
 	size_t nr_pids;
 	struct pollfd *pfds;
 	bool spin;          /* rings too small to sleep on: poll them busily */
+	bool round_open;    /* data drained since the last FINISHED_ROUND */
 	uint64_t idle_since;
 };
 
@@ -406,8 +407,17 @@ static int drain(struct rec *r, bool *any)
 		*any = true;
 	}
 	if (*any)
-		return add_round(r);
+		r->round_open = true;
 	return 0;
+}
+
+/* Close the round (FINISHED_ROUND) if a pass since the last one found data. */
+static int end_round(struct rec *r)
+{
+	if (!r->round_open)
+		return 0;
+	r->round_open = false;
+	return add_round(r);
 }
 
 /* ---- files ---- */
@@ -545,6 +555,8 @@ static int end_features(struct rec *r)
  * header (cut at the last whole round when a write failed). */
 static int finish_file(struct rec *r)
 {
+	if (!r->werr)
+		end_round(r);
 	flush_cur(r);
 	writer_barrier(r->w);
 	int werr = r->werr;
@@ -931,6 +943,9 @@ static int loop(struct rec *r)
 			if (busy)
 				r->res->wakeups++;
 		}
+		/* one round per pass; in busy mode one per millisecond */
+		if ((!busy || house) && (rc = end_round(r)))
+			return rc;
 		if (r->cur && r->cur->len >= r->buf_size / 2)
 			flush_cur(r);
 		if (!house)
@@ -1007,8 +1022,10 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 		events_enable(&r.ev, false);
 		bool any = true;
 		for (int i = 0; i < 4 && any && !r.werr; i++)
-			if (drain(&r, &any))
+			if (drain(&r, &any) || end_round(&r))
 				break;
+		if (!r.werr)
+			end_round(&r);
 		int frc = o->switch_mode != RECORD_SWITCH_NONE ? rotate(&r, true) : finish_file(&r);
 		if (!frc)
 			res->files = res->files ? res->files : 1;

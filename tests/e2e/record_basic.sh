@@ -91,9 +91,12 @@ check record_p_perf_stats perf_ok "$T/p.data"
 check record_p_perf_script perf_script_has "$T/p.data" record_spin 50
 n=$(perf script -i "$T/p.data" 2>/dev/null | grep -c spin_leaf)
 check record_p_symbols test "$n" -ge 50
+kill $wp 2>/dev/null; wait $wp 2>/dev/null
+"$SPIN" 3 2 & wp=$!
+sleep 0.2
 tid=$(ls /proc/$wp/task | sort -n | tail -1)
 "$SCORCH" record -q -t "$tid" -o "$T/t.data" & rp=$!
-sleep 0.4; kill -INT $rp; wait $rp
+sleep 0.6; kill -INT $rp; wait $rp
 t=$(perf script -F tid -i "$T/t.data" 2>/dev/null | sort -u | tr -d ' ')
 check record_t_one_thread test "$t" = "$tid"
 kill $wp 2>/dev/null; wait $wp 2>/dev/null
