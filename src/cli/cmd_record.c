@@ -477,28 +477,3 @@ int cmd_record(int argc, char **argv)
 	}
 	return EXIT_OK;
 }
-
-/*
- * Until the reader's commands land on this branch (they come with a merge of
- * main), weak stand-ins keep the binary linking; the real definitions win.
- */
-__attribute__((weak)) int cmd_script(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	fprintf(stderr, "scorch: 'script' is not available in this build yet\n");
-	return EXIT_FAIL;
-}
-
-__attribute__((weak)) int cmd_stats(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	fprintf(stderr, "scorch: 'stats' is not available in this build yet\n");
-	return EXIT_FAIL;
-}
-
-__attribute__((weak)) int cmd_header(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	fprintf(stderr, "scorch: 'header' is not available in this build yet\n");
-	return EXIT_FAIL;
-}

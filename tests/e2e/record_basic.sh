@@ -117,3 +117,21 @@ check record_e_perf_stats perf_ok "$T/e.data"
 "$SCORCH" record -q -c 100000 -e task-clock -o "$T/cnt.data" -- "$SPIN" 0.2 1
 p=$(perf script -F period -i "$T/cnt.data" 2>/dev/null | sort -u | tr -d ' ')
 check record_c_period test "$p" = "100000"
+
+# our own reader agrees with perf on our files (file, -z, pipe)
+for f in g z pipe d; do
+	s_ours=$("$SCORCH" stats -i "$T/$f.data" 2>/dev/null | awk '/^samples:/{print $2; exit}')
+	s_perf=$(samples_of "$T/$f.data")
+	check "record_reader_${f}_samples_agree" test -n "$s_ours" -a "$s_ours" = "$s_perf"
+	v=$("$SCORCH" stats -i "$T/$f.data" 2>/dev/null | awk '/^time violations:/{print $3}')
+	check "record_reader_${f}_ordered" test "$v" = 0
+done
+# sample lines (comm pid [cpu] time: period event:) are the same in
+# perf script and scorch script of a scorch file
+perf script -i "$T/g.data" 2>/dev/null | grep -v '^\s' > "$T/ps"
+"$SCORCH" script -i "$T/g.data" 2>/dev/null | grep -v '^\s' > "$T/ss"
+check record_script_lines_match cmp -s "$T/ps" "$T/ss"
+# and scorch script of perf's file names the same events as perf script of ours
+ev_sp=$("$SCORCH" script -i "$T/perf.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
+ev_ps=$(perf script -i "$T/s.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
+check record_script_event_names test -n "$ev_sp" -a "$ev_sp" = "$ev_ps"
