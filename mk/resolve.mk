@@ -53,3 +53,9 @@ $(WL)/cxx: $(WL_SRC)/cxx.cpp
 $(WL)/demo: $(WL_SRC)/demo.c
 	@mkdir -p $(WL)
 	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
+
+# MiniDebugInfo (.gnu_debugdata) is xz-compressed.
+ifeq ($(shell pkg-config --exists liblzma 2>/dev/null && echo 1),1)
+CFLAGS += -DHAVE_LZMA=1
+LDLIBS += -llzma
+endif
