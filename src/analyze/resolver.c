@@ -301,6 +301,9 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
+		/* perf reports nothing past an address in no mapping */
+		if (!session_find_map(r->s, s->pid, r->uf[i].pc))
+			break;
 		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical);
 		if (rc)
 			return rc < 0 ? rc : 0;

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -871,6 +873,60 @@ static void find_binary(struct symbols *s, struct dso *d)
 		warn_once(s, d->name, "%s: not found, its frames are [unknown]", d->name);
 }
 
+/* [vdso]: perf's build-id cache keeps a copy; else this machine's own vdso
+ * when its build id is the recorded one (same kernel). */
+static void find_vdso(struct symbols *s, struct dso *d)
+{
+	char p[PATH_MAX * 2];
+	bool mismatch = false;
+	if (d->build_id_size) {
+		char hex[41];
+		hexid(hex, d->build_id, d->build_id_size);
+		snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/elf", s->buildid_dir, hex, hex + 2);
+		if (try_binary(s, d, p, &mismatch))
+			return;
+		snprintf(p, sizeof p, "%s/[vdso]/%s/vdso", s->buildid_dir, hex);
+		if (try_binary(s, d, p, &mismatch))
+			return;
+	}
+	const uint8_t *v = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	if (!v || memcmp(v, ELFMAG, SELFMAG) || v[EI_CLASS] != ELFCLASS64)
+		return;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)v;
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > (64u << 10) || size < sizeof *eh)
+		return;
+	char *copy = malloc(size);
+	if (!copy)
+		return;
+	memcpy(copy, v, size);
+	Elf *e = elf_memory(copy, size);
+	if (!e || (d->build_id_size && !id_matches(e, d->build_id, d->build_id_size))) {
+		if (e)
+			elf_end(e);
+		free(copy);
+		return;
+	}
+	/* keep it as an fd-backed file so the unwinder can share it */
+	int fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, copy, size) == (ssize_t)size) {
+		elf_end(e);
+		free(copy);
+		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (e) {
+			d->fd = fd;
+			d->elf = e;
+			d->path = strdup("[vdso]");
+			return;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		elf_end(e);
+	free(copy);
+}
+
 static void load_segments(struct dso *d, Elf *e)
 {
 	size_t phnum = 0;
@@ -889,16 +945,119 @@ static void load_segments(struct dso *d, Elf *e)
 	}
 }
 
+/* perf's synthesized "name@plt" symbols: one 16-byte entry per .rela.plt
+ * relocation, in .plt.sec when present, else in .plt after its header. */
+static void synth_plt(struct symbols *s, struct dso *d, struct rawsym **raw, size_t *n, size_t *cap)
+{
+	Elf *e = d->elf;
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn = find_scn(e, SHT_RELA, ".rela.plt", &rsh);
+	if (!rscn)
+		return;
+	uint64_t base;
+	Elf_Scn *pscn = find_scn(e, 0, ".plt.sec", &psh);
+	if (pscn)
+		base = psh.sh_offset;
+	else if ((pscn = find_scn(e, 0, ".plt", &psh)))
+		base = psh.sh_offset + 16;
+	else
+		return;
+	Elf_Scn *dscn = elf_getscn(e, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh))
+		return;
+	Elf_Data *rd = elf_getdata(rscn, NULL), *dd = elf_getdata(dscn, NULL);
+	if (!rd || !dd || !rsh.sh_entsize)
+		return;
+	size_t cnt = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Rela rela;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &rela))
+			continue;
+		size_t si = GELF_R_SYM(rela.r_info);
+		if (!si || !gelf_getsym(dd, (int)si, &sym))
+			continue;
+		const char *nm = elf_strptr(e, dsh.sh_link, sym.st_name);
+		if (!nm || !*nm)
+			continue;
+		char *dm = demangle_alloc(nm);
+		char buf[1024];
+		snprintf(buf, sizeof buf, "%s@plt", dm ? dm : nm);
+		free(dm);
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 1024;
+			*raw = realloc(*raw, *cap * sizeof **raw);
+			if (!*raw)
+				abort();
+		}
+		/* already demangled: mark with a leading byte symbols_demangle ignores */
+		(*raw)[*n] = (struct rawsym){ .start = base + 16 * i, .size = 16,
+					      .name = symbols_intern(s, buf),
+					      .idx = (uint32_t)*n, .bind = STB_GLOBAL };
+		(*n)++;
+	}
+}
+
+/*
+ * The table addr2line sees (the binary's .symtab), used
+ * for the innermost name of an inline chain whose DWARF function has no
+ * linkage name: binutils names it after the ELF symbol covering the address
+ * (sized symbols only; global preferred, else the first), and perf prints
+ * what addr2line says.
+ */
+static void load_a2l_syms(struct symbols *s, struct dso *d)
+{
+	d->a2l_loaded = true;
+	if (!d->elf)
+		return;
+	GElf_Shdr sh;
+	/* Only a binary with its own .symtab: perf runs addr2line on the file
+	 * it took symbols from, and in a separate debug file (NOBITS text)
+	 * binutils finds no covering ELF symbol, so DWARF names stand. */
+	Elf_Scn *scn = find_scn(d->elf, SHT_SYMTAB, NULL, &sh);
+	if (!scn)
+		return;
+	struct rawsym *raw = NULL;
+	size_t n = 0, cap = 0;
+	collect_syms(s, d->elf, scn, &sh, &raw, &n, &cap);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (raw[i].size)
+			raw[w++] = raw[i];
+	n = w;
+	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && raw[w - 1].start == raw[i].start) {
+			if (raw[i].bind == STB_GLOBAL && raw[w - 1].bind != STB_GLOBAL)
+				raw[w - 1] = raw[i];
+			continue;
+		}
+		raw[w++] = raw[i];
+	}
+	d->a2l_syms.syms = calloc(w ? w : 1, sizeof(struct sym));
+	d->a2l_syms.nr = w;
+	for (size_t i = 0; i < w; i++) {
+		d->a2l_syms.syms[i].start = raw[i].start;
+		d->a2l_syms.syms[i].end = raw[i].start + raw[i].size;
+		d->a2l_syms.syms[i].name = raw[i].name; /* demangled on use */
+	}
+	free(raw);
+}
+
 static void load_dso(struct symbols *s, struct dso *d)
 {
 	d->loaded = true;
 	d->fd = d->debug_fd = -1;
-	if (d->name[0] == '[' || !strncmp(d->name, "/dev/", 5) || !strncmp(d->name, "//anon", 6) ||
-	    !strncmp(d->name, "/memfd:", 7)) {
+	if (!strncmp(d->name, "/dev/", 5) || !strncmp(d->name, "//anon", 6) ||
+	    !strncmp(d->name, "/memfd:", 7) || (d->name[0] == '[' && strcmp(d->name, "[vdso]"))) {
 		d->missing = true;
 		return;
 	}
-	find_binary(s, d);
+	if (d->name[0] == '[')
+		find_vdso(s, d);
+	else
+		find_binary(s, d);
 	if (!d->elf) {
 		d->missing = true;
 		/* a debug file alone can still name functions */
@@ -943,9 +1102,13 @@ static void load_dso(struct symbols *s, struct dso *d)
 		}
 #endif
 	}
+	size_t nplt = n;
+	if (d->elf)
+		synth_plt(s, d, &raw, &n, &cap);
 	for (size_t i = 0; i < n; i++)
 		raw[i].idx = (uint32_t)i;
 	symtab_build(s, &d->symtab, raw, n);
+	(void)nplt;
 	free(raw);
 }
 
@@ -1007,6 +1170,13 @@ struct inl_result {
 	struct inline_entry e[];
 };
 
+static bool has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
 static const char *die_name(struct symbols *s, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -1044,6 +1214,75 @@ static void ensure_dwarf(struct dso *d)
 		d->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 }
 
+/* Assembler CUs (gas) carry one subprogram per symbol alias, all with the
+ * same range; addr2line (and so perf) names the last of them. */
+static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word lang;
+	if (!dwarf_attr(cu, DW_AT_language, &a) || dwarf_formudata(&a, &lang) ||
+	    lang != DW_LANG_Mips_Assembler)
+		return;
+	Dwarf_Die d = *inner;
+	while (dwarf_siblingof(&d, &d) == 0) {
+		if (dwarf_tag(&d) == DW_TAG_subprogram && dwarf_haspc(&d, svma) > 0)
+			*inner = d;
+	}
+}
+
+/*
+ * binutils' addr2line names the innermost function of an address whose DIE
+ * has no linkage name after the ELF symbol covering the address, the first
+ * time that DIE is looked up; it then marks the DIE as named, keeping the
+ * ELF name only when the symbol starts where the DIE does. perf keeps one
+ * addr2line per DSO and asks once per address, in sample order, and so do
+ * we: the result depends on that order, which is the same.
+ */
+static const char *a2l_innermost_name(struct symbols *s, struct dso *d, Dwarf_Die *die,
+				      uint64_t rel, const char *dwarf_name)
+{
+	/* binutils treats DW_AT_name as the linkage name in languages that do
+	 * not mangle (C, assembler, Fortran 77, Pascal, ...) */
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	Dwarf_Word lang = 0;
+	if (dwarf_diecu(die, &cu, NULL, NULL) && dwarf_attr(&cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
+	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_PLI: case DW_LANG_UPC:
+		return dwarf_name;
+	default:
+		break;
+	}
+	if (!d->a2l_loaded)
+		load_a2l_syms(s, d);
+	if (!d->a2l_syms.nr)
+		return dwarf_name;
+	if (!d->a2l_seen) {
+		d->a2l_seen = calloc(1, sizeof(struct hmap));
+		if (!d->a2l_seen)
+			return dwarf_name;
+		hmap_init(d->a2l_seen);
+	}
+	uint64_t key = dwarf_dieoffset(die);
+	const char *v = hmap_get(d->a2l_seen, key);
+	if (v)
+		return v;
+	const struct sym *y = symtab_find(&d->a2l_syms, rel);
+	const char *name = y ? symbols_demangle(s, y->name) : dwarf_name;
+	const char *keep = dwarf_name;
+	if (y) {
+		Dwarf_Addr base, lo, hi, lo_rel;
+		if (dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && svma_to_rel(d, lo, &lo_rel) &&
+		    lo_rel == y->start)
+			keep = name;
+	}
+	hmap_put(d->a2l_seen, key, (void *)(keep ? keep : ""));
+	return name;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
@@ -1055,6 +1294,24 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		return NULL;
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes(&cu, svma, &scopes);
+	Dwarf_Die inner;
+	bool found = false;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			inner = scopes[i];
+			found = true;
+			break;
+		}
+	}
+	free(scopes);
+	scopes = NULL;
+	if (!found)
+		return NULL;
+	if (dwarf_tag(&inner) == DW_TAG_subprogram)
+		last_alias(&cu, &inner, svma);
+	/* the concrete nesting (dwarf_getscopes follows abstract origins) */
+	n = dwarf_getscopes_die(&inner, &scopes);
 	if (n <= 0) {
 		free(scopes);
 		return NULL;
@@ -1075,6 +1332,8 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		tmp[k].name = die_name(s, &scopes[i]);
+		if (k == 0 && !has_linkage_name(&scopes[i]))
+			tmp[k].name = a2l_innermost_name(s, d, &scopes[i], rel, tmp[k].name);
 		tmp[k].file = file;
 		tmp[k].line = (uint32_t)(line > 0 ? line : 0);
 		tmp[k].column = (uint32_t)(col > 0 ? col : 0);
@@ -1349,6 +1608,11 @@ static void dso_release(struct dso *d)
 	free(d->path);
 	free(d->debug_path);
 	free(d->symtab.syms);
+	free(d->a2l_syms.syms);
+	if (d->a2l_seen) {
+		hmap_release(d->a2l_seen);
+		free(d->a2l_seen);
+	}
 	if (d->inl_cache) {
 		hmap_release(d->inl_cache);
 		free(d->inl_cache);

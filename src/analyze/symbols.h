@@ -75,6 +75,9 @@ struct dso {
 	struct load_seg segs[16];
 	unsigned nr_segs;
 	struct symtab symtab;
+	struct symtab a2l_syms; /* what addr2line sees (see symbols.c) */
+	bool a2l_loaded;
+	void *a2l_seen;        /* DIE offset -> name addr2line now gives it */
 	void *inl_cache;       /* rel -> cached inline chain (struct hmap *) */
 	bool missing;          /* file not found or build id mismatch */
 	bool loaded;

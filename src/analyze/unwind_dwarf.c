@@ -145,7 +145,11 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 
 static bool is_exec_file_map(const struct map *m)
 {
-	if (!(m->prot & PROT_EXEC) || !m->filename || m->filename[0] != '/')
+	if (!(m->prot & PROT_EXEC) || !m->filename)
+		return false;
+	if (!strcmp(m->filename, "[vdso]"))
+		return true;
+	if (m->filename[0] != '/')
 		return false;
 	if (!strncmp(m->filename, "/dev/", 5) || !strncmp(m->filename, "/memfd:", 7))
 		return false;
