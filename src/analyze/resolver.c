@@ -5,10 +5,11 @@
  * (context markers switch the kind and are not frames), then the user part:
  * the callchain's user entries (frame pointers), or the DWARF unwind of the
  * stack copy when the sample has one, or the LBR call stack. Each physical
- * frame is expanded into its inline chain (innermost first). Names follow
- * perf: the ELF symbol (perf's alias choice); where DWARF has an inline chain,
- * the DWARF names, the outermost shown as the real frame only when its name
- * is the ELF symbol's.
+ * DWARF-unwound frame is expanded into its inline chain (innermost first);
+ * frame-pointer, LBR and kernel frames are not (perf script does the same).
+ * Names follow perf: the ELF symbol (perf's alias choice); where DWARF has an
+ * inline chain, the names addr2line gives, the outermost shown as the real
+ * frame only when its name is the ELF symbol's.
  */
 #include "analyze/resolver.h"
 #include "analyze/symbols.h"
@@ -229,7 +230,7 @@ static int grow(struct resolver *r, size_t need)
 
 /* Append the frame(s) of one address: its inline chain, or the plain frame. */
 static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, uint64_t ip,
-		uint8_t kind, uint32_t *physical)
+		uint8_t kind, uint32_t *physical, bool inlines)
 {
 	if (*physical >= (uint32_t)r->max_frames) {
 		r->st.truncated++;
@@ -239,7 +240,7 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	struct frame f;
 	struct dso *d = symbolize(r, pid, ip, kind, &f);
 	const struct inline_entry *e = NULL;
-	unsigned n = d ? dso_inlines(d, f.rel, &e) : 0;
+	unsigned n = d && inlines ? dso_inlines(d, f.rel, &e) : 0;
 	if (grow(r, out->nr_frames + (n ? n : 1)))
 		return -ENOMEM;
 	out->frames = r->frames;
@@ -304,7 +305,7 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		/* perf reports nothing past an address in no mapping */
 		if (!session_find_map(r->s, s->pid, r->uf[i].pc))
 			break;
-		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical);
+		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -359,7 +360,7 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 				/* callchain without the sampled ip first */
 			}
 			first = false;
-			if ((rc = push(r, out, s->pid, ip, kind, &physical)))
+			if ((rc = push(r, out, s->pid, ip, kind, &physical, false)))
 				break;
 		}
 		if (rc < 0)
@@ -375,7 +376,7 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 			if ((rc = unwind_user(r, attr, s, out, &physical)) < 0)
 				return rc;
 			if (out->nr_frames == before && !s->callchain_nr &&
-			    (rc = push(r, out, s->pid, s->ip, kind, &physical)) < 0)
+			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
 				return rc;
 		} else if (lbr) {
 			r->st.lbr_samples++;
@@ -394,13 +395,13 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 					}
 				}
 			}
-			if (uip && (rc = push(r, out, s->pid, uip, FRAME_USER, &physical)) < 0)
+			if (uip && (rc = push(r, out, s->pid, uip, FRAME_USER, &physical, false)) < 0)
 				return rc;
 			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
-				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical)) < 0)
+				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false)) < 0)
 					return rc;
 		} else if (!s->callchain_nr) {
-			if ((rc = push(r, out, s->pid, s->ip, kind, &physical)) < 0)
+			if ((rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
 				return rc;
 		}
 	}

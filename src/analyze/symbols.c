@@ -975,11 +975,15 @@ static void synth_plt(struct symbols *s, struct dso *d, struct rawsym **raw, siz
 		if (!gelf_getrela(rd, (int)i, &rela))
 			continue;
 		size_t si = GELF_R_SYM(rela.r_info);
-		if (!si || !gelf_getsym(dd, (int)si, &sym))
-			continue;
-		const char *nm = elf_strptr(e, dsh.sh_link, sym.st_name);
-		if (!nm || !*nm)
-			continue;
+		const char *nm = "";
+		/* IRELATIVE slots have no symbol: perf names them "@plt" */
+		if (si) {
+			if (!gelf_getsym(dd, (int)si, &sym))
+				continue;
+			nm = elf_strptr(e, dsh.sh_link, sym.st_name);
+			if (!nm)
+				continue;
+		}
 		char *dm = demangle_alloc(nm);
 		char buf[1024];
 		snprintf(buf, sizeof buf, "%s@plt", dm ? dm : nm);
@@ -1442,38 +1446,42 @@ static void load_kallsyms(struct symbols *s)
 		free(mods);
 		return;
 	}
-	char **orig = mods;
-	char **sorted = calloc(n ? n : 1, sizeof *sorted);
-	/* symtab_build indexes mods by the raw idx and compacts into sorted */
-	{
-		qsort(raw, n, sizeof *raw, rawsym_cmp);
-		size_t w = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (w && raw[w - 1].start == raw[i].start) {
-				if (!sym_better(&raw[w - 1], &raw[i])) {
-					raw[w - 1] = raw[i];
-					sorted[w - 1] = orig[raw[i].idx];
-				}
-				continue;
-			}
-			sorted[w] = orig[raw[i].idx];
-			raw[w++] = raw[i];
-		}
-		n = w;
+	/* perf (kallsyms): sort, extend unsized symbols to the next one (page
+	 * rounding where vmlinux meets a module), then drop aliases, so of
+	 * symbols sharing an address only the last one has a size and wins. */
+	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end;
+		if (i + 1 < n) {
+			end = raw[i + 1].start;
+			if ((!mods[raw[i].idx]) != (!mods[raw[i + 1].idx]))
+				end = ((raw[i].start + 4096) + 4095) & ~4095ULL;
+		} else
+			end = (raw[i].start & ~4095ULL) + 4096;
+		raw[i].size = end - raw[i].start;
 	}
-	free(orig);
+	char **sorted = calloc(n ? n : 1, sizeof *sorted);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w && raw[w - 1].start == raw[i].start) {
+			if (!sym_better(&raw[w - 1], &raw[i])) {
+				raw[w - 1] = raw[i];
+				sorted[w - 1] = mods[raw[i].idx];
+			}
+			continue;
+		}
+		sorted[w] = mods[raw[i].idx];
+		raw[w++] = raw[i];
+	}
+	n = w;
+	free(mods);
 	struct symtab *t = &s->kernel;
 	t->syms = calloc(n ? n : 1, sizeof *t->syms);
 	t->nr = n;
 	for (size_t i = 0; i < n; i++) {
 		struct sym *y = &t->syms[i];
 		y->start = raw[i].start;
-		if (i + 1 < n) {
-			y->end = raw[i + 1].start;
-			if ((!sorted[i]) != (!sorted[i + 1]))
-				y->end = ((y->start + 4096) + 4095) & ~4095ULL;
-		} else
-			y->end = (y->start & ~4095ULL) + 4096;
+		y->end = raw[i].start + raw[i].size;
 		y->name = raw[i].name;
 	}
 	s->kmod_names = sorted;
