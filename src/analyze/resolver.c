@@ -102,8 +102,8 @@ const struct resolver_stats *resolver_stats(const struct resolver *r)
 	struct resolver *m = (struct resolver *)r;
 	const struct unwinder_stats *us = unwinder_stats(r->unw);
 	m->st.dwarf_unwinds = us->unwinds;
-	m->st.dwarf_retries = us->retries;
-	m->st.dwfl_builds = us->dwfl_builds;
+	m->st.cfi_rows = us->cfi_rows;
+	m->st.fp_fallbacks = us->fp_fallbacks;
 	return &r->st;
 }
 

@@ -1390,7 +1390,26 @@ unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **ou
 static void load_kallsyms(struct symbols *s)
 {
 	s->kernel_tried = true;
-	const char *path = s->cfg.kallsyms ? s->cfg.kallsyms : "/proc/kallsyms";
+	/* --kallsyms, else the copy perf record saved in its build-id cache for
+	 * the recorded kernel, else this machine's */
+	const char *path = s->cfg.kallsyms;
+	char cached[PATH_MAX * 2];
+	if (!path) {
+		struct bid_node *b = hmap_get(&s->bid_by_path,
+					      hash_bytes("[kernel.kallsyms]", strlen("[kernel.kallsyms]")));
+		for (; b; b = b->next) {
+			if (strcmp(b->path, "[kernel.kallsyms]"))
+				continue;
+			char hex[41];
+			hexid(hex, b->id, b->size);
+			snprintf(cached, sizeof cached, "%s/[kernel.kallsyms]/%s/kallsyms", s->buildid_dir, hex);
+			if (file_exists(cached))
+				path = cached;
+			break;
+		}
+	}
+	if (!path)
+		path = "/proc/kallsyms";
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		warn_once(s, "kallsyms", "%s: cannot open, kernel frames are [unknown]", path);
@@ -1434,7 +1453,10 @@ static void load_kallsyms(struct symbols *s)
 		}
 		uint8_t bind = type == 'W' || type == 'w' ? STB_WEAK
 			      : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
-		raw[n] = (struct rawsym){ .start = addr, .size = 0, .name = symbols_intern(s, name),
+		size_t nl2 = strlen(name);
+		char *copy = arena_alloc(s, nl2 + 1);
+		memcpy(copy, name, nl2 + 1);
+		raw[n] = (struct rawsym){ .start = addr, .size = 0, .name = copy,
 					  .idx = (uint32_t)n, .bind = bind };
 		mods[n] = mod ? (char *)symbols_intern(s, mod) : NULL;
 		n++;
@@ -1603,6 +1625,10 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 
 static void dso_release(struct dso *d)
 {
+	if (d->eh_cfi)
+		dwarf_cfi_end(d->eh_cfi);
+	if (d->rt_dwarf)
+		dwarf_end(d->rt_dwarf);
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
 	if (d->debug_elf)

@@ -1,14 +1,11 @@
 /*
- * unwind.h: DWARF unwinding of a sample's copied user stack with libdwfl.
+ * unwind.h: DWARF CFI unwinding of a sample's copied user stack.
  *
- * One Dwfl per process, holding one module per executable file mapping
- * (the ELF is shared with the DSO cache: a dup'ed descriptor, no search), is
- * built on the first sample of the process and kept while the process's
- * executable mappings stay the same: the session's map generation is
- * checked on every sample, and only a change of the executable file maps
- * (not of anonymous memory) rebuilds it. A sample is unwound by pointing the
- * Dwfl's thread callbacks at the sample (registers, stack copy) and walking
- * the frames; nothing else is built per sample.
+ * The CFI of each DSO (libdw's Dwarf_CFI over .eh_frame / .debug_frame) is
+ * built once in the DSO cache and shared by every process mapping the DSO;
+ * each frame's pc is mapped through the session's current maps, so there is
+ * no per-process context to build or to invalidate (a Dwfl per process, as
+ * perfparser keeps, re-reads every ELF per process). See unwind_dwarf.c.
  *
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
@@ -34,14 +31,16 @@ void unwinder_free(struct unwinder *u);
 /*
  * Unwind the user stack of sample s (of a process pid, thread tid) whose
  * attr recorded regs_mask user registers. Fills up to max frames; returns
- * their number (0: the sample has no usable registers). *retried is set
- * when the first attempt failed on a stale Dwfl and a fresh one was built.
+ * their number (0: the sample has no usable registers). *retried is never
+ * set: maps are read from the session at each frame, never stale.
  */
 int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct perf_sample *s,
 		    uint64_t regs_mask, struct unwind_frame *out, int max, bool *retried);
 
 struct unwinder_stats {
-	uint64_t dwfl_builds, unwinds, retries, frames;
+	uint64_t unwinds, frames;
+	uint64_t cfi_rows;      /* CFI rows looked up */
+	uint64_t fp_fallbacks;  /* frames unwound by the rbp chain (no CFI) */
 };
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
 

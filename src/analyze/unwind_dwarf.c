@@ -1,235 +1,320 @@
 /*
- * unwind_dwarf.c: libdwfl unwinding of copied user stacks (see unwind.h).
+ * unwind_dwarf.c: DWARF CFI unwinding of copied user stacks (see unwind.h).
  *
- * Invariants: a struct uproc's Dwfl describes exactly the executable file
- * mappings whose signature (a hash of start, end, pgoff, file) is stored
- * beside it; the thread callbacks read the sample through uproc->cur, which
- * is set only for the duration of one unwinder_unwind call.
+ * Why not a Dwfl per process: libdwfl re-opens every ELF and re-parses its
+ * CFI for each process (a parallel build has hundreds), and a Dwfl must be
+ * rebuilt whenever a process maps a new file. Here the CFI (libdw's
+ * Dwarf_CFI over .eh_frame / .debug_frame) belongs to the DSO cache entry,
+ * shared by every process; a frame is unwound by finding the map of its pc in
+ * the session (always current, so a stale cache cannot happen), asking libdw
+ * for the CFI row, and evaluating its rules on the registers and the stack
+ * copy. Nothing is built per process or per sample.
+ *
+ * The walk reproduces libdwfl's (elfutils 0.188, what perf and perfparser
+ * use): CFI lookup at pc - 1 except in the first frame and after a signal
+ * frame; .eh_frame first, then .debug_frame, then the frame-pointer
+ * heuristic (rbp chain) when a pc has no CFI; the walk ends when the return
+ * address is undefined, zero or unreadable. Reported pcs are pc - 1 for
+ * callers ("isactivation" false), as perf prints them.
+ *
+ * The architecture lives in one table: perf_regs index -> DWARF register.
  */
 #include "analyze/unwind.h"
 #include "util/hash.h"
 
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
+
+#define NREGS 17       /* x86_64 DWARF registers 0..16 (16 = return address) */
+#define REG_SP 7
+#define REG_FP 6
+#define REG_RA 16
 
 /* x86_64: perf_regs index for DWARF registers 0..16 (rax rdx rcx rbx rsi
  * rdi rbp rsp r8..r15 rip). An aarch64 table would sit beside it. */
-static const int x86_64_dwarf_to_perf[17] = {
+static const int x86_64_dwarf_to_perf[NREGS] = {
 	0 /* AX */, 3 /* DX */, 2 /* CX */, 1 /* BX */, 4 /* SI */, 5 /* DI */,
 	6 /* BP */, 7 /* SP */, 16, 17, 18, 19, 20, 21, 22, 23 /* R8..R15 */,
 	8 /* IP */,
 };
 
-struct cur_sample {
-	const struct perf_sample *s;
-	uint64_t regs_mask;
-	uint32_t tid;
-	uint64_t sp;
-	const uint8_t *stack;
-	uint64_t stack_size;
-	struct unwind_frame *out;
-	int max, n;
+struct ustate {
+	uint64_t regs[NREGS];
+	uint32_t valid;        /* bit per register */
+	uint64_t pc;
+	bool pc_set;
+	bool initial, signal;  /* signal: the callee was a signal frame */
 };
 
-struct uproc {
-	uint32_t pid;
-	Dwfl *dwfl;
-	uint64_t generation;  /* of the session's maps when last checked */
-	uint64_t signature;   /* of the executable mappings in dwfl */
-	struct cur_sample *cur;
-	bool attached;
+struct stackmem {
+	uint64_t sp;
+	const uint8_t *data;
+	uint64_t size;
 };
 
 struct unwinder {
 	struct symbols *syms;
 	struct session *sess;
-	struct hmap procs;    /* pid -> struct uproc */
 	struct unwinder_stats st;
 };
 
-static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = NULL,   /* CFI from .eh_frame of the file itself */
-};
-
-static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			char **debuginfo_file_name)
+static bool mem_read(const struct stackmem *m, uint64_t addr, uint64_t *out)
 {
-	return -1;
-}
-
-static const Dwfl_Callbacks dwfl_cbs_real = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = no_debuginfo,
-};
-
-static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
-{
-	struct uproc *p = arg;
-	if (*thread_argp || !p->cur)
-		return 0;
-	*thread_argp = p;
-	return (pid_t)p->cur->tid;
-}
-
-static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
-{
-	*thread_argp = arg;
-	return true;
-}
-
-static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	struct uproc *p = arg;
-	struct cur_sample *c = p->cur;
-	if (!c)
-		return false;
-	if (addr >= c->sp && addr - c->sp + 8 <= c->stack_size) {
-		memcpy(result, c->stack + (addr - c->sp), 8);
+	if (addr >= m->sp && addr - m->sp <= m->size && m->size - (addr - m->sp) >= 8) {
+		memcpy(out, m->data + (addr - m->sp), 8);
 		return true;
 	}
 	return false;
 }
 
-static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+static bool reg_get(const struct ustate *s, unsigned r, uint64_t *v)
 {
-	struct uproc *p = arg;
-	struct cur_sample *c = p->cur;
-	Dwarf_Word regs[17];
-	bool have[17] = { 0 };
-	/* perf_regs index -> position in the sample's regs array */
-	int pos[64];
-	int k = 0;
-	for (int i = 0; i < 64; i++)
-		pos[i] = (c->regs_mask >> i) & 1 ? k++ : -1;
-	for (int r = 0; r < 17; r++) {
-		int pr = x86_64_dwarf_to_perf[r];
-		int at = pos[pr];
-		if (at >= 0 && (uint32_t)at < c->s->regs_user_nr) {
-			regs[r] = c->s->regs_user[at];
-			have[r] = true;
-		}
-	}
-	if (!have[16] || !have[7])
+	if (r >= NREGS || !(s->valid & (1u << r)))
 		return false;
-	/* contiguous runs of known registers */
-	for (int r = 0; r < 17;) {
-		if (!have[r]) {
-			r++;
+	*v = s->regs[r];
+	return true;
+}
+
+/* The small DWARF expression machine CFI needs. */
+static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth);
+
+static bool cfa_of(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr, uint64_t *cfa,
+		   int depth)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	if (depth > 2 || dwarf_frame_cfa(fr, &ops, &nops) || !nops)
+		return false;
+	return expr_eval(s, m, fr, ops, nops, cfa, depth + 1);
+}
+
+static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth)
+{
+	uint64_t st[16];
+	int sp = 0;
+#define PUSH(x) do { if (sp >= 16) return false; st[sp++] = (x); } while (0)
+#define POP(x) do { if (sp <= 0) return false; (x) = st[--sp]; } while (0)
+	for (size_t i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint64_t a, b;
+		uint8_t at = op->atom;
+		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
+			PUSH((uint64_t)(at - DW_OP_lit0));
 			continue;
 		}
-		int e = r;
-		while (e < 17 && have[e])
-			e++;
-		if (!dwfl_thread_state_registers(thread, r, (unsigned)(e - r), regs + r))
+		if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
+			if (!reg_get(s, at - DW_OP_breg0, &a))
+				return false;
+			PUSH(a + op->number);
+			continue;
+		}
+		switch (at) {
+		case DW_OP_bregx:
+			if (!reg_get(s, (unsigned)op->number, &a))
+				return false;
+			PUSH(a + op->number2);
+			break;
+		case DW_OP_regx:
+			if (!reg_get(s, (unsigned)op->number, &a))
+				return false;
+			PUSH(a);
+			break;
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+		case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+		case DW_OP_constu: case DW_OP_consts: case DW_OP_addr:
+			PUSH(op->number);
+			break;
+		case DW_OP_plus_uconst:
+			POP(a);
+			PUSH(a + op->number);
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!cfa_of(s, m, fr, &a, depth))
+				return false;
+			PUSH(a);
+			break;
+		case DW_OP_deref:
+			POP(a);
+			if (!mem_read(m, a, &b))
+				return false;
+			PUSH(b);
+			break;
+		case DW_OP_dup:
+			if (!sp)
+				return false;
+			a = st[sp - 1];
+			PUSH(a);
+			break;
+		case DW_OP_drop:
+			POP(a);
+			break;
+		case DW_OP_over:
+			if (sp < 2)
+				return false;
+			a = st[sp - 2];
+			PUSH(a);
+			break;
+		case DW_OP_swap:
+			POP(a);
+			POP(b);
+			PUSH(a);
+			PUSH(b);
+			break;
+		case DW_OP_neg: POP(a); PUSH(-a); break;
+		case DW_OP_not: POP(a); PUSH(~a); break;
+#define BIN(opc, expr) case opc: POP(b); POP(a); PUSH(expr); break;
+		BIN(DW_OP_plus, a + b)
+		BIN(DW_OP_minus, a - b)
+		BIN(DW_OP_mul, a * b)
+		BIN(DW_OP_and, a & b)
+		BIN(DW_OP_or, a | b)
+		BIN(DW_OP_xor, a ^ b)
+		BIN(DW_OP_shl, b < 64 ? a << b : 0)
+		BIN(DW_OP_shr, b < 64 ? a >> b : 0)
+		BIN(DW_OP_shra, b < 64 ? (uint64_t)((int64_t)a >> b) : 0)
+		BIN(DW_OP_ge, (int64_t)a >= (int64_t)b)
+		BIN(DW_OP_gt, (int64_t)a > (int64_t)b)
+		BIN(DW_OP_le, (int64_t)a <= (int64_t)b)
+		BIN(DW_OP_lt, (int64_t)a < (int64_t)b)
+		BIN(DW_OP_eq, a == b)
+		BIN(DW_OP_ne, a != b)
+#undef BIN
+		case DW_OP_nop:
+			break;
+		case DW_OP_stack_value:
+			break;
+		default:
 			return false;
-		r = e;
+		}
 	}
-	dwfl_thread_state_register_pc(thread, regs[16]);
+	if (!sp)
+		return false;
+	*result = st[sp - 1];
+	return true;
+#undef PUSH
+#undef POP
+}
+
+/* CFI of a DSO, built once: .eh_frame of the file itself, and .debug_frame
+ * when the file has one. */
+static void dso_cfi(struct dso *d, Dwarf_CFI **eh, Dwarf_CFI **dbg)
+{
+	if (!d->cfi_tried) {
+		d->cfi_tried = true;
+		if (d->elf) {
+			d->eh_cfi = dwarf_getcfi_elf(d->elf);
+			d->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+			if (d->rt_dwarf)
+				d->dbg_cfi = dwarf_getcfi(d->rt_dwarf);
+		}
+	}
+	*eh = d->eh_cfi;
+	*dbg = d->dbg_cfi;
+}
+
+/* Unwind s one frame with the CFI row fr; fills next. */
+static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		       struct ustate *next)
+{
+	memset(next, 0, sizeof(*next));
+	int ra = -1;
+	bool signal = false;
+	Dwarf_Addr fs, fe;
+	ra = dwarf_frame_info(fr, &fs, &fe, &signal);
+	next->signal = signal;
+	bool ra_undefined = false;
+	for (unsigned r = 0; r < NREGS; r++) {
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (dwarf_frame_register(fr, (int)r, mem, &ops, &nops))
+			continue;
+		uint64_t v;
+		if (nops == 0) {
+			if (ops == mem) {
+				if ((int)r == ra)
+					ra_undefined = true;
+				continue; /* undefined */
+			}
+			if (!ops) { /* same value */
+				if (!reg_get(s, r, &v))
+					continue;
+			} else
+				continue;
+		} else {
+			/* a location description: the register's value is in memory
+			 * there, unless it ends in DW_OP_stack_value (a value) or
+			 * names a register */
+			uint64_t loc;
+			if (!expr_eval(s, m, fr, ops, nops, &loc, 0))
+				continue;
+			if (ops[nops - 1].atom == DW_OP_stack_value ||
+			    (nops == 1 && ops[0].atom == DW_OP_regx))
+				v = loc;
+			else if (!mem_read(m, loc, &v))
+				continue;
+		}
+		next->regs[r] = v;
+		next->valid |= 1u << r;
+	}
+	if (!ra_undefined && ra >= 0 && reg_get(next, (unsigned)ra, &next->pc)) {
+		next->pc_set = next->pc != 0;
+	}
+}
+
+static bool fp_fallback(const struct ustate *s, const struct stackmem *m, struct ustate *next)
+{
+	uint64_t fp, prev_fp, ret;
+	memset(next, 0, sizeof(*next));
+	if (!reg_get(s, REG_FP, &fp))
+		return false;
+	if (!mem_read(m, fp, &prev_fp))
+		return false;
+	if (!mem_read(m, fp + 8, &ret))
+		return false;
+	next->regs[REG_FP] = prev_fp;
+	next->regs[REG_SP] = fp + 16;
+	next->valid = (1u << REG_FP) | (1u << REG_SP);
+	next->pc = ret;
+	next->pc_set = true;
 	return true;
 }
 
-static const Dwfl_Thread_Callbacks thread_cbs = {
-	.next_thread = cb_next_thread,
-	.get_thread = cb_get_thread,
-	.memory_read = cb_memory_read,
-	.set_initial_registers = cb_set_initial_registers,
-};
-
-static bool is_exec_file_map(const struct map *m)
+/* One step: the caller's state of s, false when the walk cannot go on. */
+static bool step(struct unwinder *u, uint32_t pid, const struct ustate *s,
+		 const struct stackmem *m, struct ustate *next)
 {
-	if (!(m->prot & PROT_EXEC) || !m->filename)
-		return false;
-	if (!strcmp(m->filename, "[vdso]"))
-		return true;
-	if (m->filename[0] != '/')
-		return false;
-	if (!strncmp(m->filename, "/dev/", 5) || !strncmp(m->filename, "/memfd:", 7))
-		return false;
-	return true;
-}
-
-static uint64_t exec_signature(const struct process *proc)
-{
-	uint64_t h = 0x12345;
-	for (size_t i = 0; i < proc->nr_maps; i++) {
-		const struct map *m = &proc->maps[i];
-		if (!is_exec_file_map(m))
-			continue;
-		h = hash_u64(h ^ m->start) ^ hash_u64(m->end + m->pgoff) ^ (uint64_t)(uintptr_t)m->filename;
-	}
-	return h;
-}
-
-/* Report one module per executable file mapping, with the load bias the
- * mapping implies (avma of the segment - its svma). */
-static void report_maps(struct unwinder *u, struct uproc *p, const struct process *proc)
-{
-	for (size_t i = 0; i < proc->nr_maps; i++) {
-		const struct map *m = &proc->maps[i];
-		if (!is_exec_file_map(m))
-			continue;
-		struct dso *d = symbols_dso(u->syms, m->filename, m->build_id, m->build_id_size);
-		if (!d || d->fd < 0)
-			continue;
+	uint64_t pc = s->pc;
+	if (!s->initial && !s->signal)
+		pc--;
+	const struct map *map = session_find_map(u->sess, pid, pc);
+	struct dso *d = NULL;
+	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
+		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
+	if (d && d->elf) {
 		uint64_t svma;
-		if (!dso_rel_to_svma(d, m->pgoff, &svma))
-			continue;
-		uint64_t bias = m->start - svma;
-		if (d->e_type == ET_EXEC)
-			bias = 0;
-		/* dwfl_report_elf reports the whole file from its first segment */
-		uint64_t base = bias;
-		int fd = dup(d->fd);
-		if (fd < 0)
-			continue;
-		Dwfl_Module *mod = dwfl_report_elf(p->dwfl, m->filename, d->path, fd, base, false);
-		if (!mod)
-			close(fd);
+		Dwarf_CFI *eh, *dbg;
+		dso_cfi(d, &eh, &dbg);
+		if (dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
+			Dwarf_CFI *cfis[2] = { eh, dbg };
+			for (int i = 0; i < 2; i++) {
+				Dwarf_Frame *fr;
+				if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], svma, &fr))
+					continue;
+				handle_cfi(s, m, fr, next);
+				free(fr);
+				u->st.cfi_rows++;
+				return true;
+			}
+		}
 	}
-}
-
-static bool build_dwfl(struct unwinder *u, struct uproc *p, const struct process *proc)
-{
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	p->dwfl = dwfl_begin(&dwfl_cbs_real);
-	p->attached = false;
-	if (!p->dwfl)
-		return false;
-	u->st.dwfl_builds++;
-	dwfl_report_begin(p->dwfl);
-	report_maps(u, p, proc);
-	dwfl_report_end(p->dwfl, NULL, NULL);
-	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_cbs, p);
-	p->generation = proc->generation;
-	p->signature = exec_signature(proc);
-	return p->attached;
-}
-
-static int frame_cb(Dwfl_Frame *state, void *arg)
-{
-	struct uproc *p = arg;
-	struct cur_sample *c = p->cur;
-	Dwarf_Addr pc;
-	bool act;
-	if (!dwfl_frame_pc(state, &pc, &act))
-		return DWARF_CB_ABORT;
-	if (c->n >= c->max)
-		return DWARF_CB_ABORT;
-	if (!pc)
-		return DWARF_CB_ABORT;
-	c->out[c->n].pc = act ? pc : pc - 1;
-	c->out[c->n].activation = act;
-	c->n++;
-	return DWARF_CB_OK;
+	u->st.fp_fallbacks++;
+	return fp_fallback(s, m, next);
 }
 
 struct unwinder *unwinder_new(struct symbols *syms, struct session *sess)
@@ -239,24 +324,11 @@ struct unwinder *unwinder_new(struct symbols *syms, struct session *sess)
 		return NULL;
 	u->syms = syms;
 	u->sess = sess;
-	hmap_init(&u->procs);
-	(void)dwfl_cbs;
 	return u;
 }
 
 void unwinder_free(struct unwinder *u)
 {
-	if (!u)
-		return;
-	for (size_t i = 0; i < u->procs.cap; i++) {
-		if (!u->procs.used[i])
-			continue;
-		struct uproc *p = u->procs.vals[i];
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		free(p);
-	}
-	hmap_release(&u->procs);
 	free(u);
 }
 
@@ -265,72 +337,53 @@ const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 	return &u->st;
 }
 
-static int run_unwind(struct uproc *p, struct cur_sample *c)
-{
-	c->n = 0;
-	p->cur = c;
-	dwfl_getthread_frames(p->dwfl, (pid_t)c->tid, frame_cb, p);
-	p->cur = NULL;
-	return c->n;
-}
-
 int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct perf_sample *s,
 		    uint64_t regs_mask, struct unwind_frame *out, int max, bool *retried)
 {
 	*retried = false;
 	if (!s->regs_user_abi || !s->regs_user_nr || max <= 0)
 		return 0;
-	struct process *proc = session_process(u->sess, pid);
-	if (!proc)
-		return 0;
-	struct uproc *p = hmap_get(&u->procs, pid);
-	if (!p) {
-		p = calloc(1, sizeof *p);
-		if (!p)
-			return -ENOMEM;
-		p->pid = pid;
-		hmap_put(&u->procs, pid, p);
+	struct ustate st = { .initial = true };
+	int pos[64];
+	int k = 0;
+	for (int i = 0; i < 64; i++)
+		pos[i] = (regs_mask >> i) & 1 ? k++ : -1;
+	for (int r = 0; r < NREGS; r++) {
+		int at = pos[x86_64_dwarf_to_perf[r]];
+		if (at >= 0 && (uint32_t)at < s->regs_user_nr) {
+			st.regs[r] = s->regs_user[at];
+			st.valid |= 1u << r;
+		}
 	}
-	if (!p->dwfl) {
-		build_dwfl(u, p, proc);
-	} else if (p->generation != proc->generation) {
-		uint64_t sig = exec_signature(proc);
-		if (sig != p->signature)
-			build_dwfl(u, p, proc);
-		else
-			p->generation = proc->generation;
-	}
-	if (!p->attached)
+	if (!(st.valid & (1u << REG_RA)) || !(st.valid & (1u << REG_SP)))
 		return 0;
-	/* the stack copy starts at the user sp */
-	int spi = -1, k = 0;
-	for (int i = 0; i < 64; i++) {
-		if (!((regs_mask >> i) & 1))
-			continue;
-		if (i == UNWIND_PERF_REG_SP)
-			spi = k;
-		k++;
-	}
-	if (spi < 0 || (uint32_t)spi >= s->regs_user_nr)
-		return 0;
-	struct cur_sample c = {
-		.s = s, .regs_mask = regs_mask, .tid = tid ? tid : pid,
-		.sp = s->regs_user[spi], .stack = s->stack_user,
-		.stack_size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-									  : s->stack_user_size,
-		.out = out, .max = max,
+	st.pc = st.regs[REG_RA];
+	st.pc_set = true;
+	struct stackmem m = {
+		.sp = st.regs[REG_SP], .data = s->stack_user,
+		.size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+								    : s->stack_user_size,
 	};
-	if (!c.stack)
-		c.stack_size = 0;
+	if (!m.data)
+		m.size = 0;
 	u->st.unwinds++;
-	int n = run_unwind(p, &c);
-	if (n <= 1 && exec_signature(proc) != p->signature) {
-		/* built for older maps: retry once with a fresh Dwfl */
-		*retried = true;
-		u->st.retries++;
-		if (build_dwfl(u, p, proc))
-			n = run_unwind(p, &c);
+	int n = 0;
+	struct ustate next;
+	while (n < max) {
+		bool ok = step(u, pid, &st, &m, &next);
+		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
+		out[n].pc = act ? st.pc : st.pc - 1;
+		out[n].activation = act;
+		n++;
+		if (!ok || !next.pc_set)
+			break;
+		/* no progress: a loop in broken CFI */
+		if (next.pc == st.pc && next.regs[REG_SP] == st.regs[REG_SP] &&
+		    (next.valid & (1u << REG_SP)))
+			break;
+		st = next;
 	}
 	u->st.frames += (uint64_t)n;
+	(void)tid;
 	return n;
 }

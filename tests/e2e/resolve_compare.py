@@ -9,6 +9,8 @@ Samples are matched by their header line (comm pid/tid time period event).
 Frames are compared by function name, GCC clone suffixes (.isra.N,
 .constprop.N, .part.N, .cold) removed, as far as the shorter stack goes.
 Prints the measured agreement and PASS/FAIL lines.
+Complete stacks: the outermost user frame is _start, start_thread or clone3,
+counted over the samples that have user frames.
 """
 import re
 import sys
@@ -65,13 +67,16 @@ def main():
     if not P:
         print(f'FAIL {name} (perf script gave no samples)')
         return 1
+    if not S:
+        print(f'FAIL {name} (scorch script gave no samples)')
+        return 1
     # match by header, in order
     from collections import defaultdict, deque
     idx = defaultdict(deque)
     for h, fr in S:
         idx[h].append(fr)
     n = matched = stack_ok = leaf_ok = 0
-    cp = cs = 0
+    cp = cs = nu = 0
     bad = []
     for h, pf in P:
         n += 1
@@ -89,6 +94,8 @@ def main():
         if (not pf and not sf) or (pf and sf and pf[0][0] == sf[0][0]):
             leaf_ok += 1
         c = complete(pf)
+        if c is not None:
+            nu += 1
         if c:
             cp += 1
         c = complete(sf)
@@ -97,7 +104,7 @@ def main():
     ps = 100.0 * stack_ok / n
     pl = 100.0 * leaf_ok / n
     print(f'{name}: samples {n} matched {matched} stack-agree {ps:.2f}% leaf-agree {pl:.2f}% '
-          f'complete perf {100.0*cp/n:.2f}% scorch {100.0*cs/n:.2f}%')
+          f'complete (of {nu} with user frames) perf {100.0*cp/max(nu,1):.2f}% scorch {100.0*cs/max(nu,1):.2f}%')
     for h, pf, sf in bad[:3]:
         print('  differs:', h)
         print('    perf:  ', ' <- '.join(f[0] for f in pf[:12]))
@@ -110,7 +117,7 @@ def main():
     print(f"{'PASS' if ok else 'FAIL'} {name}-leaf ({pl:.2f}% >= {opts['--min-leaf']}%)")
     rc |= not ok
     if opts['--min-complete'] is not None:
-        pc = 100.0 * cs / n
+        pc = 100.0 * cs / max(nu, 1)
         ok = pc >= opts['--min-complete']
         print(f"{'PASS' if ok else 'FAIL'} {name}-complete ({pc:.2f}% >= {opts['--min-complete']}%)")
         rc |= not ok
