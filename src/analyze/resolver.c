@@ -28,6 +28,7 @@ struct resolver {
 	struct symbols *syms;
 	struct unwinder *unw;
 	int max_frames;
+	bool no_inline;
 	struct frame *frames;
 	size_t cap;
 	struct unwind_frame *uf;
@@ -53,6 +54,7 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
 	r->max_frames = c && c->max_frames > 0 ? c->max_frames : 64;
+	r->no_inline = c && c->no_inline;
 	struct symbols_config sc = { 0 };
 	if (c) {
 		sc.sysroot = c->sysroot;
@@ -240,7 +242,7 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	struct frame f;
 	struct dso *d = symbolize(r, pid, ip, kind, &f);
 	const struct inline_entry *e = NULL;
-	unsigned n = d && inlines ? dso_inlines(d, f.rel, &e) : 0;
+	unsigned n = d && inlines && !r->no_inline ? dso_inlines(d, f.rel, &e) : 0;
 	if (grow(r, out->nr_frames + (n ? n : 1)))
 		return -ENOMEM;
 	out->frames = r->frames;

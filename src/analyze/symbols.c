@@ -1003,6 +1003,44 @@ static void synth_plt(struct symbols *s, struct dso *d, struct rawsym **raw, siz
 }
 
 /*
+ * A stripped executable's .dynsym has no _start, so every complete stack of
+ * such a program would end in [unknown]. Name the code at the ELF entry
+ * point "_start" (crt1's, 0x30 bytes) when no symbol starts there.
+ */
+static void synth_entry(struct symbols *s, struct dso *d, struct rawsym **raw, size_t *n, size_t *cap)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(d->elf, &eh) || !eh.e_entry)
+		return;
+	size_t phnum = 0;
+	bool interp = false;
+	if (elf_getphdrnum(d->elf, &phnum))
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			interp = true;
+	}
+	if (!interp && eh.e_type != ET_EXEC)
+		return;
+	uint64_t rel;
+	if (!svma_to_rel(d, eh.e_entry, &rel))
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if ((*raw)[i].start <= rel && rel < (*raw)[i].start + ((*raw)[i].size ? (*raw)[i].size : 1))
+			return;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*raw = realloc(*raw, *cap * sizeof **raw);
+		if (!*raw)
+			abort();
+	}
+	(*raw)[*n] = (struct rawsym){ .start = rel, .size = 0x30, .name = symbols_intern(s, "_start"),
+				      .idx = (uint32_t)*n, .bind = STB_GLOBAL };
+	(*n)++;
+}
+
+/*
  * The table addr2line sees (the binary's .symtab), used
  * for the innermost name of an inline chain whose DWARF function has no
  * linkage name: binutils names it after the ELF symbol covering the address
@@ -1107,8 +1145,10 @@ static void load_dso(struct symbols *s, struct dso *d)
 #endif
 	}
 	size_t nplt = n;
-	if (d->elf)
+	if (d->elf) {
 		synth_plt(s, d, &raw, &n, &cap);
+		synth_entry(s, d, &raw, &n, &cap);
+	}
 	for (size_t i = 0; i < n; i++)
 		raw[i].idx = (uint32_t)i;
 	symtab_build(s, &d->symtab, raw, n);
