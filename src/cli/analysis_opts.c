@@ -1,6 +1,7 @@
 /* analysis_opts.c: see analysis_opts.h. */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,13 +9,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-const char cli_analysis_usage[] =
-	"  -i, --input FILE       perf.data to read (default perf.data, - for stdin)\n"
+const char cli_filter_usage[] =
 	"  --pid PIDS, --tid TIDS, --comm COMMS   only these (comma-separated)\n"
-	"  --event NAME           the event to use (default: the first sampled)\n"
-	"  --sysroot DIR, --debug PATHS, --extra PATHS, --app DIR, --kallsyms FILE\n"
-	"  --max-frames N, --buffer-size BYTES, --max-buffer-size BYTES, -j N\n"
-	"  --no-progress          no progress bar on a terminal\n";
+	"  --event NAME            the event to use (default: the first sampled)\n"
+	"  --no-progress, -q       no progress bar on a terminal\n";
 
 int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
 		  const char **val)
@@ -53,26 +51,12 @@ missing:
 	return -1;
 }
 
-static int to_int(const char *opt, const char *v, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long x = strtol(v, &end, 0);
-	if (errno || end == v || *end || x < min || x > max) {
-		fprintf(stderr, "scorch: bad value '%s' for %s\n", v, opt);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
 int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
 		     struct profile_filter *f, bool *no_progress)
 {
 	const char *v = NULL;
 	const char *a = argv[*i];
 	int r;
-	long x;
 	if (!strcmp(a, "--no-progress") || !strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		if (no_progress)
 			*no_progress = true;
@@ -85,12 +69,8 @@ int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
 			field = v;                               \
 		return r;                                        \
 	}
-	STR("-i", "--input", c->input);
-	STR(NULL, "--sysroot", c->sysroot);
-	STR(NULL, "--debug", c->debug_paths);
-	STR(NULL, "--extra", c->extra_paths);
-	STR(NULL, "--app", c->app_path);
-	STR(NULL, "--kallsyms", c->kallsyms);
+	if ((r = opts_analysis(c, argc, argv, i)) != 0)
+		return r;
 	if (f) {
 		STR(NULL, "--pid", f->pids);
 		STR(NULL, "--tid", f->tids);
@@ -99,18 +79,6 @@ int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
 		STR(NULL, "--event", f->event);
 	}
 #undef STR
-#define NUM(s, l, min, max, field)                                      \
-	if ((r = cli_opt_value(argc, argv, i, s, l, &v)) != 0) {        \
-		if (r < 0 || to_int(a, v, min, max, &x))                \
-			return -1;                                      \
-		field = x;                                              \
-		return 1;                                               \
-	}
-	NUM(NULL, "--max-frames", 1, 1 << 20, c->max_frames);
-	NUM(NULL, "--buffer-size", 4096, 1L << 40, c->order.buffer_size);
-	NUM(NULL, "--max-buffer-size", 4096, 1L << 40, c->order.max_buffer_size);
-	NUM("-j", "--jobs", 0, 1024, c->jobs);
-#undef NUM
 	return 0;
 }
 

@@ -1,10 +1,9 @@
 /*
- * analysis_opts.h: the options every reading command shares (design.md:
- * -i FILE, --sysroot, --debug, --extra, --app, --kallsyms, --max-frames,
- * --buffer-size, --max-buffer-size, -j N), the profile filters
- * (--pid/--tid/--comm/--event) and a helper for "-x V", "-xV", "--long V",
- * "--long=V" option spellings. Also the progress decision (a terminal on
- * stderr, unless --no-progress / -q).
+ * analysis_opts.h: what the summarizing commands (report, flame, export)
+ * share on top of cli/opts.h's analysis options: the profile filters
+ * (--pid/--tid/--comm/--event), a helper for "-x V", "-xV", "--long V",
+ * "--long=V" option spellings, the progress decision (a terminal on stderr,
+ * unless --no-progress / -q), running the pipeline and opening the output.
  */
 #ifndef SCORCH_ANALYSIS_OPTS_H
 #define SCORCH_ANALYSIS_OPTS_H
@@ -26,8 +25,9 @@ int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *l
 int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
 		     struct profile_filter *f, bool *no_progress);
 
-/* The usage lines for the shared options. */
-extern const char cli_analysis_usage[];
+/* The usage lines for the filters and --no-progress (the shared options'
+ * are opts_analysis_help, cli/opts.h). */
+extern const char cli_filter_usage[];
 
 /* Run the pipeline with sink (wrapped in a progress bar when stderr is a
  * terminal and progress is allowed). Prints the error; returns an exit code. */

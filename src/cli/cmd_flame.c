@@ -4,6 +4,7 @@
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "output/flame.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 		   "  --no-comm              no command frame at the root\n"
 		   "  --no-inline            no inlined frames\n"
 		   "  --width PX             SVG width (default 1200)\n"
-		   "%s", cli_analysis_usage);
+		   "%s%s", opts_analysis_help, cli_filter_usage);
 }
 
 struct flame_cmd {

@@ -4,6 +4,7 @@
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "output/report.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 		   "  --inline               inlined functions as entries of their own\n"
 		   "  -o FILE                write to FILE\n"
 		   "  --stdio                accepted for perf compatibility\n"
-		   "%s", cli_analysis_usage);
+		   "%s%s", opts_analysis_help, cli_filter_usage);
 }
 
 struct report_cmd {
