@@ -432,7 +432,7 @@ static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
 	struct profile *p = &s->prof;
 	struct pframe f = {
 		.dso = fr->dso, .file = fr->file, .line = fr->line, .kind = fr->kind,
-		.inlined = fr->inlined, .ip = fr->ip, .map = fr->map, .sym_start = fr->sym_start,
+		.inlined = fr->inlined, .ip = fr->ip, .sym_start = fr->sym_start,
 	};
 	uint64_t addr = fr->rel ? fr->rel : fr->ip;
 	if (fr->sym) {

@@ -53,7 +53,6 @@ struct pframe {
 	bool unknown;       /* the resolver had no symbol; name is made up */
 	uint64_t addr;      /* address mode: rel (or ip); PF_THREAD: pid << 32 | tid */
 	uint64_t ip;        /* an avma seen for this frame (first occurrence) */
-	const struct map *map; /* the map of the first occurrence (pprof mappings) */
 	uint64_t sym_start; /* svma of the symbol, 0 unknown */
 };
 
@@ -85,7 +84,7 @@ void profile_init(struct profile *p);
 void profile_release(struct profile *p);
 
 /* Intern a frame (matched on name, dso, kind, inlined, addr pointers and
- * values; file, line, ip, map are taken from the first one). */
+ * values; file, line, ip are taken from the first one). */
 uint32_t profile_frame(struct profile *p, const struct pframe *f);
 /* Intern a string by content; lives until profile_release. */
 const char *profile_str(struct profile *p, const char *s);

@@ -138,7 +138,7 @@ TEST(profile_many_stacks)
 	struct profile p;
 	profile_init(&p);
 	static const char *names[64];
-	static char buf[64][8];
+	static char buf[64][16];
 	for (int i = 0; i < 64; i++) {
 		snprintf(buf[i], sizeof(buf[i]), "f%d", i);
 		names[i] = buf[i];
