@@ -93,6 +93,9 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 	if (tty && !ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
 		cols = ws.ws_col;
 	progress_init(&pr, tty ? stderr : NULL, "scorch: reading", cols);
+	const char *d = getenv("SCORCH_PROGRESS_DELAY"); /* tests: draw at once */
+	if (d)
+		pr.delay = atof(d);
 	c->progress = tty;
 	progress_wrap(&pr, sink, &outer);
 	int rc = pipeline_run(c, &outer, &e);

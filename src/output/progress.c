@@ -93,7 +93,7 @@ static int p_begin(void *ctx, struct pipeline *p)
 static int p_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
 {
 	struct progress *pr = ctx;
-	if (pr->out && (++pr->records & 4095) == 0) {
+	if (pr->out && (++pr->records & 255) == 0) {
 		struct input *in = pipeline_input(p);
 		if (in)
 			progress_update(pr, input_pos(in), input_size(in));

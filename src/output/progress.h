@@ -1,6 +1,6 @@
 /*
  * progress.h: a progress bar for analyses, as a sink wrapper. It forwards
- * every callback to the wrapped sink and, every few thousand records, asks
+ * every callback to the wrapped sink and, every 256 records, asks
  * the input how far it has read. Nothing is drawn during the first second
  * (short runs stay silent) and at most ten times a second after that; the
  * line is cleared before the wrapped sink's end runs, so the output that end

@@ -566,17 +566,21 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 	unsigned mask = 0;
 	parse_sort(c->sort, &mask, NULL, 0);
 
-	fprintf(out, "# scorch report%s%s\n", c->input ? ": " : "", c->input ? c->input : "");
-	char num[32];
-	human_count(num, sizeof(num), p->samples);
-	fprintf(out, "# Samples: %s of event '%s'", num, s->event_name ? s->event_name : "?");
+	char line0[1024], num[32];
+	snprintf(line0, sizeof(line0), "# scorch report%s%s", c->input ? ": " : "",
+		 c->input ? c->input : "");
+	put_col(out, line0, c->width, true);
+	putc('\n', out);
+	snprintf(line0, sizeof(line0), "# Samples: %" PRIu64 " of event '%s'", p->samples,
+		 s->event_name ? s->event_name : "?");
+	put_col(out, line0, c->width, true);
+	fprintf(out, "\n# Event count: %" PRIu64, total);
 	if (profile_sink_period_is_ns(s))
-		fprintf(out, ", %.3f s of CPU time\n", (double)total / 1e9);
-	else
-		fprintf(out, ", event count %" PRIu64 "\n", total);
+		fprintf(out, " (%.3f s)", (double)total / 1e9);
+	putc('\n', out);
 	if (s->samples_filtered || s->samples_other_event)
-		fprintf(out, "# (%" PRIu64 " samples of other events and %" PRIu64
-			" filtered out are not counted)\n", s->samples_other_event, s->samples_filtered);
+		fprintf(out, "# Not counted: %" PRIu64 " samples of other events, %" PRIu64
+			" filtered out\n", s->samples_other_event, s->samples_filtered);
 	if (!p->samples) {
 		fprintf(out, "# no samples\n");
 		free(ne);
@@ -600,6 +604,18 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		wcomm = 15;
 	if (wdso > 20)
 		wdso = 20;
+	/* narrow terminals: the symbol keeps at least 20 columns */
+	int fixed = (c->children ? 9 : 0) + 10 + (c->show_samples ? 9 : 0) +
+		    ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;
+	while ((mask & SK_SYM) && c->width - fixed < 20 && (wcomm > 7 || wdso > 8)) {
+		if ((mask & SK_DSO) && wdso > 8 && (wdso >= wcomm || !(mask & SK_COMM) || wcomm <= 7))
+			wdso--;
+		else if ((mask & SK_COMM) && wcomm > 7)
+			wcomm--;
+		else
+			break;
+		fixed--;
+	}
 
 	char line[2048];
 	int o = 0;
@@ -656,7 +672,7 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		shown++;
 	}
 	if (shown < es.n)
-		fprintf(out, "# (%zu more entries below %s; see --top, --percent-limit)\n", es.n - shown,
+		fprintf(out, "# (%zu more below %s: --top, --percent-limit)\n", es.n - shown,
 			c->top > 0 && shown >= (size_t)c->top ? "the top" : "the limit");
 	putc('\n', out);
 
