@@ -473,7 +473,10 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 			struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total,
 					       .limit = c->tree_limit,
 					       .width = c->width < 40 ? 40 : c->width };
-			print_tree(&tc, 0, 0);
+			if (callers && !has_branch(&t, total, c->tree_limit))
+				fputs("`-- (no callers: the recorded stacks end here)\n", out);
+			else
+				print_tree(&tc, 0, 0);
 			putc('\n', out);
 			done++;
 		}
