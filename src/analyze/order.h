@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 struct order_config {
-	uint64_t buffer_size;      /* bytes buffered without rounds; default 1 MiB */
+	uint64_t buffer_size;      /* bytes buffered without rounds (32 MiB); 0: until rounds */
 	uint64_t max_buffer_size;  /* upper bound for growth; default 1 GiB */
 };
 

@@ -11,6 +11,7 @@
 
 #include "perf/event.h"
 #include "perf/perf_format.h"
+#include "perf/tracing.h"
 #include "util/err.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,7 @@ struct perf_header {
 	struct perf_strlist cpu_pmu_caps;
 	uint8_t *tracing_data;   /* HEADER_TRACING_DATA payload, copied */
 	uint64_t tracing_data_size;
+	struct tracing_info tracing; /* parsed from tracing_data */
 };
 
 void perf_header_init(struct perf_header *h);
@@ -101,6 +103,9 @@ static inline bool perf_header_has(const struct perf_header *h, unsigned bit)
  * Returns 0 or a negative code with e filled. */
 int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
 			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e);
+
+/* Name tracepoint attrs still named "tracepoint:ID" from the tracing data. */
+void perf_header_name_tracepoints(const struct perf_header *h, struct perf_evlist *el);
 
 /* Parse the build-id records of HEADER_BUILD_ID (also the pipe record's body). */
 int perf_header_parse_build_ids(struct perf_header *h, const uint8_t *p, uint64_t size,

@@ -1,0 +1,679 @@
+/*
+ * input.c: perf.data and pipe streams in, raw records out (see input.h).
+ *
+ * File mode maps the whole file and walks the data section in place: no
+ * copy, no per-record allocation. Pipe mode (header size 16, from a pipe or a
+ * saved stream) reads into a growing buffer. COMPRESSED records feed one
+ * zstd stream whose output is cut into records; a record may continue in the
+ * next COMPRESSED record, so the partial tail is kept.
+ *
+ * Records are handed out 8-byte aligned: a misaligned one (hostile sizes) or
+ * one that must be byte-swapped is copied to a scratch buffer first.
+ * Payloads that follow a record outside its size (HEADER_TRACING_DATA,
+ * AUXTRACE) are skipped here (tracing data is kept in the header).
+ */
+#include "analyze/input.h"
+#include <byteswap.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define PIPE_CHUNK (256 * 1024)
+#define DECOMP_LIMIT ((size_t)256 << 20)
+#define READALL_LIMIT ((size_t)64 << 30)
+
+struct input {
+	char *name;
+	int fd;
+	bool own_fd;
+	bool pipe;          /* pipe format (records only) */
+	bool from_stream;   /* data comes from read(2), not a mapping */
+	bool eof;
+	/* mapped or fully read file */
+	const uint8_t *map;
+	size_t map_len;
+	bool mapped;
+	uint64_t pos, end;  /* walk position / end of the data section */
+	/* streaming */
+	struct buf rbuf;
+	size_t rpos;
+	uint64_t stream_off; /* input offset of rbuf.data[0] */
+	/* decompression */
+	ZSTD_DStream *zd;
+	struct buf dbuf;
+	size_t dpos;
+	uint64_t comp_off;
+	/* scratch for aligned / swapped copies */
+	struct buf scratch;
+	struct perf_header hdr;
+	struct perf_evlist el;
+	struct input_stats st;
+};
+
+struct perf_evlist *input_evlist(struct input *in) { return &in->el; }
+struct perf_header *input_header(struct input *in) { return &in->hdr; }
+const struct input_stats *input_stats(const struct input *in) { return &in->st; }
+uint64_t input_size(const struct input *in) { return in->from_stream ? 0 : in->map_len; }
+uint64_t input_pos(const struct input *in) { return in->from_stream ? in->stream_off + in->rpos : in->pos; }
+const char *input_name(const struct input *in) { return in->name; }
+
+static uint64_t ld64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* ---- reading a stream ---------------------------------------------------- */
+
+/* Make at least n bytes available at rbuf.data + rpos. 1: yes, 0: EOF first. */
+static int stream_fill(struct input *in, size_t n, struct err *e)
+{
+	while (in->rbuf.len - in->rpos < n) {
+		if (in->eof)
+			return 0;
+		if (in->rpos > 0 && in->rpos >= in->rbuf.len / 2) {
+			in->stream_off += in->rpos;
+			buf_consume(&in->rbuf, in->rpos);
+			in->rpos = 0;
+		}
+		if (buf_reserve(&in->rbuf, PIPE_CHUNK))
+			return err_set(e, -ENOMEM, "out of memory reading the stream");
+		ssize_t r = read(in->fd, in->rbuf.data + in->rbuf.len, in->rbuf.cap - in->rbuf.len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_set(e, -errno, "read error: %s", strerror(errno));
+		}
+		if (r == 0) {
+			in->eof = true;
+			return 0;
+		}
+		in->rbuf.len += (size_t)r;
+		in->st.bytes_read += (size_t)r;
+	}
+	return 1;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void swap_attr(uint8_t *a, size_t n)
+{
+	/* u32 type, size; u64 config, period, sample_type, read_format, flags */
+	for (size_t o = 0; o + 4 <= 8 && o + 4 <= n; o += 4) {
+		uint32_t v;
+		memcpy(&v, a + o, 4);
+		v = bswap_32(v);
+		memcpy(a + o, &v, 4);
+	}
+	for (size_t o = 8; o + 8 <= 48 && o + 8 <= n; o += 8) {
+		uint64_t v = bswap_64(ld64(a + o));
+		memcpy(a + o, &v, 8);
+	}
+	/* the flags bitfield: the bit order inside each byte flips too */
+	if (n >= 48)
+		for (size_t i = 40; i < 48; i++) {
+			uint8_t b = a[i], r = 0;
+			for (int k = 0; k < 8; k++)
+				r |= (uint8_t)(((b >> k) & 1) << (7 - k));
+			a[i] = r;
+		}
+	/* u32 wakeup, bp_type; u64 config1, config2, branch_sample_type, regs_user */
+	for (size_t o = 48; o + 4 <= 56 && o + 4 <= n; o += 4) {
+		uint32_t v;
+		memcpy(&v, a + o, 4);
+		v = bswap_32(v);
+		memcpy(a + o, &v, 4);
+	}
+	for (size_t o = 56; o + 8 <= 88 && o + 8 <= n; o += 8) {
+		uint64_t v = bswap_64(ld64(a + o));
+		memcpy(a + o, &v, 8);
+	}
+	/* u32 sample_stack_user, clockid; u64 regs_intr; u32 aux_watermark ... */
+	for (size_t o = 88; o + 4 <= 96 && o + 4 <= n; o += 4) {
+		uint32_t v;
+		memcpy(&v, a + o, 4);
+		v = bswap_32(v);
+		memcpy(a + o, &v, 4);
+	}
+	if (n >= 104) {
+		uint64_t v = bswap_64(ld64(a + 96));
+		memcpy(a + 96, &v, 8);
+	}
+}
+
+static int read_file_header(struct input *in, struct err *e)
+{
+	const uint8_t *m = in->map;
+	if (in->map_len < 16)
+		return err_at(e, 0, "file too small for a perf.data header (%zu bytes)", in->map_len);
+	uint64_t magic = ld64(m), hsize = ld64(m + 8);
+	if (magic == PERF_MAGIC2_SWAPPED) {
+		in->hdr.swap = in->el.swap = true;
+		hsize = bswap_64(hsize);
+	} else if (magic != PERF_MAGIC2) {
+		return err_at(e, 0, "bad magic: not a perf.data file (PERFILE2)");
+	}
+	if (hsize == sizeof(struct perf_pipe_file_header)) {
+		in->pipe = in->hdr.pipe = true;
+		in->pos = 16;
+		in->end = in->map_len;
+		return 0;
+	}
+	if (hsize < PERF_FILE_HEADER_SIZE || in->map_len < PERF_FILE_HEADER_SIZE)
+		return err_at(e, 8, "header size %llu is not %d", (unsigned long long)hsize, PERF_FILE_HEADER_SIZE);
+	struct perf_file_header fh;
+	memcpy(&fh, m, sizeof(fh));
+	if (in->hdr.swap) {
+		uint64_t *w = (uint64_t *)&fh;
+		for (size_t i = 0; i < sizeof(fh) / 8; i++)
+			w[i] = bswap_64(w[i]);
+	}
+	memcpy(in->hdr.features, fh.adds_features, sizeof(fh.adds_features));
+	in->hdr.attr_size = fh.attr_size;
+	uint64_t flen = in->map_len;
+	if (fh.data.offset > flen || fh.data.offset < hsize)
+		return err_at(e, 40, "data section offset %llu is outside the file (%llu bytes)",
+			      (unsigned long long)fh.data.offset, (unsigned long long)flen);
+	uint64_t dsize = fh.data.size;
+	/* A file whose recording was cut short has data.size 0 or too large:
+	 * read what is there (perf and perfparser do the same). */
+	if (dsize == 0 || dsize > flen - fh.data.offset)
+		dsize = flen - fh.data.offset;
+	in->hdr.data_offset = fh.data.offset;
+	in->hdr.data_size = dsize;
+	in->pos = fh.data.offset;
+	in->end = fh.data.offset + dsize;
+
+	/* attrs */
+	if (fh.attr_size < PERF_ATTR_SIZE_MIN + 16 || fh.attr_size > 4096)
+		return err_at(e, 16, "attr size %llu is invalid", (unsigned long long)fh.attr_size);
+	if (fh.attrs.offset > flen || fh.attrs.size > flen - fh.attrs.offset)
+		return err_at(e, 24, "attrs section (offset %llu, size %llu) is outside the file",
+			      (unsigned long long)fh.attrs.offset, (unsigned long long)fh.attrs.size);
+	uint64_t nattr = fh.attrs.size / fh.attr_size;
+	if (nattr == 0)
+		return err_at(e, 24, "file has no event attrs");
+	for (uint64_t i = 0; i < nattr; i++) {
+		uint64_t ao = fh.attrs.offset + i * fh.attr_size;
+		uint32_t asz = (uint32_t)(fh.attr_size - 16);
+		uint8_t abuf[4096];
+		memcpy(abuf, m + ao, asz);
+		struct perf_file_section ids;
+		memcpy(&ids, m + ao + asz, 16);
+		if (in->hdr.swap) {
+			swap_attr(abuf, asz);
+			ids.offset = bswap_64(ids.offset);
+			ids.size = bswap_64(ids.size);
+		}
+		if (ids.offset > flen || ids.size > flen - ids.offset)
+			return err_at(e, ao + asz, "attr %llu ids (offset %llu, size %llu) are outside the file",
+				      (unsigned long long)i, (unsigned long long)ids.offset,
+				      (unsigned long long)ids.size);
+		size_t nids = ids.size / 8;
+		uint64_t *idv = NULL;
+		if (nids) {
+			idv = malloc(nids * 8);
+			if (!idv)
+				return err_set(e, -ENOMEM, "out of memory for %zu ids", nids);
+			memcpy(idv, m + ids.offset, nids * 8);
+			if (in->hdr.swap)
+				for (size_t k = 0; k < nids; k++)
+					idv[k] = bswap_64(idv[k]);
+		}
+		int rc = perf_evlist_add(&in->el, abuf, asz, idv, nids, ao, e);
+		free(idv);
+		if (rc)
+			return rc;
+	}
+	perf_evlist_finalize(&in->el);
+
+	/* features: one section per set bit, after the data section */
+	uint64_t fo = fh.data.offset + fh.data.size;
+	in->hdr.feat_offset = fo;
+	if (in->hdr.swap)
+		return 0; /* feature payloads of opposite-endian files are not decoded */
+	unsigned nfeat = 0;
+	for (unsigned b = 0; b < PERF_FEAT_BITS; b++)
+		if (perf_header_has(&in->hdr, b))
+			nfeat++;
+	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo))
+		return err_at(e, fo, "feature section table (%u entries) is outside the file", nfeat);
+	unsigned k = 0;
+	for (unsigned b = 0; b < PERF_FEAT_BITS; b++) {
+		if (!perf_header_has(&in->hdr, b))
+			continue;
+		struct perf_file_section s;
+		memcpy(&s, m + fo + 16 * k, 16);
+		k++;
+		if (s.offset > flen || s.size > flen - s.offset)
+			return err_at(e, fo + 16 * (k - 1), "feature %s section (offset %llu, size %llu) is outside the file",
+				      perf_feature_name(b) ? perf_feature_name(b) : "?",
+				      (unsigned long long)s.offset, (unsigned long long)s.size);
+		int rc = perf_header_parse_feature(&in->hdr, &in->el, b, m + s.offset, s.size, s.offset, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+static struct input *input_alloc(const char *name)
+{
+	struct input *in = xcalloc(1, sizeof(*in));
+	in->name = xstrdup(name);
+	in->fd = -1;
+	perf_header_init(&in->hdr);
+	perf_evlist_init(&in->el);
+	buf_init(&in->rbuf, READALL_LIMIT);
+	buf_init(&in->dbuf, DECOMP_LIMIT);
+	buf_init(&in->scratch, 1 << 20);
+	return in;
+}
+
+static struct input *open_common(struct input *in, struct err *e)
+{
+	struct stat st;
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+			in->map = m;
+			in->map_len = (size_t)st.st_size;
+			in->mapped = true;
+			if (read_file_header(in, e)) {
+				input_free(in);
+				return NULL;
+			}
+			return in;
+		}
+	}
+	/* a stream: pipe format is read incrementally; a file-format stream
+	 * (needs seeking) is read whole first */
+	in->from_stream = true;
+	int r = stream_fill(in, 16, e);
+	if (r <= 0) {
+		if (!e->set)
+			err_at(e, in->rbuf.len, "input too small for a perf.data header (%zu bytes)", in->rbuf.len);
+		input_free(in);
+		return NULL;
+	}
+	uint64_t magic = ld64(in->rbuf.data), hsize = ld64(in->rbuf.data + 8);
+	if (magic == PERF_MAGIC2_SWAPPED)
+		hsize = bswap_64(hsize);
+	else if (magic != PERF_MAGIC2) {
+		err_at(e, 0, "bad magic: not a perf.data file (PERFILE2)");
+		input_free(in);
+		return NULL;
+	}
+	if (hsize == 16) {
+		in->pipe = in->hdr.pipe = true;
+		in->hdr.swap = in->el.swap = magic == PERF_MAGIC2_SWAPPED;
+		in->rpos = 16;
+		return in;
+	}
+	while ((r = stream_fill(in, in->rbuf.len + 1, e)) > 0)
+		;
+	if (r < 0) {
+		input_free(in);
+		return NULL;
+	}
+	in->from_stream = false;
+	in->map = in->rbuf.data;
+	in->map_len = in->rbuf.len;
+	if (read_file_header(in, e)) {
+		input_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+struct input *input_open(const char *path, struct err *e)
+{
+	struct input *in = input_alloc(path);
+	if (!strcmp(path, "-")) {
+		in->fd = 0;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			err_set(e, -errno, "cannot open: %s", strerror(errno));
+			input_free(in);
+			return NULL;
+		}
+		in->own_fd = true;
+	}
+	return open_common(in, e);
+}
+
+struct input *input_open_fd(int fd, const char *name, struct err *e)
+{
+	struct input *in = input_alloc(name);
+	in->fd = fd;
+	return open_common(in, e);
+}
+
+void input_free(struct input *in)
+{
+	if (!in)
+		return;
+	if (in->mapped)
+		munmap((void *)in->map, in->map_len);
+	if (in->own_fd)
+		close(in->fd);
+	if (in->zd)
+		ZSTD_freeDStream(in->zd);
+	buf_release(&in->rbuf);
+	buf_release(&in->dbuf);
+	buf_release(&in->scratch);
+	perf_header_release(&in->hdr);
+	perf_evlist_release(&in->el);
+	free(in->name);
+	free(in);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int decompress(struct input *in, const uint8_t *p, size_t n, uint64_t off, struct err *e)
+{
+	if (!in->zd) {
+		in->zd = ZSTD_createDStream();
+		if (!in->zd || ZSTD_isError(ZSTD_initDStream(in->zd)))
+			return err_set(e, -ENOMEM, "cannot create a zstd stream");
+	}
+	/* keep the partial tail of the previous output */
+	if (in->dpos) {
+		buf_consume(&in->dbuf, in->dpos);
+		in->dpos = 0;
+	}
+	ZSTD_inBuffer ib = { p, n, 0 };
+	while (ib.pos < ib.size) {
+		if (buf_reserve(&in->dbuf, 128 * 1024))
+			return err_at(e, off, "decompressed data exceeds %zu MiB without a complete record",
+				      DECOMP_LIMIT >> 20);
+		ZSTD_outBuffer ob = { in->dbuf.data + in->dbuf.len, in->dbuf.cap - in->dbuf.len, 0 };
+		size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
+		if (ZSTD_isError(r))
+			return err_at(e, off, "zstd: %s", ZSTD_getErrorName(r));
+		in->dbuf.len += ob.pos;
+		in->st.decompressed_bytes += ob.pos;
+		if (ob.pos == 0 && ib.pos < ib.size && ob.size > 0)
+			continue;
+	}
+	/* flush what zstd still holds for this frame */
+	for (;;) {
+		if (buf_reserve(&in->dbuf, 128 * 1024))
+			return err_at(e, off, "decompressed data exceeds %zu MiB", DECOMP_LIMIT >> 20);
+		ZSTD_outBuffer ob = { in->dbuf.data + in->dbuf.len, in->dbuf.cap - in->dbuf.len, 0 };
+		size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
+		if (ZSTD_isError(r))
+			return err_at(e, off, "zstd: %s", ZSTD_getErrorName(r));
+		in->dbuf.len += ob.pos;
+		in->st.decompressed_bytes += ob.pos;
+		if (ob.pos < ob.size)
+			break;
+	}
+	in->comp_off = off;
+	return 0;
+}
+
+/* Hand out p (size bytes) aligned and, for swapped inputs, swapped. */
+static int finish_rec(struct input *in, const uint8_t *p, uint32_t size, uint64_t off, bool stable,
+		      struct input_rec *rec, struct err *e)
+{
+	if (in->hdr.swap || ((uintptr_t)p & 7)) {
+		in->scratch.len = 0;
+		if (buf_append(&in->scratch, p, size))
+			return err_set(e, -ENOMEM, "out of memory");
+		if (in->hdr.swap) {
+			uint16_t s16;
+			memcpy(&s16, in->scratch.data + 6, 2);
+			perf_record_swap(&in->el, in->scratch.data);
+		}
+		p = in->scratch.data;
+		stable = false;
+	}
+	rec->p = p;
+	rec->size = size;
+	rec->file_off = off;
+	rec->stable = stable;
+	return 1;
+}
+
+static uint32_t rec_size(const struct input *in, const uint8_t *p)
+{
+	uint16_t s;
+	memcpy(&s, p + 6, 2);
+	return in->hdr.swap ? bswap_16(s) : s;
+}
+
+/* Absorb what the reader itself needs from a record (attrs, features, ...). */
+static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
+{
+	const uint8_t *p = rec->p;
+	uint32_t type;
+	memcpy(&type, p, 4);
+	uint32_t size = rec->size;
+	if (type <= PERF_RECORD_SCORCH_MAX)
+		in->st.records_by_type[type]++;
+	else
+		in->st.records_unknown++;
+	switch (type) {
+	case PERF_RECORD_HEADER_ATTR: {
+		if (size < 8 + PERF_ATTR_SIZE_MIN)
+			return err_at(e, rec->file_off, "HEADER_ATTR record too small (%u bytes)", size);
+		uint32_t asz;
+		memcpy(&asz, p + 8 + 4, 4);
+		if (asz == 0)
+			asz = PERF_ATTR_SIZE_MIN;
+		if (asz < PERF_ATTR_SIZE_MIN || asz > size - 8)
+			return err_at(e, rec->file_off, "HEADER_ATTR attr size %u does not fit the record", asz);
+		size_t nids = (size - 8 - asz) / 8;
+		uint64_t ids[1024];
+		size_t n = 0;
+		int rc = 0;
+		uint64_t *heap = nids > 1024 ? malloc(nids * 8) : NULL;
+		uint64_t *idv = heap ? heap : ids;
+		for (; n < nids && (heap || n < 1024); n++)
+			memcpy(&idv[n], p + 8 + asz + 8 * n, 8);
+		rc = perf_evlist_add(&in->el, p + 8, asz, idv, n, rec->file_off, e);
+		free(heap);
+		perf_evlist_finalize(&in->el);
+		perf_header_name_tracepoints(&in->hdr, &in->el);
+		return rc;
+	}
+	case PERF_RECORD_HEADER_FEATURE: {
+		if (size < 16)
+			return err_at(e, rec->file_off, "HEADER_FEATURE record too small (%u bytes)", size);
+		uint64_t bit = ld64(p + 8);
+		if (bit < PERF_FEAT_BITS)
+			return perf_header_parse_feature(&in->hdr, &in->el, (unsigned)bit, p + 16, size - 16,
+							 rec->file_off + 16, e);
+		return 0;
+	}
+	case PERF_RECORD_HEADER_BUILD_ID:
+		return perf_header_parse_build_ids(&in->hdr, p, size, rec->file_off, e);
+	case PERF_RECORD_ID_INDEX: {
+		if (size < 16)
+			return err_at(e, rec->file_off, "ID_INDEX record too small");
+		uint64_t nr = ld64(p + 8);
+		if (nr > (size - 16) / 32)
+			return err_at(e, rec->file_off + 8, "ID_INDEX nr %llu exceeds the record",
+				      (unsigned long long)nr);
+		for (uint64_t i = 0; i < nr; i++) {
+			uint64_t id = ld64(p + 16 + 32 * i), idx = ld64(p + 16 + 32 * i + 8);
+			if (idx < in->el.nr && !hmap_get(&in->el.by_id, id))
+				perf_evlist_add_ids(&in->el, (size_t)idx, &id, 1);
+		}
+		return 0;
+	}
+	case PERF_RECORD_EVENT_UPDATE: {
+		if (size < 24)
+			return 0;
+		uint64_t ut = ld64(p + 8), id = ld64(p + 16);
+		uintptr_t v = (uintptr_t)hmap_get(&in->el.by_id, id);
+		if (ut == 2 /* NAME */ && v && size > 24) {
+			struct perf_attr *pa = &in->el.attrs[v - 1];
+			free(pa->name);
+			pa->name = xstrndup((const char *)p + 24, size - 24);
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
+{
+	/* 1. records left over from decompression */
+	if (in->dpos < in->dbuf.len) {
+		size_t left = in->dbuf.len - in->dpos;
+		if (left >= 8) {
+			const uint8_t *p = in->dbuf.data + in->dpos;
+			uint32_t size = rec_size(in, p);
+			if (size < 8)
+				return err_at(e, in->comp_off, "decompressed record of size %u (< 8)", size);
+			if (size <= left) {
+				in->dpos += size;
+				int r = finish_rec(in, p, size, in->comp_off, false, rec, e);
+				if (r > 0)
+					rec->decompressed = true;
+				return r;
+			}
+		}
+		/* partial: wait for the next COMPRESSED record */
+	}
+	for (;;) {
+		const uint8_t *p;
+		uint64_t off;
+		uint32_t size;
+		bool stable;
+		if (!in->from_stream) {
+			if (in->pos >= in->end)
+				return 0;
+			if (in->end - in->pos < 8)
+				return err_at(e, in->pos, "truncated record header (%llu bytes left)",
+					      (unsigned long long)(in->end - in->pos));
+			p = in->map + in->pos;
+			size = rec_size(in, p);
+			off = in->pos;
+			if (size < 8)
+				return err_at(e, off, "record size %u is smaller than its header", size);
+			if (size > in->end - in->pos)
+				return err_at(e, off, "record of %u bytes runs past the end of the data (%llu bytes left)",
+					      size, (unsigned long long)(in->end - in->pos));
+			in->pos += size;
+			stable = true;
+		} else {
+			int r = stream_fill(in, 8, e);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				if (in->rbuf.len != in->rpos)
+					return err_at(e, in->stream_off + in->rpos, "truncated record header");
+				return 0;
+			}
+			size = rec_size(in, in->rbuf.data + in->rpos);
+			off = in->stream_off + in->rpos;
+			if (size < 8)
+				return err_at(e, off, "record size %u is smaller than its header", size);
+			r = stream_fill(in, size, e);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				return err_at(e, off, "truncated record: %u bytes expected, %zu left", size,
+					      in->rbuf.len - in->rpos);
+			p = in->rbuf.data + in->rpos;
+			in->rpos += size;
+			stable = false;
+		}
+		uint32_t type;
+		memcpy(&type, p, 4);
+		if (in->hdr.swap)
+			type = bswap_32(type);
+		/* payload after the record (not counted in its size) */
+		uint64_t payload = 0;
+		if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12) {
+			uint32_t ts;
+			memcpy(&ts, p + 8, 4);
+			payload = in->hdr.swap ? bswap_32(ts) : ts;
+		} else if (type == PERF_RECORD_AUXTRACE && size >= 16) {
+			payload = ld64(p + 8);
+			if (in->hdr.swap)
+				payload = bswap_64(payload);
+		}
+		if (payload) {
+			if (!in->from_stream) {
+				if (payload > in->end - in->pos)
+					return err_at(e, off, "%s payload of %llu bytes runs past the end of the data",
+						      perf_record_name(type), (unsigned long long)payload);
+				if (type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data)
+					perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA,
+								  in->map + in->pos, payload, in->pos, e);
+				in->pos += payload;
+			} else {
+				/* copy the record first: filling may move the buffer */
+				in->scratch.len = 0;
+				if (buf_append(&in->scratch, p, size))
+					return err_set(e, -ENOMEM, "out of memory");
+				uint64_t left = payload;
+				while (left) {
+					size_t chunk = left > PIPE_CHUNK ? PIPE_CHUNK : (size_t)left;
+					int r = stream_fill(in, chunk, e);
+					if (r < 0)
+						return r;
+					if (r == 0)
+						return err_at(e, off, "%s payload truncated", perf_record_name(type));
+					if (type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data &&
+					    payload == chunk)
+						perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA,
+									  in->rbuf.data + in->rpos, chunk, off, e);
+					in->rpos += chunk;
+					left -= chunk;
+				}
+				p = in->scratch.data;
+				/* scratch is reused by finish_rec; hand it out directly */
+				rec->p = p;
+				rec->size = size;
+				rec->file_off = off;
+				rec->stable = false;
+				rec->decompressed = false;
+				if (in->hdr.swap)
+					perf_record_swap(&in->el, in->scratch.data);
+				return 1;
+			}
+		}
+		if (type == PERF_RECORD_COMPRESSED) {
+			in->st.compressed_records++;
+			in->st.compressed_bytes += size - 8;
+			in->st.records_by_type[PERF_RECORD_COMPRESSED]++;
+			int rc = decompress(in, p + 8, size - 8, off, e);
+			if (rc)
+				return rc;
+			return next_raw(in, rec, e);
+		}
+		int r = finish_rec(in, p, size, off, stable, rec, e);
+		rec->decompressed = false;
+		return r;
+	}
+}
+
+int input_next(struct input *in, struct input_rec *rec, struct err *e)
+{
+	int r = next_raw(in, rec, e);
+	if (r <= 0) {
+		if (r == 0 && in->dpos < in->dbuf.len)
+			return err_at(e, in->comp_off, "compressed data ends inside a record (%zu bytes left over)",
+				      in->dbuf.len - in->dpos);
+		return r;
+	}
+	int rc = absorb(in, rec, e);
+	return rc ? rc : 1;
+}

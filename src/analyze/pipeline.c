@@ -1,0 +1,113 @@
+/*
+ * pipeline.c: input -> order -> session -> resolve -> sink (see pipeline.h).
+ *
+ * The main loop pulls raw records from the input; FINISHED_ROUND flushes the
+ * ordering queue; every record leaves the queue through deliver(), which
+ * decodes it in place, applies it to the session, hands it to the sink and,
+ * for samples, resolves it and hands over the resolved stack.
+ */
+#include "analyze/pipeline.h"
+#include "analyze/resolver.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pipeline {
+	const struct pipeline_config *cfg;
+	struct input *in;
+	struct session *sess;
+	struct order *ord;
+	struct resolver *res;
+	struct sink *sink;
+	struct err *e;
+};
+
+void pipeline_config_init(struct pipeline_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->input = "perf.data";
+	c->input_fd = -1;
+	c->max_frames = 64;
+	c->resolve = true;
+	c->order.buffer_size = 32ull << 20;
+	c->order.max_buffer_size = 1ull << 30;
+}
+
+struct input *pipeline_input(struct pipeline *p) { return p->in; }
+struct session *pipeline_session(struct pipeline *p) { return p->sess; }
+const struct order_stats *pipeline_order_stats(struct pipeline *p) { return order_stats(p->ord); }
+const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
+
+static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
+{
+	struct pipeline *p = ctx;
+	struct perf_event ev;
+	struct perf_evlist *el = input_evlist(p->in);
+	int rc = perf_event_decode(el, rec, file_off, &ev, p->e);
+	if (rc)
+		return rc;
+	session_apply(p->sess, &ev);
+	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
+		return rc;
+	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
+		struct resolved_sample rs;
+		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
+		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
+			return err_set(p->e, rc, "out of memory resolving a sample");
+		rc = p->sink->sample(p->sink->ctx, p, &rs);
+	}
+	return rc;
+}
+
+int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e)
+{
+	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
+	int rc = 0;
+	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
+				: input_open(c->input ? c->input : "perf.data", e);
+	if (!p.in)
+		return -EINVAL;
+	p.sess = session_new();
+	p.ord = order_new(&c->order, deliver, &p);
+	if (sink->sample)
+		p.res = resolver_new(c, p.sess, input_header(p.in));
+	if (sink->begin && (rc = sink->begin(sink->ctx, &p)))
+		goto out;
+	for (;;) {
+		struct input_rec r;
+		rc = input_next(p.in, &r, e);
+		if (rc <= 0)
+			break;
+		const struct perf_event_header *h = (const void *)r.p;
+		if (h->type == PERF_RECORD_FINISHED_ROUND) {
+			if (c->unordered)
+				continue;
+			rc = order_round(p.ord);
+		} else {
+			uint64_t t = 0;
+			bool has_time = !c->unordered && perf_record_time(input_evlist(p.in), r.p, &t);
+			rc = order_push(p.ord, r.p, r.size, r.file_off, r.stable, has_time, t,
+					h->type == PERF_RECORD_SAMPLE);
+		}
+		if (rc)
+			break;
+	}
+	if (rc == 0)
+		rc = order_flush_all(p.ord);
+out:
+	if (rc > 0)
+		rc = 0; /* a sink asked to stop */
+	if (rc < 0 && !e->set)
+		err_set(e, rc, "analysis failed (%s)", strerror(-rc));
+	if (sink->end) {
+		int r2 = sink->end(sink->ctx, &p, rc);
+		if (!rc)
+			rc = r2;
+	}
+	resolver_free(p.res);
+	order_free(p.ord);
+	session_free(p.sess);
+	input_free(p.in);
+	return rc;
+}

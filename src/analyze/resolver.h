@@ -1,0 +1,85 @@
+/*
+ * resolver.h: unwind + symbolize one sample into a struct resolved_sample.
+ *
+ * The resolver turns a decoded PERF_RECORD_SAMPLE into frames, leaf first:
+ *   - the kernel part of PERF_SAMPLE_CALLCHAIN (context markers
+ *     PERF_CONTEXT_KERNEL/USER/HV/GUEST_* switch the frame kind),
+ *   - the user part: the callchain's user entries (frame pointers), or, when
+ *     the sample carries REGS_USER + STACK_USER, a DWARF unwind of the copied
+ *     stack (libdwfl, one Dwfl per process, rebuilt when the process's map
+ *     generation changes), or the LBR call stack (branch stack),
+ *   - every frame symbolized (ELF symtab/dynsym/MiniDebugInfo, DWARF lines and
+ *     inline chains, kallsyms, perf-PID.map), names demangled.
+ *
+ * Everything expensive is cached: per DSO (keyed by build id, else path +
+ * mtime + size) the ELF, symbol table, CFI and line info, shared by every
+ * process mapping it; per process the Dwfl. Nothing is built per sample.
+ *
+ * The resolver reads the session (maps, comms) and therefore must be called
+ * after session_apply has seen every record older than the sample, i.e. from
+ * the thread driving the session, in time order. A struct resolved_sample
+ * (its frames and strings) stays valid until the next resolver_resolve on
+ * the same resolver; the strings themselves (symbol, dso and file names)
+ * live until resolver_free.
+ */
+#ifndef SCORCH_RESOLVER_H
+#define SCORCH_RESOLVER_H
+
+#include "analyze/pipeline.h"
+#include "analyze/resolve.h"
+#include "analyze/session.h"
+#include "perf/event.h"
+#include "perf/header.h"
+#include <stdint.h>
+
+struct resolver;
+
+/* Counters for `scorch stats` and benchmarks. */
+struct resolver_stats {
+	uint64_t samples;
+	uint64_t frames;            /* frames produced (inline frames included) */
+	uint64_t frames_unknown;    /* no symbol */
+	uint64_t frames_inlined;
+	uint64_t frames_guessed;
+	uint64_t fp_samples, dwarf_samples, lbr_samples;
+	uint64_t dwarf_unwinds;     /* libdwfl unwinds run */
+	uint64_t dwarf_complete;    /* unwind reached _start / start_thread / clone3 */
+	uint64_t dwarf_retries;     /* unwinds retried with a fresh Dwfl */
+	uint64_t dwfl_builds;       /* per-process Dwfl (re)built */
+	uint64_t dsos_loaded;       /* DSO caches built */
+	uint64_t dsos_missing;      /* DSOs whose file was not found / did not match */
+	uint64_t truncated;         /* stacks cut at max_frames */
+};
+
+/* Warnings (missing files, build-id mismatch, hidden kernel addresses) go to
+ * this callback, one per cause. NULL: printed to stderr as "scorch: ...". */
+typedef void (*resolver_warn_fn)(void *ctx, const char *msg);
+
+/*
+ * Create a resolver reading maps and comms from s (not owned) and build ids
+ * from h (not owned; may be NULL). Options from c: sysroot, debug_paths,
+ * extra_paths, app_path, kallsyms, max_frames. Returns NULL on allocation
+ * failure only; missing files are warnings, not errors.
+ */
+struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
+			      const struct perf_header *h);
+void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx);
+void resolver_free(struct resolver *r);
+
+/*
+ * Resolve sample ev (ev->s, of attr) into out: comm, pid, tid and the frames,
+ * leaf first, inline frames included. out->frames points into r's scratch
+ * space, valid until the next call. Returns 0 (a sample that cannot be
+ * unwound still gives its sampled ip as one frame) or -ENOMEM.
+ */
+int resolver_resolve(struct resolver *r, const struct perf_event *ev,
+		     const struct perf_attr *attr, struct resolved_sample *out);
+
+/* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
+ * (no inline frames). For sinks that need to name a single address. */
+void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
+			struct frame *f);
+
+const struct resolver_stats *resolver_stats(const struct resolver *r);
+
+#endif

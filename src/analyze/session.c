@@ -1,0 +1,346 @@
+/*
+ * session.c: threads, comms and memory maps over time (see session.h).
+ *
+ * FORK of a new process copies the parent's maps (the child's own MMAPs
+ * follow); FORK of a thread shares the process. A thread inherits its
+ * parent's comm at fork time. Maps: inserting [s, e) cuts every overlapping
+ * map into its parts outside [s, e) (pgoff adjusted), then inserts, keeping
+ * the array sorted: lookups are a binary search.
+ */
+#include "analyze/session.h"
+#include "util/buf.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MAPS (1u << 22)
+#define MAX_COMMS (1u << 16)
+
+struct istr {
+	struct istr *next;
+	char s[];
+};
+
+struct session {
+	struct hmap threads;   /* tid -> struct thread * */
+	struct hmap procs;     /* pid -> struct process * */
+	struct hmap strs;      /* hash -> struct istr * chain */
+	struct session_stats st;
+};
+
+struct session *session_new(void)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	hmap_init(&s->threads);
+	hmap_init(&s->procs);
+	hmap_init(&s->strs);
+	return s;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->threads.cap; i++)
+		if (s->threads.used[i]) {
+			struct thread *t = s->threads.vals[i];
+			free(t->comms);
+			free(t);
+		}
+	for (size_t i = 0; i < s->procs.cap; i++)
+		if (s->procs.used[i]) {
+			struct process *p = s->procs.vals[i];
+			free(p->maps);
+			free(p);
+		}
+	for (size_t i = 0; i < s->strs.cap; i++)
+		if (s->strs.used[i])
+			for (struct istr *x = s->strs.vals[i], *n; x; x = n) {
+				n = x->next;
+				free(x);
+			}
+	hmap_release(&s->threads);
+	hmap_release(&s->procs);
+	hmap_release(&s->strs);
+	free(s);
+}
+
+const char *session_intern(struct session *s, const char *str)
+{
+	size_t n = strlen(str);
+	uint64_t h = hash_bytes(str, n);
+	struct istr *head = hmap_get(&s->strs, h);
+	for (struct istr *x = head; x; x = x->next)
+		if (!strcmp(x->s, str))
+			return x->s;
+	struct istr *x = xcalloc(1, sizeof(*x) + n + 1);
+	memcpy(x->s, str, n);
+	x->next = head;
+	hmap_put(&s->strs, h, x);
+	return x->s;
+}
+
+const struct session_stats *session_stats(const struct session *s)
+{
+	return &s->st;
+}
+
+struct process *session_process(struct session *s, uint32_t pid)
+{
+	struct process *p = hmap_get(&s->procs, pid);
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		hmap_put(&s->procs, pid, p);
+		s->st.processes++;
+	}
+	return p;
+}
+
+struct thread *session_thread(struct session *s, uint32_t tid)
+{
+	return hmap_get(&s->threads, tid);
+}
+
+struct thread *session_thread_get(struct session *s, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = hmap_get(&s->threads, tid);
+	if (!t) {
+		t = xcalloc(1, sizeof(*t));
+		t->pid = pid;
+		t->tid = tid;
+		hmap_put(&s->threads, tid, t);
+		s->st.threads++;
+	} else if (t->pid == UINT32_MAX || (t->pid != pid && pid != UINT32_MAX && t->pid == tid)) {
+		t->pid = pid;
+	}
+	return t;
+}
+
+static void add_comm(struct thread *t, uint64_t time, const char *comm, bool exec)
+{
+	/* a comm set at the same time replaces (perf's in-place update) */
+	if (t->nr_comms && t->comms[t->nr_comms - 1].time == time) {
+		t->comms[t->nr_comms - 1].comm = comm;
+		t->comms[t->nr_comms - 1].exec |= exec;
+		return;
+	}
+	if (ARRAY_GROW(t->comms, t->cap_comms, t->nr_comms + 1, MAX_COMMS))
+		return;
+	/* keep the history sorted even if records come late */
+	size_t i = t->nr_comms;
+	while (i && t->comms[i - 1].time > time)
+		i--;
+	memmove(t->comms + i + 1, t->comms + i, (t->nr_comms - i) * sizeof(*t->comms));
+	t->comms[i] = (struct comm_entry){ time, comm, exec };
+	t->nr_comms++;
+}
+
+const char *session_comm(struct session *s, uint32_t tid, uint64_t time)
+{
+	struct thread *t = hmap_get(&s->threads, tid);
+	if (!t || !t->nr_comms)
+		return NULL;
+	/* the latest comm set at or before time; before the first: the first */
+	size_t lo = 0, hi = t->nr_comms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->comms[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t->comms[lo ? lo - 1 : 0].comm;
+}
+
+static void map_insert(struct process *p, const struct map *m)
+{
+	/* cut overlapping maps */
+	size_t i = 0;
+	while (i < p->nr_maps) {
+		struct map *o = &p->maps[i];
+		if (o->end <= m->start || o->start >= m->end) {
+			i++;
+			continue;
+		}
+		struct map left = *o, right = *o;
+		bool has_left = o->start < m->start, has_right = o->end > m->end;
+		left.end = m->start;
+		right.pgoff += m->end - o->start;
+		right.start = m->end;
+		if (has_left && has_right) {
+			if (ARRAY_GROW(p->maps, p->cap_maps, p->nr_maps + 1, MAX_MAPS))
+				return;
+			o = &p->maps[i];
+			memmove(o + 2, o + 1, (p->nr_maps - i - 1) * sizeof(*o));
+			p->maps[i] = left;
+			p->maps[i + 1] = right;
+			p->nr_maps++;
+			i += 2;
+		} else if (has_left) {
+			*o = left;
+			i++;
+		} else if (has_right) {
+			*o = right;
+			i++;
+		} else {
+			memmove(o, o + 1, (p->nr_maps - i - 1) * sizeof(*o));
+			p->nr_maps--;
+		}
+	}
+	if (ARRAY_GROW(p->maps, p->cap_maps, p->nr_maps + 1, MAX_MAPS))
+		return;
+	size_t lo = 0, hi = p->nr_maps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps[mid].start < m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(p->maps + lo + 1, p->maps + lo, (p->nr_maps - lo) * sizeof(*m));
+	p->maps[lo] = *m;
+	p->nr_maps++;
+	p->generation++;
+}
+
+const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr)
+{
+	struct process *p = hmap_get(&s->procs, pid);
+	if (!p || !p->nr_maps)
+		return NULL;
+	size_t lo = 0, hi = p->nr_maps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct map *m = &p->maps[lo - 1];
+	return addr < m->end ? m : NULL;
+}
+
+static void apply_mmap(struct session *s, const struct perf_event *ev)
+{
+	struct map m = { 0 };
+	m.start = ev->mmap.start;
+	if (ev->mmap.len == 0 || m.start + ev->mmap.len < m.start)
+		return;
+	m.end = m.start + ev->mmap.len;
+	m.pgoff = ev->mmap.pgoff;
+	m.filename = session_intern(s, ev->mmap.filename);
+	m.maj = ev->mmap.maj;
+	m.min = ev->mmap.min;
+	m.ino = ev->mmap.ino;
+	m.ino_generation = ev->mmap.ino_generation;
+	m.prot = ev->mmap.prot;
+	m.flags = ev->mmap.flags;
+	m.build_id_size = ev->mmap.build_id_size;
+	memcpy(m.build_id, ev->mmap.build_id, 20);
+	m.time = ev->s.time;
+	uint32_t pid = ev->mmap.pid;
+	uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
+		pid = SESSION_KERNEL_PID;
+	s->st.mmaps++;
+	map_insert(session_process(s, pid), &m);
+	if (pid != SESSION_KERNEL_PID)
+		session_thread_get(s, pid, ev->mmap.tid);
+}
+
+void session_apply(struct session *s, const struct perf_event *ev)
+{
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		/* data maps (non-exec) do not hold code */
+		if (ev->type == PERF_RECORD_MMAP2 && !(ev->mmap.prot & 4 /* PROT_EXEC */))
+			return;
+		if (ev->type == PERF_RECORD_MMAP && (ev->misc & PERF_RECORD_MISC_MMAP_DATA))
+			return;
+		apply_mmap(s, ev);
+		return;
+	case PERF_RECORD_COMM: {
+		s->st.comms++;
+		struct thread *t = session_thread_get(s, ev->comm.pid, ev->comm.tid);
+		add_comm(t, ev->s.time, session_intern(s, ev->comm.comm), ev->comm.exec);
+		if (ev->comm.exec) {
+			struct process *p = session_process(s, ev->comm.pid);
+			p->nr_maps = 0;
+			p->generation++;
+		}
+		return;
+	}
+	case PERF_RECORD_FORK: {
+		s->st.forks++;
+		struct thread *parent = session_thread(s, ev->fork.ptid);
+		struct thread *t = hmap_get(&s->threads, ev->fork.tid);
+		if (t && ev->fork.pid == ev->fork.tid && t->nr_comms) {
+			/* tid reuse: a new process */
+			t->nr_comms = 0;
+		}
+		t = session_thread_get(s, ev->fork.pid, ev->fork.tid);
+		t->pid = ev->fork.pid;
+		t->start_time = ev->fork.time;
+		t->exited = false;
+		if (parent && parent->nr_comms && !t->nr_comms)
+			add_comm(t, ev->fork.time, session_comm(s, parent->tid, ev->fork.time), false);
+		if (ev->fork.pid != ev->fork.ppid) {
+			/* a new process: starts with a copy of the parent's maps */
+			struct process *pp = hmap_get(&s->procs, ev->fork.ppid);
+			struct process *np = session_process(s, ev->fork.pid);
+			if (pp && pp != np) {
+				free(np->maps);
+				np->maps = NULL;
+				np->nr_maps = np->cap_maps = 0;
+				if (pp->nr_maps &&
+				    !ARRAY_GROW(np->maps, np->cap_maps, pp->nr_maps, MAX_MAPS)) {
+					memcpy(np->maps, pp->maps, pp->nr_maps * sizeof(*pp->maps));
+					np->nr_maps = pp->nr_maps;
+				}
+				np->generation++;
+			}
+		}
+		return;
+	}
+	case PERF_RECORD_EXIT: {
+		s->st.exits++;
+		struct thread *t = session_thread(s, ev->fork.tid);
+		if (t) {
+			t->exited = true;
+			t->end_time = ev->fork.time;
+		}
+		return;
+	}
+	case PERF_RECORD_KSYMBOL: {
+		/* a BPF program or other kernel text: a kernel map of its own */
+		struct map m = { 0 };
+		m.start = ev->ksymbol.addr;
+		m.end = m.start + ev->ksymbol.len;
+		if (m.end <= m.start)
+			return;
+		m.filename = session_intern(s, ev->ksymbol.name);
+		m.prot = 4;
+		m.time = ev->s.time;
+		if (ev->ksymbol.flags & 1 /* UNREGISTER */)
+			return;
+		map_insert(session_process(s, SESSION_KERNEL_PID), &m);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+int session_for_each_thread(struct session *s, int (*fn)(void *, struct thread *), void *ctx)
+{
+	for (size_t i = 0; i < s->threads.cap; i++)
+		if (s->threads.used[i]) {
+			int rc = fn(ctx, s->threads.vals[i]);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}

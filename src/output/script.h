@@ -1,0 +1,30 @@
+/*
+ * script.h: `perf script`'s default text output as a sink.
+ *
+ * One block per sample: the header line (comm, tid, [cpu], time, period,
+ * event) and, when the event has call chains, one line per frame and a blank
+ * line; otherwise the sampled ip, symbol and DSO on the header line. Field
+ * widths follow perf 6.1 exactly so headers compare byte for byte.
+ */
+#ifndef SCORCH_OUTPUT_SCRIPT_H
+#define SCORCH_OUTPUT_SCRIPT_H
+
+#include "analyze/pipeline.h"
+#include <stdio.h>
+
+struct script_opts {
+	bool show_inline;   /* print inline frames (perf does by default) */
+	bool headers_only;  /* only the header line per sample (tests) */
+	bool raw;           /* comm pid tid time period ip cpu event, tab-separated, per sample */
+};
+
+/* Fill sink to write to out. The returned context is freed by sink->end. */
+int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
+
+/* Format the sample header into buf (no trailing newline). */
+int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
+			 const struct perf_attr *pa, bool callchain_mode, int name_width);
+/* Format one frame line as perf prints it inside a call chain (no tab, no newline). */
+int script_format_frame(char *buf, size_t n, const struct frame *f);
+
+#endif

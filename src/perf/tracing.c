@@ -1,0 +1,154 @@
+/* tracing.c: see tracing.h. Every size is checked against what is left. */
+#include "perf/tracing.h"
+#include "util/buf.h"
+#include <byteswap.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tc {
+	const uint8_t *p, *end, *base;
+	int swap;
+	struct err *e;
+};
+
+static int need(struct tc *c, uint64_t n, const char *what)
+{
+	if ((uint64_t)(c->end - c->p) < n)
+		return err_at(c->e, (uint64_t)(c->p - c->base), "tracing data: %s truncated", what);
+	return 0;
+}
+
+static int u32(struct tc *c, uint32_t *v, const char *what)
+{
+	if (need(c, 4, what))
+		return -EINVAL;
+	memcpy(v, c->p, 4);
+	if (c->swap)
+		*v = bswap_32(*v);
+	c->p += 4;
+	return 0;
+}
+
+static int u64(struct tc *c, uint64_t *v, const char *what)
+{
+	if (need(c, 8, what))
+		return -EINVAL;
+	memcpy(v, c->p, 8);
+	if (c->swap)
+		*v = bswap_64(*v);
+	c->p += 8;
+	return 0;
+}
+
+static int cstr(struct tc *c, const char **s, const char *what)
+{
+	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+	if (!z)
+		return err_at(c->e, (uint64_t)(c->p - c->base), "tracing data: %s not terminated", what);
+	*s = (const char *)c->p;
+	c->p = z + 1;
+	return 0;
+}
+
+static int blob(struct tc *c, const uint8_t **b, uint64_t *n, const char *what)
+{
+	if (u64(c, n, what) || need(c, *n, what))
+		return -EINVAL;
+	*b = c->p;
+	c->p += *n;
+	return 0;
+}
+
+static char *field(const char *fmt, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i + kl <= len; i++) {
+		if ((i == 0 || fmt[i - 1] == '\n') && !strncmp(fmt + i, key, kl)) {
+			size_t j = i + kl;
+			while (j < len && fmt[j] == ' ')
+				j++;
+			size_t k = j;
+			while (k < len && fmt[k] != '\n')
+				k++;
+			return xstrndup(fmt + j, k - j);
+		}
+	}
+	return NULL;
+}
+
+int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct err *e)
+{
+	memset(ti, 0, sizeof(*ti));
+	struct tc c = { p, p + n, p, 0, e };
+	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	if (need(&c, 10, "magic") || memcmp(p, magic, 10))
+		return err_at(e, 0, "tracing data: bad magic");
+	c.p += 10;
+	const char *ver = NULL, *s = NULL;
+	if (cstr(&c, &ver, "version") || need(&c, 2, "endianness"))
+		return -EINVAL;
+	ti->big_endian = c.p[0];
+	ti->long_size = c.p[1];
+	c.p += 2;
+	c.swap = ti->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	if (u32(&c, &ti->page_size, "page size"))
+		return -EINVAL;
+	const uint8_t *b;
+	uint64_t bn;
+	if (cstr(&c, &s, "header_page") || blob(&c, &b, &bn, "header_page") ||
+	    cstr(&c, &s, "header_event") || blob(&c, &b, &bn, "header_event"))
+		return -EINVAL;
+	uint32_t nf;
+	if (u32(&c, &nf, "ftrace count"))
+		return -EINVAL;
+	for (uint32_t i = 0; i < nf; i++)
+		if (blob(&c, &b, &bn, "ftrace format"))
+			return -EINVAL;
+	uint32_t nsys;
+	if (u32(&c, &nsys, "system count"))
+		return -EINVAL;
+	size_t cap = 0;
+	for (uint32_t i = 0; i < nsys; i++) {
+		const char *sys = NULL;
+		uint32_t nev;
+		if (cstr(&c, &sys, "system name") || u32(&c, &nev, "event count"))
+			return -EINVAL;
+		for (uint32_t k = 0; k < nev; k++) {
+			if (blob(&c, &b, &bn, "event format"))
+				return -EINVAL;
+			if (ARRAY_GROW(ti->events, cap, ti->nr + 1, 1u << 20))
+				return err_at(e, (uint64_t)(c.p - p), "tracing data: too many events");
+			struct tracing_event *ev = &ti->events[ti->nr];
+			char *id = field((const char *)b, bn, "ID:");
+			ev->name = field((const char *)b, bn, "name:");
+			ev->system = xstrdup(sys);
+			ev->id = id ? strtoull(id, NULL, 10) : UINT64_MAX;
+			ev->format = (const char *)b;
+			ev->format_len = bn;
+			free(id);
+			if (!ev->name)
+				ev->name = xstrdup("");
+			ti->nr++;
+		}
+	}
+	return 0;
+}
+
+void tracing_release(struct tracing_info *ti)
+{
+	for (size_t i = 0; i < ti->nr; i++) {
+		free(ti->events[i].system);
+		free(ti->events[i].name);
+	}
+	free(ti->events);
+	memset(ti, 0, sizeof(*ti));
+}
+
+const struct tracing_event *tracing_find(const struct tracing_info *ti, uint64_t id)
+{
+	for (size_t i = 0; i < ti->nr; i++)
+		if (ti->events[i].id == id)
+			return &ti->events[i];
+	return NULL;
+}
