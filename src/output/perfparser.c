@@ -961,8 +961,12 @@ static void sync_attrs(struct perfparser *pp, struct pipeline *p)
 	}
 }
 
+/* Pipe input: the header records (attrs, tracing data, features) come first;
+ * at the first data record, define the attrs (now named from the tracing
+ * data) and the features. */
 static void maybe_pipe_features(struct perfparser *pp, struct pipeline *p)
 {
+	sync_attrs(pp, p);
 	if (pp->features_sent || !pp->features_pending)
 		return;
 	pp->features_sent = true;
@@ -977,8 +981,8 @@ static int sink_begin(void *ctx, struct pipeline *p)
 	pp->pipe = h->pipe;
 	if (h->tracing_data && h->tracing_data_size)
 		perfparser_trace_formats(pp, h->tracing_data, h->tracing_data_size);
-	sync_attrs(pp, p);
 	if (!pp->pipe) {
+		sync_attrs(pp, p);
 		perfparser_features(pp, h, pp->o.arch);
 		pp->features_sent = true;
 		pp->data_off = h->data_offset;
@@ -1014,9 +1018,6 @@ static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev
 	struct perfparser *pp = ctx;
 	const struct perf_sample *s = &ev->s;
 	switch (ev->type) {
-	case PERF_RECORD_HEADER_ATTR:
-		sync_attrs(pp, p);
-		break;
 	case PERF_RECORD_HEADER_FEATURE:
 		pp->features_pending = true;
 		break;
@@ -1049,6 +1050,7 @@ static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
+		maybe_pipe_features(pp, p);
 		const struct order_stats *os = pipeline_order_stats(p);
 		if (os && os->mmap_violations > pp->mmap_violations) {
 			pp->mmap_violations = os->mmap_violations;
@@ -1128,7 +1130,6 @@ static int sink_sample(void *ctx, struct pipeline *p, const struct resolved_samp
 	struct perfparser *pp = ctx;
 	const struct perf_sample *s = &rs->ev->s;
 	struct perf_evlist *el = input_evlist(pipeline_input(p));
-	sync_attrs(pp, p);
 	maybe_pipe_features(pp, p);
 	if (!pp->costs_cap && ARRAY_GROW(pp->costs, pp->costs_cap, 4, 65536))
 		return -ENOMEM;
