@@ -16,6 +16,12 @@ writer is not repeated here.
                                               difference in samples, threads,
                                               commands, lost or features
   perfparser_decode.py check STREAM           strict framing check only
+  perfparser_decode.py hotspot-vs-script HS PS
+                                              compare hotspot's per-sample view
+                                              (HOTSPOT_GENERATE_SCRIPT_OUTPUT=1)
+                                              with `perf script --ns --inline
+                                              -F pid,tid,time,ip,sym,dso`:
+                                              prints samples, agreement, kinds
 
 A decode error (bad magic, unknown type, bytes left in an event, truncated
 event) is fatal: exit 2 with the byte offset.
@@ -547,6 +553,113 @@ def stack_diff_kinds(fa, fb):
     return kinds
 
 
+def parse_hotspot_script(path):
+    """hotspot's view: 'comm\tpid\tsec.nsec:\tcost attr' then
+    '\t%016x symbol (binary)' per frame, blank line between samples."""
+    out = []
+    cur = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            if line.startswith("\t"):
+                if cur is None:
+                    continue
+                body = line.strip()
+                addr, _, rest = body.partition(" ")
+                name = rest.rsplit(" (", 1)[0] if rest.endswith(")") else rest
+                cur["frames"].append(name)
+            else:
+                parts = line.split("\t")
+                if len(parts) < 4 or not parts[2].endswith(":"):
+                    continue
+                try:
+                    pid = int(parts[1])
+                    sec, nsec = parts[2][:-1].split(".")
+                    t = int(sec) * 10**9 + int(nsec)
+                except ValueError:
+                    continue
+                cur = {"pid": pid, "time": t, "frames": []}
+                out.append(cur)
+    return out
+
+
+def parse_perf_script(path):
+    """perf script --ns --inline -F pid,tid,time,ip,sym,dso."""
+    out = []
+    cur = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            if line[0] in " \t" and cur is not None and not line.rstrip().endswith(":"):
+                body = line.strip()
+                addr, _, rest = body.partition(" ")
+                name = rest.rsplit(" (", 1)[0] if rest.endswith(")") else rest
+                cur["frames"].append(name)
+            else:
+                head = line.strip().split()
+                try:
+                    pid = int(head[0].split("/")[0])
+                    sec, nsec = head[1].rstrip(":").split(".")
+                    t = int(sec) * 10**9 + int(nsec.ljust(9, "0"))
+                except (ValueError, IndexError):
+                    continue
+                cur = {"pid": pid, "time": t, "frames": []}
+                out.append(cur)
+    return out
+
+
+def norm_frame(n):
+    # perf's "[unknown]" and hotspot's "[unknown]" agree; strip "+0x.." offsets
+    if "+0x" in n:
+        n = n.split("+0x")[0]
+    return n
+
+
+def cmd_hotspot_vs_script(hs_path, ps_path, out=sys.stdout):
+    hs = parse_hotspot_script(hs_path)
+    ps = parse_perf_script(ps_path)
+    by = defaultdict(list)
+    for x in ps:
+        by[(x["pid"], x["time"])].append(x)
+    kinds = Counter()
+    same = 0
+    for x in hs:
+        lst = by.get((x["pid"], x["time"]))
+        if not lst:
+            kinds["sample not in perf script"] += 1
+            continue
+        y = lst.pop(0)
+        a = [norm_frame(n) for n in x["frames"]]
+        b = [norm_frame(n) for n in y["frames"]]
+        if a == b:
+            same += 1
+            continue
+        ka = [n for n in a if n != "[unknown]"]
+        kb = [n for n in b if n != "[unknown]"]
+        if ka == kb:
+            kinds["same functions, [unknown] frames differ"] += 1
+        elif len(a) < len(b) and b[:len(a)] == a:
+            kinds["hotspot stack is a prefix of perf's (shorter unwind)"] += 1
+        elif len(a) > len(b) and a[:len(b)] == b:
+            kinds["perf stack is a prefix of hotspot's (deeper unwind)"] += 1
+        elif set(ka) == set(kb):
+            kinds["same functions, different order/count"] += 1
+        else:
+            kinds["different functions"] += 1
+            if kinds["different functions"] <= 3:
+                print("  example: hotspot %r perf %r" % (a[:8], b[:8]), file=out)
+    print("samples: hotspot %d perf-script %d" % (len(hs), len(ps)), file=out)
+    pct = 100.0 * same / len(hs) if hs else 0.0
+    print("same stacks: %d (%.1f%%)" % (same, pct), file=out)
+    for k in sorted(kinds):
+        print("kind %s: %d" % (k, kinds[k]), file=out)
+    return len(hs), len(ps), pct
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -564,6 +677,9 @@ def main(argv):
                 print("PROBLEM", p)
             print("%d events" % len(st.events))
             return 1 if st.problems else 0
+        if argv[1] == "hotspot-vs-script" and len(argv) >= 4:
+            cmd_hotspot_vs_script(argv[2], argv[3])
+            return 0
         if argv[1] == "compare" and len(argv) >= 4:
             n, _ = compare(argv[2], argv[3])
             return 1 if n else 0
