@@ -192,7 +192,8 @@ static int tcp_connect(const char *host, const char *port)
 		}
 		if (tries == 10)
 			break;
-		struct timespec ts = { (1 << tries) / 1000, ((1 << tries) % 1000) * 1000000L };
+		long ms = 1L << (tries + 1); /* 2 ms .. 1 s, about 2 s in all */
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 	return -1;
