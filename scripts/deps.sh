@@ -9,7 +9,7 @@
 #        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
 set -e
 BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev"
-TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils"
+TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils xvfb xdotool x11-apps bc"
 PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 
 missing=""
