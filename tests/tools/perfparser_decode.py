@@ -16,6 +16,11 @@ writer is not repeated here.
                                               difference in samples, threads,
                                               commands, lost or features
   perfparser_decode.py check STREAM           strict framing check only
+  perfparser_decode.py stacks-vs-script STREAM SCRIPT
+                                              the stream's stacks (as hotspot
+                                              builds them) against `scorch
+                                              script` output, sample by sample
+                                              in order; exit 1 unless all agree
   perfparser_decode.py hotspot-vs-script HS PS
                                               compare hotspot's per-sample view
                                               (HOTSPOT_GENERATE_SCRIPT_OUTPUT=1)
@@ -26,6 +31,7 @@ writer is not repeated here.
 A decode error (bad magic, unknown type, bytes left in an event, truncated
 event) is fatal: exit 2 with the byte offset.
 """
+import re
 import struct
 import sys
 from collections import Counter, defaultdict
@@ -518,38 +524,56 @@ def norm_name(n):
 
 
 def stack_diff_kinds(fa, fb):
-    """Classify how two stacks of the same sample differ."""
+    """Classify how two stacks of the same sample differ (ours fa, reference
+    fb; frames as Stream.frames gives them). Names are compared, not
+    addresses: hotspot-perfparser reports some caller frames at the return
+    address minus one."""
     kinds = Counter()
     na = [f[1] for f in fa]
     nb = [f[1] for f in fb]
     if na == nb:
-        kinds["stack same"] += 1
+        kinds["stack same functions"] += 1
         return kinds
-    addra = [f[0] for f in fa if not f[4]]
-    addrb = [f[0] for f in fb if not f[4]]
-    if addra == addrb:
-        kinds["stack same addresses, different names"] += 1
-    elif len(addra) > len(addrb):
-        kinds["stack deeper in ours"] += 1
-    elif len(addra) < len(addrb):
-        kinds["stack deeper in reference"] += 1
-    else:
-        kinds["stack different addresses"] += 1
-    sa, sb = set(na), set(nb)
-    if any("::" in n and n.split("::")[-1] in sa for n in sb - sa):
+    found = False
+    sa = set(na)
+    # quirk: inlined functions named OUTER::inner or OUTERinner
+    if any(("::" in n and n.split("::")[-1] in sa and n not in sa) for n in nb) or \
+            any(n not in sa and any(n.endswith(x) and n[:-len(x)] in sa for x in sa if x) for n in nb):
         kinds["reference quirk: inline named OUTER::inner"] += 1
-    if any(n.startswith("_Z") for n in sb - sa):
+        found = True
+    if any(n.startswith("_Z") and n not in sa for n in nb):
         kinds["reference quirk: mangled C++ name"] += 1
-    if any("<.plt" in n for n in sb):
+        found = True
+    if any("<.plt" in n for n in nb):
         kinds["reference quirk: PLT shown as <.plt+N>"] += 1
-    if nb.count("[unknown]") > na.count("[unknown]"):
-        kinds["more [unknown] frames in reference"] += 1
-    if na.count("[unknown]") > nb.count("[unknown]"):
-        kinds["more [unknown] frames in ours"] += 1
-    ka = [f for f in fa if f[3]]
-    kb = [f for f in fb if f[3]]
-    if len(ka) == len(kb) and [f[1] for f in ka] != [f[1] for f in kb]:
-        kinds["kernel frames named differently"] += 1
+        found = True
+    if nb and nb[-1] == "[unknown]" and (not na or na[-1] != "[unknown]"):
+        kinds["reference quirk: extra [unknown] frame at the end"] += 1
+        found = True
+    if len(na) == len(nb) and any(x != y and x.lstrip("_") == y.lstrip("_") for x, y in zip(na, nb)):
+        kinds["symbol alias chosen differently (ours: perf's choice)"] += 1
+        found = True
+    kb = [f[1] for f in fb if f[3]]
+    ka = [f[1] for f in fa if f[3]]
+    if len(kb) > 1 and len(set(kb)) == 1 and len(set(ka)) > 1:
+        kinds["reference quirk: kernel addresses all mapped to one function"] += 1
+        found = True
+    elif ka != kb and len(ka) == len(kb):
+        if all(n == "[unknown]" for n in ka):
+            kinds["kernel frames unnamed in ours (kallsyms not of the recording machine)"] += 1
+        else:
+            kinds["kernel frames named differently"] += 1
+        found = True
+    ua = [n for n in na if n != "[unknown]"]
+    ub = [n for n in nb if n != "[unknown]"]
+    if len(ua) > len(ub) and not found:
+        kinds["ours unwinds deeper"] += 1
+        found = True
+    elif len(ua) < len(ub) and not found:
+        kinds["reference unwinds deeper (guessed frames from stale stack)"] += 1
+        found = True
+    if not found:
+        kinds["other difference"] += 1
     return kinds
 
 
@@ -601,11 +625,17 @@ def parse_perf_script(path):
                 cur["frames"].append(name)
             else:
                 head = line.strip().split()
-                try:
-                    pid = int(head[0].split("/")[0])
-                    sec, nsec = head[1].rstrip(":").split(".")
-                    t = int(sec) * 10**9 + int(nsec.ljust(9, "0"))
-                except (ValueError, IndexError):
+                pid = t = None
+                for j, tok in enumerate(head):
+                    if re.match(r"^\d+\.\d+:$", tok):
+                        sec, nsec = tok[:-1].split(".")
+                        t = int(sec) * 10**9 + int(nsec.ljust(9, "0"))
+                        for k in range(j - 1, -1, -1):
+                            if re.match(r"^\d+(/\d+)?$", head[k]):
+                                pid = int(head[k].split("/")[0])
+                                break
+                        break
+                if pid is None or t is None:
                     continue
                 cur = {"pid": pid, "time": t, "frames": []}
                 out.append(cur)
@@ -660,6 +690,37 @@ def cmd_hotspot_vs_script(hs_path, ps_path, out=sys.stdout):
     return len(hs), len(ps), pct
 
 
+def cmd_stacks_vs_script(stream_path, script_path, out=sys.stdout):
+    st = Stream(stream_path)
+    ss = [e for e in st.events if e["type"] in ("Sample", "TracePointSample")]
+    ps = parse_perf_script(script_path)
+    kinds = Counter()
+    same = 0
+    inl = kern = 0
+    for i, e in enumerate(ss):
+        if i >= len(ps):
+            kinds["sample missing in script"] += 1
+            continue
+        fr = st.stack(e)
+        a = [norm_frame(f[1]) for f in fr]
+        b = [norm_frame(n) for n in ps[i]["frames"]]
+        inl += sum(1 for f in fr if f[4])
+        kern += sum(1 for f in fr if f[3])
+        if a == b:
+            same += 1
+        else:
+            kinds["different stack"] += 1
+            if kinds["different stack"] <= 3:
+                print("  example #%d: stream %r script %r" % (i, a[:8], b[:8]), file=out)
+    if len(ps) > len(ss):
+        kinds["samples only in script"] += len(ps) - len(ss)
+    print("samples: stream %d script %d; same stacks %d; inline frames %d, kernel frames %d"
+          % (len(ss), len(ps), same, inl, kern), file=out)
+    for k in sorted(kinds):
+        print("kind %s: %d" % (k, kinds[k]), file=out)
+    return 0 if not kinds else 1
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -677,6 +738,8 @@ def main(argv):
                 print("PROBLEM", p)
             print("%d events" % len(st.events))
             return 1 if st.problems else 0
+        if argv[1] == "stacks-vs-script" and len(argv) >= 4:
+            return cmd_stacks_vs_script(argv[2], argv[3])
         if argv[1] == "hotspot-vs-script" and len(argv) >= 4:
             cmd_hotspot_vs_script(argv[2], argv[3])
             return 0
