@@ -7,8 +7,8 @@
 # Without RECORDING it records `make -j2` of scorch's own library (a copy of
 # src/, built at -O1) with `perf record -e cpu-clock -F 1000 --call-graph
 # dwarf`, then runs each parser as hotspot does (--input FILE --max-frames
-# 1024, stream to /dev/null) RUNS times (default 3) and prints the best wall
-# time of each, their ratio, and the sample counts (which must agree).
+# 1024, stream to a file) RUNS times (default 3) and prints the best wall and
+# CPU time of each, their ratios, and the sample counts (which must agree).
 # Also times --print-stats. Set KEEP=1 to keep the recording.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,26 +31,30 @@ if [ -z "$data" ]; then
 fi
 echo "recording: $data ($(du -h "$data" | cut -f1))"
 
-best() { # best CMD...: best wall seconds of RUNS runs
-	local b= t s e
+# best CMD...: "WALL CPU" seconds, each the best of RUNS runs (CPU = user +
+# sys, which a loaded machine disturbs less than wall time)
+best() {
+	local bw= bc= w c
 	for _ in $(seq "$RUNS"); do
-		s=$(date +%s.%N)
-		"$@" > /dev/null 2>&1
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+		/usr/bin/time -f "%e %U %S" -o "$W/time" "$@" > /dev/null 2>&1
+		w=$(awk '{ print $1 }' "$W/time")
+		c=$(awk '{ print $2 + $3 }' "$W/time")
+		if [ -z "$bw" ] || [ "$(echo "$w < $bw" | bc -l)" = 1 ]; then bw=$w; fi
+		if [ -z "$bc" ] || [ "$(echo "$c < $bc" | bc -l)" = 1 ]; then bc=$c; fi
 	done
-	printf '%.3f' "$b"
+	echo "$bw $bc"
 }
+ratio() { echo "scale=1; $1 / $2" | bc -l; }
 
-ts=$(best "$PP" --input "$data" --max-frames 1024 --output "$W/ours")
-tr=$(best "$REF" --input "$data" --max-frames 1024 --output "$W/ref")
+read -r ws cs < <(best "$PP" --input "$data" --max-frames 1024 --output "$W/ours")
+read -r wr cr < <(best "$REF" --input "$data" --max-frames 1024 --output "$W/ref")
 ns=$(python3 "$DEC" summary "$W/ours" | sed -n 's/^Sample: //p')
 nr=$(python3 "$DEC" summary "$W/ref" | sed -n 's/^Sample: //p')
-echo "scorch perfparser:   ${ts}s  ($ns samples, $(du -h "$W/ours" | cut -f1) stream)"
-echo "hotspot-perfparser:  ${tr}s  ($nr samples, $(du -h "$W/ref" | cut -f1) stream)"
-echo "ratio (hotspot-perfparser / scorch): $(echo "scale=1; $tr / $ts" | bc -l)x"
-ss=$(best "$PP" --input "$data" --print-stats)
-sr=$(best "$REF" --input "$data" --print-stats)
-echo "--print-stats: scorch ${ss}s, hotspot-perfparser ${sr}s, ratio $(echo "scale=1; $sr / $ss" | bc -l)x"
+echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "scorch perfparser:   wall ${ws}s  cpu ${cs}s  ($ns samples, $(du -h "$W/ours" | cut -f1) stream)"
+echo "hotspot-perfparser:  wall ${wr}s  cpu ${cr}s  ($nr samples, $(du -h "$W/ref" | cut -f1) stream)"
+echo "ratio (hotspot-perfparser / scorch): wall $(ratio "$wr" "$ws")x  cpu $(ratio "$cr" "$cs")x"
+read -r ws cs < <(best "$PP" --input "$data" --print-stats)
+read -r wr cr < <(best "$REF" --input "$data" --print-stats)
+echo "--print-stats: scorch wall ${ws}s cpu ${cs}s, hotspot-perfparser wall ${wr}s cpu ${cr}s, ratio wall $(ratio "$wr" "$ws")x cpu $(ratio "$cr" "$cs")x"
 [ "$ns" = "$nr" ] || { echo "sample counts differ"; exit 1; }
