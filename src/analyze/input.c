@@ -243,8 +243,12 @@ static int read_file_header(struct input *in, struct err *e)
 	for (unsigned b = 0; b < PERF_FEAT_BITS; b++)
 		if (perf_header_has(&in->hdr, b))
 			nfeat++;
-	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo))
-		return err_at(e, fo, "feature section table (%u entries) is outside the file", nfeat);
+	/* A file cut short (a killed recording) loses its features, not its
+	 * data: features that are not all there are skipped. */
+	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo)) {
+		in->hdr.features_skipped = nfeat;
+		return 0;
+	}
 	unsigned k = 0;
 	for (unsigned b = 0; b < PERF_FEAT_BITS; b++) {
 		if (!perf_header_has(&in->hdr, b))
@@ -252,10 +256,10 @@ static int read_file_header(struct input *in, struct err *e)
 		struct perf_file_section s;
 		memcpy(&s, m + fo + 16 * k, 16);
 		k++;
-		if (s.offset > flen || s.size > flen - s.offset)
-			return err_at(e, fo + 16 * (k - 1), "feature %s section (offset %llu, size %llu) is outside the file",
-				      perf_feature_name(b) ? perf_feature_name(b) : "?",
-				      (unsigned long long)s.offset, (unsigned long long)s.size);
+		if (s.offset > flen || s.size > flen - s.offset) {
+			in->hdr.features_skipped++;
+			continue;
+		}
 		int rc = perf_header_parse_feature(&in->hdr, &in->el, b, m + s.offset, s.size, s.offset, e);
 		if (rc)
 			return rc;

@@ -66,8 +66,11 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
 				: input_open(c->input ? c->input : "perf.data", e);
-	if (!p.in)
+	if (!p.in) {
+		if (sink->end)
+			sink->end(sink->ctx, &p, -EINVAL);
 		return -EINVAL;
+	}
 	p.sess = session_new();
 	p.ord = order_new(&c->order, deliver, &p);
 	if (sink->sample)
