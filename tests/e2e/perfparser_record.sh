@@ -7,6 +7,7 @@
 #          --switch-events (context switches)
 #   trace  the sched:sched_switch tracepoint plus cpu-clock (TracePointFormat,
 #          TracePointSample fields, two attributes)
+#   pipe   perf record -o - (attrs, features, build ids as records)
 # For each: the stream decodes strictly; samples (pid, tid, time, cpu, cost),
 # threads, commands, lost, switches, attributes and features equal
 # hotspot-perfparser's (kinds of stack difference listed); and the stacks
@@ -33,8 +34,9 @@ rec dwarf -e cpu-clock --call-graph dwarf "$W/pp_threads" 150
 rec fp -e cpu-clock --call-graph fp "$W/pp_threads" 150
 rec fork -e cpu-clock --call-graph fp --switch-events -- sh -c "$W/pp_threads 40; $W/pp_threads 40"
 rec trace -e cpu-clock -e sched:sched_switch --call-graph fp "$W/pp_threads" 60
+perf record -q -e cpu-clock --call-graph fp -o - "$W/pp_threads" 60 2> /dev/null > "$W/pipe.data"
 
-for n in dwarf fp fork trace; do
+for n in dwarf fp fork trace pipe; do
 	d=$W/$n.data
 	if [ ! -s "$d" ]; then
 		echo "SKIP perfparser_record $n: perf record failed: $(head -1 "$W/$n.rec.err")"
