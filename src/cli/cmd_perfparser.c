@@ -403,7 +403,8 @@ int cmd_perfparser(int argc, char **argv)
 	cfg.extra_paths = a.extra;
 	cfg.app_path = a.app;
 	cfg.kallsyms = a.kallsyms;
-	cfg.max_frames = max_frames < 0 ? INT_MAX : max_frames;
+	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
+	cfg.max_frames = max_frames < 0 || max_frames > 65536 ? 65536 : max_frames ? max_frames : 1;
 	if (buffer_kb)
 		cfg.order.buffer_size = (uint64_t)buffer_kb * 1024;
 	if (max_buffer_kb)
