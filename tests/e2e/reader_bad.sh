@@ -13,9 +13,15 @@ n=0; crashes=0; badmsg=0; errors=0
 for seed in "$P/vector_static_gcc/perf.data.zstd" "$P/probe.data.stream" "$P/probe.data.file" \
 	    "$P/vector_static_gcc/perf.lbr.data" "$P/fork_static_gcc/perf.data.zstd"; do
 	d=$W/$(basename "$(dirname "$seed")")-$(basename "$seed")
-	python3 "$TOP/tests/tools/mutate.py" "$seed" "$d" 40
+	python3 "$TOP/tests/tools/mutate.py" "$seed" "$d" 24
+	k=0
 	for f in "$d"/m*; do
-		for cmd in stats script; do
+		k=$((k + 1))
+		# stats decodes and orders every record; script also resolves
+		# (every third file: the ASan build is slow to start)
+		cmds="stats"
+		[ $((k % 3)) = 0 ] && cmds="stats script"
+		for cmd in $cmds; do
 			n=$((n + 1))
 			timeout 20 "$B" $cmd -i "$f" > /dev/null 2> "$W/err"
 			rc=$?
