@@ -46,9 +46,12 @@ check "bad input: every error is one located line ($badmsg not)" [ $badmsg = 0 ]
 # a few hand-made ones
 printf 'PERFILE2' > "$W/short"
 "$SCORCH" stats -i "$W/short" 2> "$W/err"; rc=$?
-check "8-byte file: exit 2 with offset" [ $rc = 2 ] && grep -q 'offset 0' "$W/err"
+grep -q 'offset 0' "$W/err"; g=$?
+check "8-byte file: exit 2 with offset (rc $rc)" [ $rc = 2 -a $g = 0 ]
 head -c 200 /dev/urandom > "$W/rand"
 "$SCORCH" stats -i "$W/rand" 2> "$W/err"; rc=$?
-check "random bytes: exit 2, bad magic" [ $rc = 2 ] && grep -q 'bad magic' "$W/err"
+grep -q 'bad magic' "$W/err"; g=$?
+check "random bytes: exit 2, bad magic (rc $rc)" [ $rc = 2 -a $g = 0 ]
 "$SCORCH" stats -i "$W/missing" 2> "$W/err"; rc=$?
-check "missing file: exit 2" [ $rc = 2 ] && grep -q 'cannot open' "$W/err"
+grep -q 'cannot open' "$W/err"; g=$?
+check "missing file: exit 2 (rc $rc)" [ $rc = 2 -a $g = 0 ]
