@@ -70,6 +70,20 @@ check "report --pid $pid: all $n samples" grep -q "^# Samples: $n of" "$W/rp"
 "$S" report -i "$DATA" --pid 1 > "$W/rp1"
 check "report --pid 1: no samples" grep -q "^# Samples: 0 of" "$W/rp1"
 
+# a pipe (perf record -o -) and two events
+perf record -q -e cpu-clock -F 999 -g -o - -- "$PROG" 0.3 2> /dev/null > "$W/pipe.data"
+pn=$("$S" stats -i - < "$W/pipe.data" | sed -n 's/^samples: //p')
+"$S" report -i - < "$W/pipe.data" > "$W/rpipe"
+check "report -i - (a pipe stream): $pn samples" grep -q "^# Samples: ${pn:-x} of" "$W/rpipe"
+perf record -q -e cpu-clock,task-clock -F 999 -g -o "$W/two.data" -- "$PROG" 0.3 > /dev/null 2>&1
+for ev in cpu-clock task-clock; do
+	pe=$(perf report -i "$W/two.data" --stdio 2>/dev/null | grep -A1 "^# Samples: .* of event '$ev'" |
+		sed -n 's/^# Event count (approx.): //p')
+	"$S" report -i "$W/two.data" --event $ev > "$W/r2"
+	check "report --event $ev of two: event count $pe (perf report)" grep -q "^# Event count: ${pe:-x}" "$W/r2"
+done
+check "report of two events says the other is not counted" grep -q "^# Not counted: [1-9][0-9]* samples of other events" "$W/r2"
+
 # ---- folded ----
 "$S" export -f folded -i "$DATA" > "$W/folded"
 t=$(awk '{ s += $NF } END { print s + 0 }' "$W/folded")
