@@ -503,8 +503,10 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 			 const struct report_config *c)
 {
 	struct group *g = NULL;
-	size_t ng = 0, cap = 0;
+	size_t ng = 0, cap = 0, last = 0;
 	const char *comm = NULL;
+	struct hmap idx; /* key pointer -> index + 1 */
+	hmap_init(&idx);
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
@@ -518,20 +520,23 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 		const char *key = by_comm ? comm : (n->depth == 1 ? NULL : f->dso);
 		if (!by_comm && key)
 			key = profile_basename(key);
-		size_t j;
-		for (j = 0; j < ng; j++)
-			if (g[j].key == key)
-				break;
+		/* the last group hit is the likely one (nodes of a DSO cluster) */
+		size_t j = last < ng && g[last].key == key ? last : ng;
 		if (j == ng) {
-			if (ng >= 4096)
-				continue;
-			if (ARRAY_GROW(g, cap, ng + 1, 4096))
+			uintptr_t got = (uintptr_t)hmap_get(&idx, (uintptr_t)key);
+			j = got ? got - 1 : ng;
+		}
+		if (j == ng) {
+			if (ARRAY_GROW(g, cap, ng + 1, SIZE_MAX / sizeof(*g)))
 				abort();
 			g[ng++] = (struct group){ .key = key };
+			hmap_put(&idx, (uintptr_t)key, (void *)(uintptr_t)ng);
 		}
+		last = j;
 		g[j].period += n->self_period;
 		g[j].samples += n->self_samples;
 	}
+	hmap_release(&idx);
 	free(order);
 	if (ng > 1 || !by_comm) {
 		qsort(g, ng, sizeof(*g), cmp_group);
