@@ -242,8 +242,9 @@ uint32_t *profile_preorder(const struct profile *p, int order)
 			/* the comparators read a file-level pointer: profiles are
 			 * written from one thread */
 			sort_prof = p;
-			qsort(kids, nk, sizeof(uint32_t),
-			      order == PROFILE_ORDER_NAME ? cmp_by_name : cmp_by_value);
+			if (nk > 1)
+				qsort(kids, nk, sizeof(uint32_t),
+				      order == PROFILE_ORDER_NAME ? cmp_by_name : cmp_by_value);
 			for (size_t i = nk; i-- > 0;)
 				stack[sp++] = kids[i];
 		} else {

@@ -338,7 +338,8 @@ static size_t tree_kids(struct tree_ctx *c, uint32_t node, uint32_t **out)
 			abort();
 		kids[nk++] = k;
 	}
-	qsort_r(kids, nk, sizeof(uint32_t), cmp_u32_by_period, (void *)t);
+	if (nk > 1)
+		qsort_r(kids, nk, sizeof(uint32_t), cmp_u32_by_period, (void *)t);
 	*out = kids;
 	return nk;
 }
@@ -568,7 +569,7 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 	}
 	hmap_release(&idx);
 	free(order);
-	if (ng > 1 || !by_comm) {
+	if (ng > 1 || (!by_comm && ng)) {
 		qsort(g, ng, sizeof(*g), cmp_group);
 		fprintf(out, "# Self by %s\n", by_comm ? "command" : "shared object");
 		size_t shown = 0;

@@ -49,11 +49,12 @@ $CHK entries "report --sort comm,dso (children) == perf report" "$W/rcd" "$W/pcd
 
 # --percent-limit: nothing shown under it
 "$S" report -i "$DATA" --percent-limit 5 --top 0 > "$W/rl"
-low=$(grep -E '^ +[0-9.]+%.*\[[.k]\]' "$W/rl" | awk '{ v = $1; sub(/%/, "", v); if (v + 0 < 5) print }' | wc -l)
+table() { awk '/^#/ { h = 1 } h && /^$/ { exit } h' "$1"; } # the entries table
+low=$(table "$W/rl" | grep -E '^ +[0-9.]+%.*\[[.k]\]' | awk '{ v = $1; sub(/%/, "", v); if (v + 0 < 5) print }' | wc -l)
 check "report --percent-limit 5 hides entries under 5% ($low shown)" [ "$low" = 0 ]
 # --no-children: one percentage column, sorted by self
 "$S" report -i "$DATA" --no-children --top 0 > "$W/rn"
-grep -E '^ +[0-9.]+%.*\[[.k]\]' "$W/rn" | awk '{ v = $1; sub(/%/, "", v); print v }' > "$W/selfcol"
+table "$W/rn" | grep -E '^ +[0-9.]+%.*\[[.k]\]' | awk '{ v = $1; sub(/%/, "", v); print v }' > "$W/selfcol"
 check "report --no-children sorted by self" cmp -s "$W/selfcol" <(sort -rn "$W/selfcol")
 check_not "report --no-children has no Children column" grep -q Children "$W/rn"
 
@@ -158,9 +159,22 @@ fi
 
 # ---- the sanitizer build on the same file ----
 if [ -x "$SCORCH_ASAN" ]; then
-	for c in "report" "report --no-children --sort dso" "flame -o $W/a.html" "flame -o $W/a.svg" \
-		 "export -f folded -o $W/a.f" "export -f pprof -o $W/a.pb.gz" "export -f speedscope -o $W/a.json"; do
-		$SCORCH_ASAN $c -i "$DATA" > /dev/null 2> "$W/asan"; rc=$?
-			if [ $rc = 0 ] && ! grep -q Sanitizer "$W/asan"; then pass "asan $c"; else fail "asan $c (rc $rc)"; head -5 "$W/asan"; fi
+	for d in "$DATA" "$W/build.data"; do
+		[ -s "$d" ] || continue
+		for c in "report" "report --no-children --inline --sort dso,sym -w 50" "report --pid 1" \
+			 "flame -o $W/a.html" "flame --icicle -o $W/a.svg" "export -f folded --annotate -o $W/a.f" \
+			 "export -f pprof -o $W/a.pb.gz" "export -f speedscope -o $W/a.json" \
+			 "export -f speedscope --comm nobody -o $W/a.json"; do
+			# the DWARF file is slow under ASan: the commands with most code
+			if [ "$d" != "$DATA" ]; then
+				case $c in "report"|"report --no-children"*|"flame -o"*|"export -f pprof"*) ;; *) continue ;; esac
+			fi
+			$SCORCH_ASAN $c -i "$d" > /dev/null 2> "$W/asan"; rc=$?
+			if [ $rc = 0 ] && ! grep -q 'Sanitizer\|runtime error' "$W/asan"; then
+				pass "asan $c ($(basename "$d"))"
+			else
+				fail "asan $c ($(basename "$d"), rc $rc)"; head -5 "$W/asan"
+			fi
+		done
 	done
 fi
