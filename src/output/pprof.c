@@ -318,9 +318,19 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 				uintptr_t mi = outer->dso ? (uintptr_t)hmap_get(&pp->map_by_dso,
 										(uintptr_t)outer->dso) : 0;
 				uint64_t mid = mi ? pp->maps[mi - 1].id : 0;
+				/* processes map a DSO at different addresses: give the
+				 * address in the mapping that is written (the first seen),
+				 * through the file offset, so readers symbolize it right */
+				uint64_t addr = outer->ip;
+				if (mi && outer->file_off) {
+					const struct pprof_mapping *mp = &pp->maps[mi - 1];
+					uint64_t a = mp->start + outer->file_off - mp->pgoff;
+					if (outer->file_off >= mp->pgoff && a >= mp->start && a < mp->limit)
+						addr = a;
+				}
 				pb_u64(&m, 1, lid);
 				pb_u64(&m, 2, mid);
-				pb_u64(&m, 3, outer->ip);
+				pb_u64(&m, 3, addr);
 				for (size_t j = k; j <= g; j++) {
 					const struct pframe *f = &p->frames[fr_list[j]];
 					if (f->unknown)

@@ -436,6 +436,8 @@ static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
 		.inlined = fr->inlined, .ip = fr->ip, .sym_start = fr->sym_start,
 	};
 	uint64_t addr = fr->rel ? fr->rel : fr->ip;
+	if (fr->map && fr->kind == FRAME_USER && fr->ip >= fr->map->start && fr->ip < fr->map->end)
+		f.file_off = fr->ip - fr->map->start + fr->map->pgoff;
 	if (fr->sym) {
 		f.name = fr->sym;
 		if (s->cfg.by_addr)
