@@ -16,6 +16,7 @@ PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 # conflicts with Debian's npm package)
 command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
+PKGS="$PKGS chromium nodejs" # outputs: flame graph and speedscope in headless Chromium (npm comes with nodejs)
 
 missing=""
 for p in $PKGS; do
@@ -34,4 +35,4 @@ fi
 echo "scorch: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq $missing >/dev/null
