@@ -132,10 +132,9 @@ static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, cons
 	return (uint32_t)t->e->n++;
 }
 
-static bool sort_children;
-
-static int cmp_entry(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b, void *arg)
 {
+	const bool sort_children = *(const bool *)arg;
 	const struct report_entry *x = a, *y = b;
 	uint64_t kx = sort_children ? x->total_period : x->self_period;
 	uint64_t ky = sort_children ? y->total_period : y->self_period;
@@ -153,7 +152,7 @@ static int cmp_entry(const void *a, const void *b)
 	return r;
 }
 
-static const char *unknown_name = "[unknown]";
+static const char unknown_name[] = "[unknown]";
 
 int report_entries(const struct profile *p, const struct report_config *c,
 		   struct report_entries *out, uint32_t **node_entry)
@@ -229,8 +228,8 @@ int report_entries(const struct profile *p, const struct report_config *c,
 	/* sort, then renumber node_entry through the permutation */
 	uint32_t *rank = NULL;
 	if (out->n) {
-		sort_children = c->children;
-		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
+		bool by_children = c->children;
+		qsort_r(out->v, out->n, sizeof(*out->v), cmp_entry, &by_children);
 		rank = xcalloc(out->n, sizeof(uint32_t));
 		for (size_t i = 0; i < out->n; i++)
 			rank[out->v[i].index] = (uint32_t)i;
