@@ -16,7 +16,7 @@ PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 # conflicts with Debian's npm package)
 command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
-PKGS="$PKGS chromium nodejs" # outputs: flame graph and speedscope in headless Chromium (npm comes with nodejs)
+PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
 
 missing=""
 for p in $PKGS; do
