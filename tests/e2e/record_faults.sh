@@ -77,6 +77,13 @@ check record_switch_size_files test "$n" -ge 2
 ok=1; for f in "$T"/sw/sz.data.*; do perf_ok "$f" || ok=0; done
 check record_switch_size_all_valid test $ok = 1
 
+rm -rf "$T/sw"; mkdir -p "$T/sw"
+"$SCORCH" record -q --switch-output=1s -o "$T/sw/tm.data" -- "$SPIN" 1.5 1
+n=$(ls "$T/sw" | grep -c '^tm.data.')
+check record_switch_time_files test "$n" -ge 2
+ok=1; for f in "$T"/sw/tm.data.*; do perf_ok "$f" || ok=0; done
+check record_switch_time_all_valid test $ok = 1
+
 # bad flags and impossible requests: one line, exit 2, no file
 bad() { # NAME ARGS...
 	local n=$1; shift
