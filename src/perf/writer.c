@@ -482,8 +482,23 @@ int perf_pipe_head(struct buf *out, const struct perf_wattr *a, size_t n,
 			rc = buf_append(out, a[i].ids, a[i].nr_ids * 8);
 	}
 	for (unsigned bit = 0; bit < HEADER_LAST_FEATURE && !rc; bit++)
-		if (bit != HEADER_BUILD_ID && bit != HEADER_SAMPLE_TIME)
+		if (bit != HEADER_BUILD_ID && bit != HEADER_SAMPLE_TIME && bit != HEADER_TRACING_DATA)
 			rc = perf_pipe_feature(out, f, bit);
+	if (!rc && feat_has(f, HEADER_TRACING_DATA)) {
+		/* { header (size 16), u32 size, u32 pad } then the tracing data,
+		 * padded to 8, outside the record's own size, as perf does */
+		const struct buf *td = &f->sec[HEADER_TRACING_DATA];
+		size_t aligned = (td->len + 7) & ~(size_t)7;
+		struct perf_event_header h = { .type = PERF_RECORD_HEADER_TRACING_DATA, .size = 16 };
+		uint32_t sz[2] = { (uint32_t)aligned, 0 };
+		rc = buf_append(out, &h, 8);
+		if (!rc)
+			rc = buf_append(out, sz, 8);
+		if (!rc)
+			rc = buf_append(out, td->data, td->len);
+		if (!rc && aligned > td->len)
+			rc = buf_append(out, "\0\0\0\0\0\0\0", aligned - td->len);
+	}
 	return rc;
 }
 

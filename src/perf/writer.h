@@ -87,7 +87,8 @@ int perf_file_write_header(int fd, const struct perf_wattr *a, size_t n, uint64_
 /* Write the feature section table and payloads at off; returns 0 or -errno. */
 int perf_file_write_features(int fd, uint64_t off, const struct perf_feats *f);
 
-/* Pipe mode: pipe header, HEADER_ATTR records, HEADER_FEATURE records. */
+/* Pipe mode: pipe header, HEADER_ATTR records, HEADER_FEATURE records, and
+ * the HEADER_TRACING_DATA record when f has tracing data. */
 int perf_pipe_head(struct buf *out, const struct perf_wattr *a, size_t n,
 		   const struct perf_feats *f);
 /* HEADER_FEATURE record for one bit of f (pipe mode, after the data). */

@@ -24,6 +24,7 @@
 #include "record/buildid.h"
 #include "record/events.h"
 #include "record/synth.h"
+#include "record/tpinfo.h"
 #include "record/writer.h"
 #include "util/buf.h"
 #include <dirent.h>
@@ -805,6 +806,15 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	if ((rc = perf_feats_add_host(&r->feats, &r->host)) ||
 	    (rc = perf_feats_add_event_desc(&r->feats, r->wattrs, r->ev.nr_ev)))
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
+
+	const char *tps[RECORD_MAX_EVENTS];
+	size_t ntp = 0;
+	for (size_t i = 0; i < o->nr_events; i++)
+		if (o->events[i].is_tracepoint)
+			tps[ntp++] = o->events[i].name;
+	if (ntp && (rc = tpinfo_build(perf_feats_begin(&r->feats, HEADER_TRACING_DATA), tps, ntp,
+				      r->e)))
+		return rc;
 
 	uint64_t ring = r->ev.rings[0].size;
 	r->buf_size = (size_t)(2 * ring + 128 * 1024);

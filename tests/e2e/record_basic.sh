@@ -135,3 +135,15 @@ check record_script_lines_match cmp -s "$T/ps" "$T/ss"
 ev_sp=$("$SCORCH" script -i "$T/perf.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
 ev_ps=$(perf script -i "$T/s.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
 check record_script_event_names test -n "$ev_sp" -a "$ev_sp" = "$ev_ps"
+
+# tracepoints, with the tracing data perf needs to decode them
+if [ -e /sys/kernel/tracing/events/sched/sched_switch/format ] ||
+   [ -e /sys/kernel/debug/tracing/events/sched/sched_switch/format ]; then
+	"$SCORCH" record -q -e sched:sched_switch -o "$T/tp.data" -- sh -c 'sleep 0.05; sleep 0.05'
+	check record_tp_perf_stats perf_ok "$T/tp.data"
+	check record_tp_perf_script_decodes sh -c "perf script -i '$T/tp.data' 2>&1 | grep -q 'sched:sched_switch: prev_comm=.* ==> next_comm='"
+	"$SCORCH" record -q -e sched:sched_switch -o - -- sh -c 'sleep 0.05; sleep 0.05' > "$T/tpp.data"
+	check record_tp_pipe_decodes sh -c "perf script -i '$T/tpp.data' 2>&1 | grep -q 'sched:sched_switch: prev_comm='"
+else
+	echo "SKIP record_tp (no tracefs)"
+fi
