@@ -292,9 +292,12 @@ int events_open(struct events *evs, const struct record_opts *o, const pid_t *pi
 				struct events_ev *ev = &evs->ev[i];
 				int fd = sys_perf_event_open(&ev->attr, pids[p], cpus[c]);
 				if (fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) &&
-				    ev->attr.type == PERF_TYPE_HARDWARE && o->events[i].is_default &&
-				    evs->nr_fds == 0) {
-					/* no hardware PMU: fall back to cpu-clock, as perf does */
+				    ev->attr.type == PERF_TYPE_HARDWARE &&
+				    ev->attr.config == PERF_COUNT_HW_CPU_CYCLES && evs->nr_fds == 0) {
+					/* no hardware PMU: cycles falls back to cpu-clock, as
+					 * perf does (default or asked for) */
+					if (o->log && !o->quiet && !o->events[i].is_default)
+						o->log(o->log_ctx, "cycles is not supported here, using cpu-clock");
 					ev->attr.type = PERF_TYPE_SOFTWARE;
 					ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
 					snprintf(ev->name, sizeof(ev->name), "cpu-clock");

@@ -33,6 +33,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,7 @@ struct rec {
 	struct pollfd *pfds;
 	bool spin;          /* rings too small to sleep on: poll them busily */
 	bool round_open;    /* data drained since the last FINISHED_ROUND */
+	uint64_t header_ns; /* last refresh of the provisional header */
 	uint64_t idle_since;
 };
 
@@ -628,6 +630,25 @@ static int rotate(struct rec *r, bool last)
 	return synthesize(r, false);
 }
 
+/*
+ * Once a second, when no write is in flight, point the provisional header's
+ * data size at the last round end written: a recorder killed outright
+ * (SIGKILL, OOM) still leaves a file perf reads up to there.
+ */
+static void refresh_header(struct rec *r)
+{
+	if (r->pipe || r->w->inflight || r->werr || !r->nr_rounds)
+		return;
+	uint64_t end = r->data_off;
+	for (size_t i = r->nr_rounds; i-- > 0;)
+		if (r->rounds[i] <= r->off) {
+			end = r->rounds[i];
+			break;
+		}
+	uint64_t size = end - r->data_off;
+	perf_pwrite_all(r->fd, &size, 8, offsetof(struct perf_file_header, data.size));
+}
+
 /* ---- targets ---- */
 
 static int add_pid(struct rec *r, pid_t p, size_t *cap)
@@ -961,6 +982,10 @@ static int loop(struct rec *r)
 		if (!house)
 			continue;
 		last_house = t;
+		if (t - r->header_ns > 1000000000ULL) {
+			r->header_ns = t;
+			refresh_header(r);
+		}
 		if ((!any && !busy) || t - r->last_flush_ns > 250000000ULL)
 			flush_cur(r);
 		writer_reap(r->w, false);

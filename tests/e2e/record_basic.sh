@@ -147,3 +147,11 @@ if [ -e /sys/kernel/tracing/events/sched/sched_switch/format ] ||
 else
 	echo "SKIP record_tp (no tracefs)"
 fi
+
+# an explicit cycles falls back to cpu-clock without a PMU, as perf does
+if ! perf stat -e cycles true 2>&1 | grep -q '[0-9] *cycles'; then
+	"$SCORCH" record -e cycles -o "$T/cy.data" -- "$SPIN" 0.2 1 2>"$T/err"
+	check record_cycles_fallback_exit test $? = 0
+	ev=$(perf script -F event -i "$T/cy.data" 2>/dev/null | sort -u | tr -d ' :')
+	check record_cycles_fallback_event test "$ev" = cpu-clock
+fi

@@ -16,6 +16,14 @@ for sig in INT TERM; do
 	check record_sig${sig}_workload_gone sh -c "! pgrep -f 'record_spi[n] 10 1' >/dev/null"
 done
 
+# SIGKILL: no chance to finish, yet the header refreshed every second makes
+# the file readable up to a round written before the kill
+"$SCORCH" record -q -g -o "$T/k9.data" -- "$SPIN" 4 1 & rp=$!
+sleep 2.3; kill -KILL $rp; wait $rp 2>/dev/null
+pkill -f 'record_spi[n] 4 1'
+check record_sigkill_perf_stats perf_ok "$T/k9.data"
+check record_sigkill_samples perf_script_has "$T/k9.data" record_spin 100
+
 # a crashing command: complete file, status reported
 "$SCORCH" record -g -o "$T/crash.data" -- "$SPIN" 0.2 1 crash 2>"$T/err"
 check record_crash_exit test $? = 0
