@@ -933,6 +933,7 @@ static int loop(struct rec *r)
 					   ? now_ns() + o->switch_ms * 1000000ULL
 					   : 0;
 	uint64_t last_house = 0;
+	bool hung_up = false;
 	for (;;) {
 		if (o->stop && *o->stop) {
 			r->res->interrupted = true;
@@ -949,7 +950,9 @@ static int loop(struct rec *r)
 		bool house = !busy || t - last_house >= 1000000ULL;
 		bool all_hup = false;
 		if (house) {
-			int n = poll(r->pfds, r->ev.nr_rings, busy ? 0 : 100);
+			/* every ring hung up: the command is exiting; its SIGCHLD
+			 * may have come before this poll, so do not sleep long */
+			int n = poll(r->pfds, r->ev.nr_rings, busy ? 0 : hung_up ? 5 : 100);
 			all_hup = r->ev.nr_rings > 0;
 			if (n > 0) {
 				if (!busy)
@@ -963,6 +966,7 @@ static int loop(struct rec *r)
 			for (size_t i = 0; i < r->ev.nr_rings; i++)
 				if (r->pfds[i].fd >= 0)
 					all_hup = false;
+			hung_up = all_hup;
 		}
 		bool any;
 		int rc = drain(r, &any);

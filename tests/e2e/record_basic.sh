@@ -85,7 +85,7 @@ check record_pipe_z_perf_script perf_script_has "$T/pipez.data" record_spin 30
 "$SPIN" 5 2 & wp=$!
 sleep 0.2
 "$SCORCH" record -q -g -p "$wp" -o "$T/p.data" & rp=$!
-sleep 0.5; kill -INT $rp; wait $rp; rc=$?
+sleep 1; kill -INT $rp; wait $rp; rc=$?
 check record_p_sigint_exit test $rc = 0
 check record_p_perf_stats perf_ok "$T/p.data"
 check record_p_perf_script perf_script_has "$T/p.data" record_spin 50
