@@ -342,6 +342,10 @@ int perf_enc_build_id(struct buf *b, uint32_t type, const struct perf_build_id *
 
 int perf_feats_add_build_ids(struct perf_feats *f, const struct perf_build_id *bids, size_t n)
 {
+	if (!n) { /* perf leaves the bit out too; hotspot-perfparser warns about empty ones */
+		perf_feats_clear(f, HEADER_BUILD_ID);
+		return 0;
+	}
 	struct buf *b = perf_feats_begin(f, HEADER_BUILD_ID);
 	for (size_t i = 0; i < n; i++) {
 		int rc = perf_enc_build_id(b, 0, &bids[i]);

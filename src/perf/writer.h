@@ -70,7 +70,7 @@ struct perf_host_info {
 int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi);
 int perf_feats_add_event_desc(struct perf_feats *f, const struct perf_wattr *a, size_t n);
 int perf_feats_add_sample_time(struct perf_feats *f, uint64_t first, uint64_t last);
-/* Build-id table; an empty table still sets the bit. */
+/* Build-id table; without entries the bit is left clear, as perf does. */
 int perf_feats_add_build_ids(struct perf_feats *f, const struct perf_build_id *b, size_t n);
 int perf_feats_add_compressed(struct perf_feats *f, uint32_t level, uint32_t ratio,
 			      uint32_t mmap_len);

@@ -155,3 +155,13 @@ if ! perf stat -e cycles true 2>&1 | grep -q '[0-9] *cycles'; then
 	ev=$(perf script -F event -i "$T/cy.data" 2>/dev/null | sort -u | tr -d ' :')
 	check record_cycles_fallback_event test "$ev" = cpu-clock
 fi
+
+# hotspot-perfparser on the other shapes: two events, system-wide, no samples
+check record_e_perfparser perfparser_ok "$T/e.data"
+check record_a_perfparser perfparser_ok "$T/a.data"
+sleep 2 & sp=$!
+"$SCORCH" record -q -p $sp -o "$T/idle.data" & rp=$!
+sleep 0.3; kill -INT $rp; wait $rp
+check record_idle_perf_stats perf_ok "$T/idle.data"
+check record_idle_perfparser perfparser_ok "$T/idle.data"
+kill $sp 2>/dev/null; wait $sp 2>/dev/null
