@@ -856,7 +856,11 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
 	unsigned aio_n = o->aio_n ? o->aio_n : 2;
 	r->depth = o->io == RECORD_IO_AIO ? aio_n * (unsigned)r->ev.nr_rings : 8;
+	/* writes in flight + the one being filled + one spare, within 256 MiB */
 	r->max_bufs = r->depth + 2;
+	size_t cap_bufs = ((size_t)256 << 20) / r->buf_size;
+	if (r->max_bufs > cap_bufs)
+		r->max_bufs = cap_bufs < 2 ? 2 : cap_bufs;
 	r->w = writer_open(o->io, r->fd, r->pipe, r->depth, rec_done, r);
 	r->res->io_used = r->w->ops->name;
 	if ((rc = begin_file(r)))
