@@ -87,6 +87,7 @@ struct rec {
 	size_t nr_pids;
 	struct pollfd *pfds;
 	bool spin;          /* rings too small to sleep on: poll them busily */
+	bool child_execd;   /* the command started (its status is worth reporting) */
 	bool round_open;    /* data drained since the last FINISHED_ROUND */
 	uint64_t header_ns; /* last refresh of the provisional header */
 	uint64_t idle_since;
@@ -752,7 +753,7 @@ static void reap_child(struct rec *r, bool kill_it)
 		pid_t w = waitpid(r->child, &st, kill_it ? WNOHANG : 0);
 		if (w == r->child) {
 			r->child_done = true;
-			r->res->child_ran = true;
+			r->res->child_ran = r->child_execd;
 			r->res->child_status = st;
 			return;
 		}
@@ -766,7 +767,7 @@ static void reap_child(struct rec *r, bool kill_it)
 	kill(r->child, SIGKILL);
 	if (waitpid(r->child, &st, 0) == r->child) {
 		r->child_done = true;
-		r->res->child_ran = true;
+		r->res->child_ran = r->child_execd;
 		r->res->child_status = st;
 	}
 }
@@ -923,9 +924,9 @@ static int start_workload(struct rec *r, int go_fd, int exec_fd)
 			;
 		if (n == (ssize_t)sizeof(er)) {
 			reap_child(r, false);
-			r->res->child_ran = false; /* it never ran: no status to report */
 			return err_set(r->e, -ENOENT, "cannot run '%s': %s", r->o->cmd[0], strerror(er));
 		}
+		r->child_execd = true;
 	}
 	return 0;
 }
