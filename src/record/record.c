@@ -435,6 +435,16 @@ static int open_output(struct rec *r, const char *path)
 		return 0;
 	}
 	snprintf(r->path, sizeof(r->path), "%s", path);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		/* a named pipe gets the pipe format, as with perf */
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return err_set(r->e, -errno, "%s: %s", path, strerror(errno));
+		r->pipe = true;
+		r->fd = fd;
+		return 0;
+	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_set(r->e, -errno, "%s: %s", path, strerror(errno));
@@ -1020,6 +1030,11 @@ static int loop(struct rec *r)
 			sw = true;
 			switch_deadline = t + o->switch_ms * 1000000ULL;
 		}
+		if (sw && r->pipe) { /* a named pipe cannot be rotated */
+			sw = false;
+			if (o->switch_req)
+				*(volatile sig_atomic_t *)o->switch_req = 0;
+		}
 		if (sw) {
 			if (o->switch_req)
 				*(volatile sig_atomic_t *)o->switch_req = 0;
@@ -1070,7 +1085,8 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 				break;
 		if (!r.werr)
 			end_round(&r);
-		int frc = o->switch_mode != RECORD_SWITCH_NONE ? rotate(&r, true) : finish_file(&r);
+		int frc = o->switch_mode != RECORD_SWITCH_NONE && !r.pipe ? rotate(&r, true)
+									     : finish_file(&r);
 		if (!frc)
 			res->files = res->files ? res->files : 1;
 		if (!rc && frc)
@@ -1083,7 +1099,7 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 	if (!res->last_file[0])
 		snprintf(res->last_file, sizeof(res->last_file), "%s", r.path[0] ? r.path : o->output);
 	reap_child(&r, true);
-	if (r.fd >= 0 && !r.pipe)
+	if (r.fd >= 0 && r.fd != STDOUT_FILENO)
 		close(r.fd);
 	if (r.fd < 0 && r.child > 0 && !r.child_done) {
 		kill(r.child, SIGKILL);

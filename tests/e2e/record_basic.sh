@@ -165,3 +165,23 @@ sleep 0.3; kill -INT $rp; wait $rp
 check record_idle_perf_stats perf_ok "$T/idle.data"
 check record_idle_perfparser perfparser_ok "$T/idle.data"
 kill $sp 2>/dev/null; wait $sp 2>/dev/null
+
+# a named pipe gets the pipe format
+mkfifo "$T/fifo"
+perf script -i - < "$T/fifo" > "$T/fifo.out" 2>/dev/null & pp=$!
+"$SCORCH" record -q -g -o "$T/fifo" -- "$SPIN" 0.2 1
+wait $pp
+n=$(grep -c spin_leaf "$T/fifo.out")
+check record_fifo_pipe_format test "$n" -ge 30
+
+# the stress setting (rings hold one sample): busy reader, losses counted
+# in the file and in the summary alike
+"$SCORCH" record -e cpu-clock -F 20000 --call-graph dwarf,16384 -m 8 -o "$T/st.data" -- "$SPIN" 1 1 2>"$T/err"
+check record_stress_perf_stats perf_ok "$T/st.data"
+n=$(perf script -i "$T/st.data" 2>/dev/null | grep -c '^record_spin ')
+check record_stress_samples test "$n" -ge 200
+lost_file=$(perf report -D -i "$T/st.data" 2>/dev/null | sed -n 's/.*PERF_RECORD_LOST: .* lost:\([0-9]*\).*/\1/p' | awk '{s += $1} END{print s + 0}')
+lost_sum=$(sed -n 's/.*Lost \([0-9]*\) samples.*/\1/p' "$T/err"); lost_sum=${lost_sum:-0}
+check record_stress_lost_reported test "$lost_file" = "$lost_sum"
+pct=$(sed -n 's/.*Lost [0-9]* samples (\([0-9]*\)\..*/\1/p' "$T/err"); pct=${pct:-0}
+check record_stress_lost_below_half test "$pct" -lt 50
