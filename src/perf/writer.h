@@ -65,7 +65,7 @@ struct perf_host_info {
 };
 
 /* hostname, osrelease, version, arch, nrcpus, cpudesc, cpuid, total_mem,
- * cmdline, cpu topology, clockid. Features whose source is missing on this
+ * cmdline, cpu topology, numa topology, pmu mappings, clockid. Features whose source is missing on this
  * machine are left out. Returns 0 or a negative code. */
 int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi);
 int perf_feats_add_event_desc(struct perf_feats *f, const struct perf_wattr *a, size_t n);
