@@ -131,3 +131,13 @@ bad record_bad_pid -p 999999999
 bad record_bad_command -- /nonexistent/command
 bad record_bad_switch --switch-output=soon -- true
 bad record_bad_missing_value -o
+
+# io_uring unavailable (seccomp says ENOSYS): the default falls back to POSIX
+# AIO and the file is as good
+NORING=$TOP/build/workloads/record_noring
+"$NORING" "$SCORCH" record -g -o "$T/nr.data" -- "$SPIN" 0.2 1 2>"$T/err"
+check record_fallback_aio grep -q '(posix-aio writer)' "$T/err"
+check record_fallback_perf_stats perf_ok "$T/nr.data"
+check record_fallback_samples perf_script_has "$T/nr.data" record_spin 30
+"$NORING" "$SCORCH" record --io uring -o "$T/nr2.data" -- "$SPIN" 0.1 1 2>"$T/err"
+check record_fallback_asked_uring grep -q '(posix-aio writer)' "$T/err"
