@@ -131,6 +131,7 @@ bad record_bad_pid -p 999999999
 bad record_bad_command -- /nonexistent/command
 bad record_bad_switch --switch-output=soon -- true
 bad record_bad_missing_value -o
+bad record_bad_realtime -r 100 -- true
 
 # io_uring unavailable (seccomp says ENOSYS): the default falls back to POSIX
 # AIO and the file is as good
