@@ -20,7 +20,7 @@ if [ -z "$f" ]; then
 fi
 echo "file: $f ($(du -h "$f" | cut -f1), $("$S" stats -i "$f" | sed -n 's/^samples: //p') samples)"
 t() { # t NAME CMD...: wall seconds of CMD (best of ${BENCH_RUNS:-2})
-	local best=999999 i s e
+	local best=999999 i s e; shift
 	for i in $(seq "${BENCH_RUNS:-2}"); do
 		s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N)
 		[ $(( (e - s) / 1000000 )) -lt $best ] && best=$(( (e - s) / 1000000 ))

@@ -15,3 +15,14 @@ $(B)/obj/src/output/flame.o: $(B)/gen/flame_html.h
 # build/node_modules; see scripts/npm-deps.sh.
 npm-deps:
 	scripts/npm-deps.sh
+
+# The fuzz harnesses (mk/fuzz.mk) compile the library sources themselves:
+# they need the generated header too (whatever order mk/*.mk load in).
+OUTPUTS_FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(OUTPUTS_FUZZ_BIN): build/gen/flame_html.h
+build/fuzz/%: FUZZ_CFLAGS += -Ibuild/gen
+ifneq ($(B),build)
+build/gen/flame_html.h: src/output/flame.html
+	@mkdir -p $(dir $@)
+	od -An -v -tx1 < $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+endif

@@ -11,7 +11,12 @@ set -e
 BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev g++"
 TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils"
 PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
+# node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a
+# node with npm is already there (NodeSource's nodejs bundles npm and
+# conflicts with Debian's npm package)
+command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
+PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
 
 missing=""
 for p in $PKGS; do
@@ -30,4 +35,4 @@ fi
 echo "scorch: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq $missing >/dev/null

@@ -108,6 +108,20 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 	return EXIT_OK;
 }
 
+void cli_warn_empty(const struct profile_sink *s)
+{
+	if (s->prof.samples)
+		return;
+	fprintf(stderr, "scorch: warning: no samples");
+	if (s->samples_filtered)
+		fprintf(stderr, " (%llu filtered out by --pid/--tid/--comm)",
+			(unsigned long long)s->samples_filtered);
+	else if (s->samples_other_event)
+		fprintf(stderr, " of this event (%llu of other events)",
+			(unsigned long long)s->samples_other_event);
+	fputc('\n', stderr);
+}
+
 FILE *cli_open_out(const char *path)
 {
 	if (!path || !strcmp(path, "-"))

@@ -33,6 +33,10 @@ extern const char cli_filter_usage[];
  * terminal and progress is allowed). Prints the error; returns an exit code. */
 int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progress);
 
+/* Warn on stderr when the profile has no samples (saying why: filters,
+ * other events). */
+void cli_warn_empty(const struct profile_sink *s);
+
 /* Open OUT for writing ("-" or NULL: stdout). Prints the error. */
 FILE *cli_open_out(const char *path);
 /* Close (not stdout); returns an exit code, printing write errors. */

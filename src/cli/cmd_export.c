@@ -37,6 +37,7 @@ struct export_cmd {
 
 static int finish(void *ctx, struct profile_sink *s)
 {
+	cli_warn_empty(s);
 	struct export_cmd *x = ctx;
 	switch (x->fmt) {
 	case FMT_FOLDED:

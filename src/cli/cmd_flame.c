@@ -35,6 +35,7 @@ struct flame_cmd {
 
 static int finish(void *ctx, struct profile_sink *s)
 {
+	cli_warn_empty(s);
 	struct flame_cmd *f = ctx;
 	f->fc.event = s->event_name;
 	f->fc.unit_ns = profile_sink_period_is_ns(s);

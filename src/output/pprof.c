@@ -207,10 +207,9 @@ void pprof_sink_config(struct pprof *pp, struct profile_sink_config *c)
 
 /* ---- encoding ---- */
 
-static const struct pprof *sort_pp;
-
-static int cmp_map(const void *a, const void *b)
+static int cmp_map(const void *a, const void *b, void *arg)
 {
+	const struct pprof *sort_pp = arg;
 	const struct pprof_mapping *x = &sort_pp->maps[*(const uint32_t *)a];
 	const struct pprof_mapping *y = &sort_pp->maps[*(const uint32_t *)b];
 	bool ux = x->kind == FRAME_USER, uy = y->kind == FRAME_USER;
@@ -252,8 +251,7 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	uint32_t *mo = xcalloc(pp->nr_maps ? pp->nr_maps : 1, sizeof(uint32_t));
 	for (size_t i = 0; i < pp->nr_maps; i++)
 		mo[i] = (uint32_t)i;
-	sort_pp = pp;
-	qsort(mo, pp->nr_maps, sizeof(uint32_t), cmp_map);
+	qsort_r(mo, pp->nr_maps, sizeof(uint32_t), cmp_map, pp);
 	for (size_t i = 0; i < pp->nr_maps; i++)
 		pp->maps[mo[i]].id = (uint32_t)i + 1;
 	for (size_t i = 0; i < pp->nr_maps; i++) {
@@ -318,9 +316,19 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 				uintptr_t mi = outer->dso ? (uintptr_t)hmap_get(&pp->map_by_dso,
 										(uintptr_t)outer->dso) : 0;
 				uint64_t mid = mi ? pp->maps[mi - 1].id : 0;
+				/* processes map a DSO at different addresses: give the
+				 * address in the mapping that is written (the first seen),
+				 * through the file offset, so readers symbolize it right */
+				uint64_t addr = outer->ip;
+				if (mi && outer->file_off) {
+					const struct pprof_mapping *mp = &pp->maps[mi - 1];
+					uint64_t a = mp->start + outer->file_off - mp->pgoff;
+					if (outer->file_off >= mp->pgoff && a >= mp->start && a < mp->limit)
+						addr = a;
+				}
 				pb_u64(&m, 1, lid);
 				pb_u64(&m, 2, mid);
-				pb_u64(&m, 3, outer->ip);
+				pb_u64(&m, 3, addr);
 				for (size_t j = k; j <= g; j++) {
 					const struct pframe *f = &p->frames[fr_list[j]];
 					if (f->unknown)

@@ -196,10 +196,9 @@ void profile_add(struct profile *p, uint32_t node, uint64_t samples, uint64_t pe
 	p->period += period;
 }
 
-static const struct profile *sort_prof;
-
-static int cmp_by_value(const void *a, const void *b)
+static int cmp_by_value(const void *a, const void *b, void *arg)
 {
+	const struct profile *sort_prof = arg;
 	const struct pnode *x = &sort_prof->nodes[*(const uint32_t *)a];
 	const struct pnode *y = &sort_prof->nodes[*(const uint32_t *)b];
 	if (x->period != y->period)
@@ -209,8 +208,9 @@ static int cmp_by_value(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static int cmp_by_name(const void *a, const void *b)
+static int cmp_by_name(const void *a, const void *b, void *arg)
 {
+	const struct profile *sort_prof = arg;
 	const struct pnode *x = &sort_prof->nodes[*(const uint32_t *)a];
 	const struct pnode *y = &sort_prof->nodes[*(const uint32_t *)b];
 	const struct pframe *fx = &sort_prof->frames[x->frame], *fy = &sort_prof->frames[y->frame];
@@ -239,11 +239,10 @@ uint32_t *profile_preorder(const struct profile *p, int order)
 		}
 		/* the list is newest first; creation order is its reverse */
 		if (order != PROFILE_ORDER_CREATION) {
-			/* the comparators read a file-level pointer: profiles are
-			 * written from one thread */
-			sort_prof = p;
-			qsort(kids, nk, sizeof(uint32_t),
-			      order == PROFILE_ORDER_NAME ? cmp_by_name : cmp_by_value);
+			if (nk > 1)
+				qsort_r(kids, nk, sizeof(uint32_t),
+					order == PROFILE_ORDER_NAME ? cmp_by_name : cmp_by_value,
+					(void *)p);
 			for (size_t i = nk; i-- > 0;)
 				stack[sp++] = kids[i];
 		} else {
@@ -435,6 +434,8 @@ static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
 		.inlined = fr->inlined, .ip = fr->ip, .sym_start = fr->sym_start,
 	};
 	uint64_t addr = fr->rel ? fr->rel : fr->ip;
+	if (fr->map && fr->kind == FRAME_USER && fr->ip >= fr->map->start && fr->ip < fr->map->end)
+		f.file_off = fr->ip - fr->map->start + fr->map->pgoff;
 	if (fr->sym) {
 		f.name = fr->sym;
 		if (s->cfg.by_addr)

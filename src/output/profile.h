@@ -53,6 +53,7 @@ struct pframe {
 	bool unknown;       /* the resolver had no symbol; name is made up */
 	uint64_t addr;      /* address mode: rel (or ip); PF_THREAD: pid << 32 | tid */
 	uint64_t ip;        /* an avma seen for this frame (first occurrence) */
+	uint64_t file_off;  /* ip's offset in its file (user frames with a map), else 0 */
 	uint64_t sym_start; /* svma of the symbol, 0 unknown */
 };
 

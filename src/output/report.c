@@ -132,10 +132,9 @@ static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, cons
 	return (uint32_t)t->e->n++;
 }
 
-static bool sort_children;
-
-static int cmp_entry(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b, void *arg)
 {
+	const bool sort_children = *(const bool *)arg;
 	const struct report_entry *x = a, *y = b;
 	uint64_t kx = sort_children ? x->total_period : x->self_period;
 	uint64_t ky = sort_children ? y->total_period : y->self_period;
@@ -153,7 +152,7 @@ static int cmp_entry(const void *a, const void *b)
 	return r;
 }
 
-static const char *unknown_name = "[unknown]";
+static const char unknown_name[] = "[unknown]";
 
 int report_entries(const struct profile *p, const struct report_config *c,
 		   struct report_entries *out, uint32_t **node_entry)
@@ -229,8 +228,8 @@ int report_entries(const struct profile *p, const struct report_config *c,
 	/* sort, then renumber node_entry through the permutation */
 	uint32_t *rank = NULL;
 	if (out->n) {
-		sort_children = c->children;
-		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
+		bool by_children = c->children;
+		qsort_r(out->v, out->n, sizeof(*out->v), cmp_entry, &by_children);
 		rank = xcalloc(out->n, sizeof(uint32_t));
 		for (size_t i = 0; i < out->n; i++)
 			rank[out->v[i].index] = (uint32_t)i;
@@ -325,42 +324,71 @@ static void frame_label(const struct profile *src, uint32_t frame, char *buf, si
 			 f->kind == PF_KERNEL || f->kind == PF_GUEST_KERNEL ? " [k]" : "");
 }
 
-static void print_tree(struct tree_ctx *c, uint32_t node, size_t plen)
+/* The children of node over the limit, heaviest first (malloc'd). */
+static size_t tree_kids(struct tree_ctx *c, uint32_t node, uint32_t **out)
 {
 	const struct profile *t = c->t;
-	uint32_t kids[4096];
-	size_t nk = 0;
-	bool more = false;
+	uint32_t *kids = NULL;
+	size_t nk = 0, cap = 0;
 	for (uint32_t k = t->nodes[node].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling) {
 		if (pct(t->nodes[k].period, c->total) < c->limit)
 			continue;
-		if (nk == sizeof(kids) / sizeof(kids[0])) {
-			more = true;
-			break;
-		}
+		if (ARRAY_GROW(kids, cap, nk + 1, PROFILE_MAX_NODES))
+			abort();
 		kids[nk++] = k;
 	}
-	(void)more;
-	qsort_r(kids, nk, sizeof(uint32_t), cmp_u32_by_period, (void *)t);
+	if (nk > 1)
+		qsort_r(kids, nk, sizeof(uint32_t), cmp_u32_by_period, (void *)t);
+	*out = kids;
+	return nk;
+}
+
+static void tree_line(struct tree_ctx *c, const char *branch, uint32_t node)
+{
+	char label[512], line[1024];
+	frame_label(c->src, c->t->nodes[node].frame, label, sizeof(label));
+	snprintf(line, sizeof(line), "%s%s%.2f%%  %s", c->prefix, branch,
+		 pct(c->t->nodes[node].period, c->total), label);
+	put_col(c->out, line, c->width, true);
+	putc('\n', c->out);
+}
+
+/* Print the children of node under c->prefix (plen long). A node with one
+ * child over the limit continues as a straight chain at the same indent
+ * (as perf prints them), so long call chains do not walk off the right
+ * edge; branches indent by four. Recursion is bounded by the width. */
+static void print_tree(struct tree_ctx *c, uint32_t node, size_t plen)
+{
+	uint32_t *kids;
+	size_t nk = tree_kids(c, node, &kids);
+	int chain = 0;
+	while (nk == 1) {
+		if (++chain > 64) {
+			fprintf(c->out, "%s...\n", c->prefix);
+			free(kids);
+			return;
+		}
+		tree_line(c, "", kids[0]);
+		node = kids[0];
+		free(kids);
+		nk = tree_kids(c, node, &kids);
+	}
 	if (nk && plen + 8 > (size_t)c->width - 20) {
 		fprintf(c->out, "%s ...\n", c->prefix);
 		c->truncated = true;
+		free(kids);
 		return;
 	}
 	for (size_t i = 0; i < nk; i++) {
 		bool last = i + 1 == nk;
-		char label[512], line[1024];
-		frame_label(c->src, t->nodes[kids[i]].frame, label, sizeof(label));
-		snprintf(line, sizeof(line), "%s%s%.2f%%  %s", c->prefix, last ? "`--" : "|--",
-			 pct(t->nodes[kids[i]].period, c->total), label);
-		put_col(c->out, line, c->width, true);
-		putc('\n', c->out);
+		tree_line(c, last ? "`--" : "|--", kids[i]);
 		if (plen + 4 < sizeof(c->prefix)) {
 			memcpy(c->prefix + plen, last ? "    " : "|   ", 5);
 			print_tree(c, kids[i], plen + 4);
 			c->prefix[plen] = 0;
 		}
 	}
+	free(kids);
 }
 
 /* Build the call tree of entry e into t: callees (merged subtrees of its
@@ -473,10 +501,12 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 			struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total,
 					       .limit = c->tree_limit,
 					       .width = c->width < 40 ? 40 : c->width };
+			/* the tree sits two columns in from its heading */
+			memcpy(tc.prefix, "  ", 3);
 			if (callers && !has_branch(&t, total, c->tree_limit))
-				fputs("`-- (no callers: the recorded stacks end here)\n", out);
+				fputs("  (no callers: the recorded stacks end here)\n", out);
 			else
-				print_tree(&tc, 0, 0);
+				print_tree(&tc, 0, 2);
 			putc('\n', out);
 			done++;
 		}
@@ -503,8 +533,10 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 			 const struct report_config *c)
 {
 	struct group *g = NULL;
-	size_t ng = 0, cap = 0;
+	size_t ng = 0, cap = 0, last = 0;
 	const char *comm = NULL;
+	struct hmap idx; /* key pointer -> index + 1 */
+	hmap_init(&idx);
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
@@ -518,22 +550,25 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 		const char *key = by_comm ? comm : (n->depth == 1 ? NULL : f->dso);
 		if (!by_comm && key)
 			key = profile_basename(key);
-		size_t j;
-		for (j = 0; j < ng; j++)
-			if (g[j].key == key)
-				break;
+		/* the last group hit is the likely one (nodes of a DSO cluster) */
+		size_t j = last < ng && g[last].key == key ? last : ng;
 		if (j == ng) {
-			if (ng >= 4096)
-				continue;
-			if (ARRAY_GROW(g, cap, ng + 1, 4096))
+			uintptr_t got = (uintptr_t)hmap_get(&idx, (uintptr_t)key);
+			j = got ? got - 1 : ng;
+		}
+		if (j == ng) {
+			if (ARRAY_GROW(g, cap, ng + 1, SIZE_MAX / sizeof(*g)))
 				abort();
 			g[ng++] = (struct group){ .key = key };
+			hmap_put(&idx, (uintptr_t)key, (void *)(uintptr_t)ng);
 		}
+		last = j;
 		g[j].period += n->self_period;
 		g[j].samples += n->self_samples;
 	}
+	hmap_release(&idx);
 	free(order);
-	if (ng > 1 || !by_comm) {
+	if (ng > 1 || (!by_comm && ng)) {
 		qsort(g, ng, sizeof(*g), cmp_group);
 		fprintf(out, "# Self by %s\n", by_comm ? "command" : "shared object");
 		size_t shown = 0;

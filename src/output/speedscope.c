@@ -82,10 +82,9 @@ void speedscope_sink_config(struct speedscope *sp, struct profile_sink_config *c
 	c->on_sample_ctx = sp;
 }
 
-static const struct speedscope *sort_sp;
-
-static int cmp_thread(const void *a, const void *b)
+static int cmp_thread(const void *a, const void *b, void *arg)
 {
+	const struct speedscope *sort_sp = arg;
 	const struct speedscope_thread *x = &sort_sp->threads[*(const uint32_t *)a];
 	const struct speedscope_thread *y = &sort_sp->threads[*(const uint32_t *)b];
 	if (x->total != y->total)
@@ -118,8 +117,7 @@ int speedscope_write(struct speedscope *sp, const struct profile_sink *s, FILE *
 	uint32_t *order = xcalloc(sp->nr ? sp->nr : 1, sizeof(uint32_t));
 	for (size_t i = 0; i < sp->nr; i++)
 		order[i] = (uint32_t)i;
-	sort_sp = sp;
-	qsort(order, sp->nr, sizeof(uint32_t), cmp_thread);
+	qsort_r(order, sp->nr, sizeof(uint32_t), cmp_thread, sp);
 	uint32_t *stack = NULL;
 	size_t cap = 0;
 	for (size_t ti = 0; ti < sp->nr; ti++) {

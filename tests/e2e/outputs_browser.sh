@@ -53,6 +53,7 @@ if [ $browser = 1 ]; then
 	ok=$(python3 -c "print(1 if abs(float('${m:-0}') - float('$expect')) < 0.05 else 0)")
 	check "flame search '$term' matches $m% (expected $expect%)" [ "$ok" = 1 ]
 	check "flame tooltip on hover" [ -n "$(js tooltip "$W/b.json")" ]
+	check "flame base (root row) is in view when opened" [ "$(js base_visible "$W/b.json")" = True ]
 	check "flame click-zoom to '$term'" [ "$(js zoomed "$W/b.json")" = True ]
 	check "flame icicle toggle" [ "$(js icicle "$W/b.json")" = True ]
 	check "flame samples in page == $n" [ "$(js samples "$W/b.json")" = "$n" ]

@@ -49,11 +49,12 @@ $CHK entries "report --sort comm,dso (children) == perf report" "$W/rcd" "$W/pcd
 
 # --percent-limit: nothing shown under it
 "$S" report -i "$DATA" --percent-limit 5 --top 0 > "$W/rl"
-low=$(grep -E '^ +[0-9.]+%.*\[[.k]\]' "$W/rl" | awk '{ v = $1; sub(/%/, "", v); if (v + 0 < 5) print }' | wc -l)
+table() { awk '/^#/ { h = 1 } h && /^$/ { exit } h' "$1"; } # the entries table
+low=$(table "$W/rl" | grep -E '^ +[0-9.]+%.*\[[.k]\]' | awk '{ v = $1; sub(/%/, "", v); if (v + 0 < 5) print }' | wc -l)
 check "report --percent-limit 5 hides entries under 5% ($low shown)" [ "$low" = 0 ]
 # --no-children: one percentage column, sorted by self
 "$S" report -i "$DATA" --no-children --top 0 > "$W/rn"
-grep -E '^ +[0-9.]+%.*\[[.k]\]' "$W/rn" | awk '{ v = $1; sub(/%/, "", v); print v }' > "$W/selfcol"
+table "$W/rn" | grep -E '^ +[0-9.]+%.*\[[.k]\]' | awk '{ v = $1; sub(/%/, "", v); print v }' > "$W/selfcol"
 check "report --no-children sorted by self" cmp -s "$W/selfcol" <(sort -rn "$W/selfcol")
 check_not "report --no-children has no Children column" grep -q Children "$W/rn"
 
@@ -69,6 +70,20 @@ pid=$(perf script -i "$DATA" -F pid 2>/dev/null | head -1 | tr -d ' ')
 check "report --pid $pid: all $n samples" grep -q "^# Samples: $n of" "$W/rp"
 "$S" report -i "$DATA" --pid 1 > "$W/rp1"
 check "report --pid 1: no samples" grep -q "^# Samples: 0 of" "$W/rp1"
+
+# a pipe (perf record -o -) and two events
+perf record -q -e cpu-clock -F 999 -g -o - -- "$PROG" 0.3 2> /dev/null > "$W/pipe.data"
+pn=$("$S" stats -i - < "$W/pipe.data" | sed -n 's/^samples: //p')
+"$S" report -i - < "$W/pipe.data" > "$W/rpipe"
+check "report -i - (a pipe stream): $pn samples" grep -q "^# Samples: ${pn:-x} of" "$W/rpipe"
+perf record -q -e cpu-clock,task-clock -F 999 -g -o "$W/two.data" -- "$PROG" 0.3 > /dev/null 2>&1
+for ev in cpu-clock task-clock; do
+	pe=$(perf report -i "$W/two.data" --stdio 2>/dev/null | grep -A1 "^# Samples: .* of event '$ev'" |
+		sed -n 's/^# Event count (approx.): //p')
+	"$S" report -i "$W/two.data" --event $ev > "$W/r2"
+	check "report --event $ev of two: event count $pe (perf report)" grep -q "^# Event count: ${pe:-x}" "$W/r2"
+done
+check "report of two events says the other is not counted" grep -q "^# Not counted: [1-9][0-9]* samples of other events" "$W/r2"
 
 # ---- folded ----
 "$S" export -f folded -i "$DATA" > "$W/folded"
@@ -126,11 +141,40 @@ head -c 3000 "$DATA" > "$W/trunc.data"
 "$S" report -i "$W/trunc.data" > /dev/null 2> "$W/e3"; rc=$?
 check "report of a truncated file: no crash (rc $rc)" [ $rc -lt 128 ]
 
+# ---- a parallel build recorded with DWARF call graphs: report and flame
+# take about what script takes (they aggregate as samples stream by) ----
+objs=""
+for f in report flame profile pprof speedscope folded; do objs="$objs $W/b/obj/src/output/$f.o"; done
+perf record -q -e cpu-clock -F 499 --call-graph dwarf -o "$W/build.data" -- \
+	make -s -C "$TOP" -j2 B="$W/b" $objs > /dev/null 2>&1
+ms() { local s e; s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
+if [ -s "$W/build.data" ]; then
+	tsc=$(ms "$S" script -i "$W/build.data")
+	trp=$(ms "$S" report -i "$W/build.data")
+	tfl=$(ms "$S" flame -i "$W/build.data" -o "$W/build.html")
+	lim=$((tsc * 3 / 2 + 300))
+	check "DWARF parallel build: report ${trp} ms, flame ${tfl} ms vs script ${tsc} ms" \
+		[ "$trp" -le $lim -a "$tfl" -le $lim ]
+fi
+
 # ---- the sanitizer build on the same file ----
 if [ -x "$SCORCH_ASAN" ]; then
-	for c in "report" "report --no-children --sort dso" "flame -o $W/a.html" "flame -o $W/a.svg" \
-		 "export -f folded -o $W/a.f" "export -f pprof -o $W/a.pb.gz" "export -f speedscope -o $W/a.json"; do
-		$SCORCH_ASAN $c -i "$DATA" > /dev/null 2> "$W/asan"; rc=$?
-			if [ $rc = 0 ] && ! grep -q Sanitizer "$W/asan"; then pass "asan $c"; else fail "asan $c (rc $rc)"; head -5 "$W/asan"; fi
+	for d in "$DATA" "$W/build.data"; do
+		[ -s "$d" ] || continue
+		for c in "report" "report --no-children --inline --sort dso,sym -w 50" "report --pid 1" \
+			 "flame -o $W/a.html" "flame --icicle -o $W/a.svg" "export -f folded --annotate -o $W/a.f" \
+			 "export -f pprof -o $W/a.pb.gz" "export -f speedscope -o $W/a.json" \
+			 "export -f speedscope --comm nobody -o $W/a.json"; do
+			# the DWARF file is slow under ASan: the commands with most code
+			if [ "$d" != "$DATA" ]; then
+				case $c in "report"|"report --no-children"*|"flame -o"*|"export -f pprof"*) ;; *) continue ;; esac
+			fi
+			$SCORCH_ASAN $c -i "$d" > /dev/null 2> "$W/asan"; rc=$?
+			if [ $rc = 0 ] && ! grep -q 'Sanitizer\|runtime error' "$W/asan"; then
+				pass "asan $c ($(basename "$d"))"
+			else
+				fail "asan $c ($(basename "$d"), rc $rc)"; head -5 "$W/asan"
+			fi
+		done
 	done
 fi

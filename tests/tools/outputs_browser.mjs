@@ -38,8 +38,10 @@ try {
     Object.assign(out, info);
     out.matched = await page.evaluate((t) => window.scorchFlame.search(t), term);
     out.matched_text = await page.textContent('#matched');
-    // hover the middle of the bottom row (the root in a flame graph): a tooltip appears
-    const box = await page.locator('#fg').boundingBox();
+    // hover the middle of the bottom row (the root in a flame graph, kept in
+    // view): a tooltip appears
+    let box = await page.locator('#fg').boundingBox();
+    out.base_visible = box.y + box.height <= 760 + 1;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height - 8);
     out.tooltip = await page.evaluate(() => {
       const t = document.getElementById('tip');
@@ -47,10 +49,13 @@ try {
     });
     out.zoomed = await page.evaluate((t) => window.scorchFlame.zoomTo(t), term);
     if (shot) {
-      await page.evaluate(() => window.scorchFlame.search(''));
-      await page.evaluate(() => { document.getElementById('reset').click(); });
-      await page.mouse.move(box.x + box.width * 0.35, box.y + box.height - 8 - 17 * 3);
-      await page.screenshot({ path: shot });
+      await page.evaluate((t) => window.scorchFlame.search(t), process.env.SHOT_SEARCH || '');
+      await page.evaluate(() => window.scorchFlame.reset());
+      box = await page.locator('#fg').boundingBox();
+      await page.mouse.move(box.x + box.width * (parseFloat(process.env.SHOT_X || '0.35')),
+                            box.y + box.height - 8 - 17 * parseInt(process.env.SHOT_ROW || '3'));
+      const h = Math.min(760, Math.ceil(box.y + box.height + 12));
+      await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: Math.max(h, 300) } });
       out.screenshot = shot;
     }
     await page.evaluate(() => window.scorchFlame.setIcicle(true));

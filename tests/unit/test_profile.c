@@ -168,3 +168,11 @@ TEST(profile_many_stacks)
 	CHECK_EQ(self, n);
 	profile_release(&p);
 }
+
+TEST(profile_node_size_pinned)
+{
+	/* one node per distinct stack: large profiles have millions; keep it
+	 * small on purpose (parent, frame, child and sibling links, depth,
+	 * self and inclusive samples and period) */
+	CHECK(sizeof(struct pnode) <= 56);
+}
