@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +77,8 @@ static void usage(FILE *f)
 		"      --aio[=N]            POSIX AIO writer, N buffers in flight per ring (1..32)\n"
 		"  -z, --compression-level[=N]  zstd-compress the trace (default level 1)\n"
 		"      --switch-output[=signal|SIZE|TIME]  rotate files (SIGUSR2, 100M, 30s)\n"
+		"  -r, --realtime N         SCHED_FIFO priority of the reader (default 1 when\n"
+		"                           allowed; 0: normal priority, no busy reader)\n"
 		"  -q, --quiet              no messages\n");
 }
 
@@ -228,6 +231,7 @@ static const struct option longopts[] = {
 	{ "compression-level", optional_argument, NULL, 'z' },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "realtime", required_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -237,7 +241,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	opterr = 0;
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "+o:e:F:c:gm:p:t:aC:izqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:e:F:c:gm:p:t:aC:izqr:h", longopts, NULL)) != -1) {
 		uint64_t v;
 		switch (c) {
 		case 'o':
@@ -365,13 +369,18 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'r':
+			if (parse_u64(optarg, &v) || v > 99)
+				return bad("-r: priority must be 0..99, not '%s'", optarg);
+			o->rt_prio = (int)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
 		default:
 			if (optopt && optopt < 256)
 				return bad("option -%c %s", optopt,
-					   strchr("oeFcmptC", optopt) ? "needs a value" : "is unknown");
+					   strchr("oeFcmptCr", optopt) ? "needs a value" : "is unknown");
 			return bad("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
@@ -437,6 +446,12 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
+	/* one fd per (event, CPU, thread): -p on a big process needs many */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 
 	struct record_result res;
 	struct err e = { 0 };

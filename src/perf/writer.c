@@ -5,6 +5,7 @@
  */
 #include "perf/writer.h"
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,89 @@ static int add_cpu_topology(struct perf_feats *f, uint32_t nr_cpus)
 	return rc;
 }
 
+/* NUMA nodes: u32 nr; per node u32 node, u64 mem_total, u64 mem_free (kB),
+ * string cpu list. Left out when /sys has no nodes. */
+static int add_numa(struct perf_feats *f)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	if (!d)
+		return 0;
+	uint32_t nodes[256], nr = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && nr < 256) {
+		unsigned n;
+		char extra;
+		if (sscanf(de->d_name, "node%u%c", &n, &extra) == 1)
+			nodes[nr++] = n;
+	}
+	closedir(d);
+	if (!nr)
+		return 0;
+	for (uint32_t i = 1; i < nr; i++) /* in node order */
+		for (uint32_t j = i; j > 0 && nodes[j - 1] > nodes[j]; j--) {
+			uint32_t t = nodes[j];
+			nodes[j] = nodes[j - 1];
+			nodes[j - 1] = t;
+		}
+	struct buf *b = perf_feats_begin(f, HEADER_NUMA_TOPOLOGY);
+	int rc = perf_enc_u32(b, nr);
+	for (uint32_t i = 0; i < nr && !rc; i++) {
+		char path[128], line[256], cpus[256] = "";
+		unsigned long long total = 0, free_kb = 0, v;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/meminfo", nodes[i]);
+		FILE *fp = fopen(path, "r");
+		if (fp) {
+			while (fgets(line, sizeof(line), fp)) {
+				char *m = strstr(line, "MemTotal:");
+				if (m && sscanf(m, "MemTotal: %llu", &v) == 1)
+					total = v;
+				m = strstr(line, "MemFree:");
+				if (m && sscanf(m, "MemFree: %llu", &v) == 1)
+					free_kb = v;
+			}
+			fclose(fp);
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", nodes[i]);
+		read_line(path, cpus, sizeof(cpus));
+		if (!(rc = perf_enc_u32(b, nodes[i])) && !(rc = perf_enc_u64(b, total)) &&
+		    !(rc = perf_enc_u64(b, free_kb)))
+			rc = perf_enc_string(b, cpus);
+	}
+	return rc;
+}
+
+/* PMU mappings: u32 nr; per PMU u32 type, string name. */
+static int add_pmu_mappings(struct perf_feats *f)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	if (!d)
+		return 0;
+	struct buf tmp;
+	buf_init(&tmp, 0);
+	uint32_t nr = 0;
+	int rc = 0;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[512], line[64];
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", de->d_name);
+		if (!read_line(path, line, sizeof(line)))
+			continue;
+		if (!(rc = perf_enc_u32(&tmp, (uint32_t)strtoul(line, NULL, 10))))
+			rc = perf_enc_string(&tmp, de->d_name);
+		nr++;
+	}
+	closedir(d);
+	if (!rc && nr) {
+		struct buf *b = perf_feats_begin(f, HEADER_PMU_MAPPINGS);
+		if (!(rc = perf_enc_u32(b, nr)))
+			rc = buf_append(b, tmp.data, tmp.len);
+	}
+	buf_release(&tmp);
+	return rc;
+}
+
 int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi)
 {
 	struct utsname u;
@@ -277,7 +361,7 @@ int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi)
 	if (rc)
 		return rc;
 
-	if ((rc = add_cpu_topology(f, avail)))
+	if ((rc = add_cpu_topology(f, avail)) || (rc = add_numa(f)) || (rc = add_pmu_mappings(f)))
 		return rc;
 
 	struct timespec res;
@@ -342,6 +426,10 @@ int perf_enc_build_id(struct buf *b, uint32_t type, const struct perf_build_id *
 
 int perf_feats_add_build_ids(struct perf_feats *f, const struct perf_build_id *bids, size_t n)
 {
+	if (!n) { /* perf leaves the bit out too; hotspot-perfparser warns about empty ones */
+		perf_feats_clear(f, HEADER_BUILD_ID);
+		return 0;
+	}
 	struct buf *b = perf_feats_begin(f, HEADER_BUILD_ID);
 	for (size_t i = 0; i < n; i++) {
 		int rc = perf_enc_build_id(b, 0, &bids[i]);
@@ -482,8 +570,23 @@ int perf_pipe_head(struct buf *out, const struct perf_wattr *a, size_t n,
 			rc = buf_append(out, a[i].ids, a[i].nr_ids * 8);
 	}
 	for (unsigned bit = 0; bit < HEADER_LAST_FEATURE && !rc; bit++)
-		if (bit != HEADER_BUILD_ID && bit != HEADER_SAMPLE_TIME)
+		if (bit != HEADER_BUILD_ID && bit != HEADER_SAMPLE_TIME && bit != HEADER_TRACING_DATA)
 			rc = perf_pipe_feature(out, f, bit);
+	if (!rc && feat_has(f, HEADER_TRACING_DATA)) {
+		/* { header (size 16), u32 size, u32 pad } then the tracing data,
+		 * padded to 8, outside the record's own size, as perf does */
+		const struct buf *td = &f->sec[HEADER_TRACING_DATA];
+		size_t aligned = (td->len + 7) & ~(size_t)7;
+		struct perf_event_header h = { .type = PERF_RECORD_HEADER_TRACING_DATA, .size = 16 };
+		uint32_t sz[2] = { (uint32_t)aligned, 0 };
+		rc = buf_append(out, &h, 8);
+		if (!rc)
+			rc = buf_append(out, sz, 8);
+		if (!rc)
+			rc = buf_append(out, td->data, td->len);
+		if (!rc && aligned > td->len)
+			rc = buf_append(out, "\0\0\0\0\0\0\0", aligned - td->len);
+	}
 	return rc;
 }
 

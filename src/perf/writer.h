@@ -65,12 +65,12 @@ struct perf_host_info {
 };
 
 /* hostname, osrelease, version, arch, nrcpus, cpudesc, cpuid, total_mem,
- * cmdline, cpu topology, clockid. Features whose source is missing on this
+ * cmdline, cpu topology, numa topology, pmu mappings, clockid. Features whose source is missing on this
  * machine are left out. Returns 0 or a negative code. */
 int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi);
 int perf_feats_add_event_desc(struct perf_feats *f, const struct perf_wattr *a, size_t n);
 int perf_feats_add_sample_time(struct perf_feats *f, uint64_t first, uint64_t last);
-/* Build-id table; an empty table still sets the bit. */
+/* Build-id table; without entries the bit is left clear, as perf does. */
 int perf_feats_add_build_ids(struct perf_feats *f, const struct perf_build_id *b, size_t n);
 int perf_feats_add_compressed(struct perf_feats *f, uint32_t level, uint32_t ratio,
 			      uint32_t mmap_len);
@@ -87,7 +87,8 @@ int perf_file_write_header(int fd, const struct perf_wattr *a, size_t n, uint64_
 /* Write the feature section table and payloads at off; returns 0 or -errno. */
 int perf_file_write_features(int fd, uint64_t off, const struct perf_feats *f);
 
-/* Pipe mode: pipe header, HEADER_ATTR records, HEADER_FEATURE records. */
+/* Pipe mode: pipe header, HEADER_ATTR records, HEADER_FEATURE records, and
+ * the HEADER_TRACING_DATA record when f has tracing data. */
 int perf_pipe_head(struct buf *out, const struct perf_wattr *a, size_t n,
 		   const struct perf_feats *f);
 /* HEADER_FEATURE record for one bit of f (pipe mode, after the data). */

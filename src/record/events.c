@@ -146,6 +146,13 @@ int events_online_cpus(int *cpus, size_t max)
 	return (int)n;
 }
 
+static int read_int_file(const char *path, int dflt);
+
+static bool can_profile_kernel(void)
+{
+	return geteuid() == 0 || read_int_file("/proc/sys/kernel/perf_event_paranoid", 2) <= 1;
+}
+
 /* x86-64 user registers perf records for DWARF unwinding: all but the
  * segment registers DS ES FS GS (bits 12..15), up to PERF_REG_X86_64_MAX. */
 #define EVENTS_X86_REGS_MASK (((1ULL << 24) - 1) & ~(0xfULL << 12))
@@ -173,6 +180,10 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 	a->sample_id_all = 1;
 	a->exclude_user = ev->excl_user;
 	a->exclude_kernel = ev->excl_kernel;
+	/* like perf: the default event counts user space only when the kernel
+	 * may not be profiled (perf_event_paranoid > 1 and not privileged) */
+	if (ev->is_default && !can_profile_kernel())
+		a->exclude_kernel = a->exclude_hv = 1;
 	if (first) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -234,8 +245,9 @@ static int open_error(struct events_ev *ev, int cpu, pid_t pid, int err, const s
 		int p = read_int_file("/proc/sys/kernel/perf_event_paranoid", 2);
 		return err_set(e, -EACCES,
 			       "no permission to open event '%s': kernel.perf_event_paranoid is %d "
-			       "(recording needs -1 for -a, <= 2 for your own processes, or CAP_PERFMON)",
-			       ev->name, p);
+			       "(at 2 only user space of your own processes, e.g. -e %s:u; at 1 also "
+			       "the kernel; -a needs 0 or less; or CAP_PERFMON)",
+			       ev->name, p, ev->name);
 	}
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -292,9 +304,12 @@ int events_open(struct events *evs, const struct record_opts *o, const pid_t *pi
 				struct events_ev *ev = &evs->ev[i];
 				int fd = sys_perf_event_open(&ev->attr, pids[p], cpus[c]);
 				if (fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) &&
-				    ev->attr.type == PERF_TYPE_HARDWARE && o->events[i].is_default &&
-				    evs->nr_fds == 0) {
-					/* no hardware PMU: fall back to cpu-clock, as perf does */
+				    ev->attr.type == PERF_TYPE_HARDWARE &&
+				    ev->attr.config == PERF_COUNT_HW_CPU_CYCLES && evs->nr_fds == 0) {
+					/* no hardware PMU: cycles falls back to cpu-clock, as
+					 * perf does (default or asked for) */
+					if (o->log && !o->quiet && !o->events[i].is_default)
+						o->log(o->log_ctx, "cycles is not supported here, using cpu-clock");
 					ev->attr.type = PERF_TYPE_SOFTWARE;
 					ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
 					snprintf(ev->name, sizeof(ev->name), "cpu-clock");

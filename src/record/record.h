@@ -62,6 +62,7 @@ struct record_opts {
 	uint64_t switch_size;           /* bytes */
 	uint64_t switch_ms;
 	bool quiet;
+	int rt_prio;                    /* -r: SCHED_FIFO priority of the reader, 0 = none (default 1) */
 	char **cmd;                     /* command to launch, NULL-terminated, or NULL */
 	int argc;                       /* the record command line, for HEADER_CMDLINE */
 	char **argv;

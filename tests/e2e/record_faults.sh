@@ -16,6 +16,14 @@ for sig in INT TERM; do
 	check record_sig${sig}_workload_gone sh -c "! pgrep -f 'record_spi[n] 10 1' >/dev/null"
 done
 
+# SIGKILL: no chance to finish, yet the header refreshed every second makes
+# the file readable up to a round written before the kill
+"$SCORCH" record -q -g -o "$T/k9.data" -- "$SPIN" 4 1 & rp=$!
+sleep 2.3; kill -KILL $rp; wait $rp 2>/dev/null
+pkill -f 'record_spi[n] 4 1'
+check record_sigkill_perf_stats perf_ok "$T/k9.data"
+check record_sigkill_samples perf_script_has "$T/k9.data" record_spin 100
+
 # a crashing command: complete file, status reported
 "$SCORCH" record -g -o "$T/crash.data" -- "$SPIN" 0.2 1 crash 2>"$T/err"
 check record_crash_exit test $? = 0
@@ -77,6 +85,30 @@ check record_switch_size_files test "$n" -ge 2
 ok=1; for f in "$T"/sw/sz.data.*; do perf_ok "$f" || ok=0; done
 check record_switch_size_all_valid test $ok = 1
 
+rm -rf "$T/sw"; mkdir -p "$T/sw"
+"$SCORCH" record -q --switch-output=1s -o "$T/sw/tm.data" -- "$SPIN" 1.5 1
+n=$(ls "$T/sw" | grep -c '^tm.data.')
+check record_switch_time_files test "$n" -ge 2
+ok=1; for f in "$T"/sw/tm.data.*; do perf_ok "$f" || ok=0; done
+check record_switch_time_all_valid test $ok = 1
+
+# an unprivileged user: the default event drops to user space (as perf's
+# does) and records; -a is refused with the paranoid setting named
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nb="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	d=$(mktemp -d /tmp/scorch-nobody.XXXXXX); chmod 777 "$d"
+	$nb "$SCORCH" record -q -o "$d/nb.data" -- "$SPIN" 0.3 1
+	check record_nobody_exit test $? = 0
+	check record_nobody_owner test "$(stat -c %U:%a "$d/nb.data")" = "nobody:600"
+	chown root "$d/nb.data"
+	check record_nobody_samples perf_script_has "$d/nb.data" record_spin 30
+	$nb "$SCORCH" record -a -o "$d/nba.data" -- true 2>"$T/err"
+	rc=$?
+	check record_nobody_a_refused test $rc = 2 -a "$(wc -l < "$T/err")" = 1
+	check record_nobody_a_paranoid grep -q 'perf_event_paranoid is' "$T/err"
+	rm -rf "$d"
+fi
+
 # bad flags and impossible requests: one line, exit 2, no file
 bad() { # NAME ARGS...
 	local n=$1; shift
@@ -99,3 +131,14 @@ bad record_bad_pid -p 999999999
 bad record_bad_command -- /nonexistent/command
 bad record_bad_switch --switch-output=soon -- true
 bad record_bad_missing_value -o
+bad record_bad_realtime -r 100 -- true
+
+# io_uring unavailable (seccomp says ENOSYS): the default falls back to POSIX
+# AIO and the file is as good
+NORING=$TOP/build/workloads/record_noring
+"$NORING" "$SCORCH" record -g -o "$T/nr.data" -- "$SPIN" 0.2 1 2>"$T/err"
+check record_fallback_aio grep -q '(posix-aio writer)' "$T/err"
+check record_fallback_perf_stats perf_ok "$T/nr.data"
+check record_fallback_samples perf_script_has "$T/nr.data" record_spin 30
+"$NORING" "$SCORCH" record --io uring -o "$T/nr2.data" -- "$SPIN" 0.1 1 2>"$T/err"
+check record_fallback_asked_uring grep -q '(posix-aio writer)' "$T/err"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int tmpfile_fd(char *path)
@@ -470,4 +471,49 @@ TEST(record_event_names)
 	CHECK(strstr(e.msg, "no-such-event"));
 	struct err e2 = { 0 };
 	CHECK_EQ(record_event_parse("nosys:nothing", &ev, &e2), -ENOENT);
+}
+
+/* A pipe to a slow reader: short writes and EAGAIN (non-blocking) are
+ * resumed until every byte went through, in order. */
+TEST(record_writer_seq_partial_writes)
+{
+	int p[2];
+	CHECK(pipe(p) == 0);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	fcntl(p[1], F_SETPIPE_SZ, 4096);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		uint8_t buf[1000];
+		size_t total = 0;
+		int bad = 0;
+		ssize_t n;
+		while ((n = read(p[0], buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n; i++)
+				if (buf[i] != (uint8_t)((total + (size_t)i) % 251))
+					bad = 1;
+			total += (size_t)n;
+			usleep(200);
+		}
+		_exit(bad ? 2 : total == 300000 ? 0 : 3);
+	}
+	close(p[0]);
+	struct wctx c = { 0 };
+	struct writer *w = writer_open(RECORD_IO_URING, p[1], true, 4, wdone, &c);
+	CHECK_STR(w->ops->name, "sync"); /* pipes always write in order */
+	static uint8_t d[300000];
+	for (size_t i = 0; i < sizeof(d); i++)
+		d[i] = (uint8_t)(i % 251);
+	struct wbuf b[3];
+	for (int i = 0; i < 3; i++) {
+		b[i] = (struct wbuf){ .data = d + i * 100000, .len = 100000, .cap = 100000 };
+		CHECK_EQ(writer_submit(w, &b[i]), 0);
+	}
+	CHECK_EQ(writer_barrier(w), 0);
+	CHECK_EQ(c.done, 3);
+	writer_free(w);
+	close(p[1]);
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
