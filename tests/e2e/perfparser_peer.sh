@@ -4,7 +4,8 @@
 # same input. For each file: both exit 0, scorch's stream decodes strictly
 # (framing, ids defined before use, nothing left over), and the decoded
 # samples (pid, tid, time, cpu, cost), threads, commands, lost events,
-# context switches, attributes and features are the same. Stack differences
+# context switches, attributes and features are the same; the stream's stacks
+# are the ones `scorch script` prints. Stack differences
 # are listed by kind with counts (informational: the reference's quirks and
 # symbols it cannot find). Also: --print-stats prints hotspot-perfparser's
 # figures for the same file, and the ASan build writes every stream cleanly.
@@ -40,6 +41,13 @@ for f in */*.data* *.data*; do
 		fail "perfparser $n: differs from hotspot-perfparser"
 	fi
 	sed 's/^/    /' "$W/cmp"
+	"$SCORCH" script -i "$f" > "$W/script" 2> /dev/null
+	if python3 "$DEC" stacks-vs-script "$W/ours" "$W/script" > "$W/svs" 2>&1; then
+		pass "perfparser $n: stream stacks == scorch script ($(head -1 "$W/svs" | sed 's/^samples: //'))"
+	else
+		fail "perfparser $n: stream stacks != scorch script"
+		sed 's/^/    /' "$W/svs"
+	fi
 	# --print-stats: hotspot-perfparser's figures (it cannot read zstd: skip those)
 	"$PP" --input "$f" --print-stats > "$W/s.ours" 2> /dev/null
 	"$REF" --input "$f" --print-stats > "$W/s.ref" 2> /dev/null

@@ -562,7 +562,7 @@ def stack_diff_kinds(fa, fb):
         found = True
     elif ka != kb and len(ka) == len(kb):
         if all(n == "[unknown]" for n in ka):
-            kinds["kernel frames unnamed in ours"] += 1
+            kinds["kernel frames [unknown] in ours, named in reference (kallsyms of another machine?)"] += 1
         else:
             kinds["kernel frames named differently"] += 1
         found = True
@@ -639,8 +639,14 @@ def parse_perf_script(path):
                         break
                 if pid is None or t is None:
                     continue
-                cur = {"pid": pid, "time": t, "frames": []}
+                # no callchain: perf prints the sampled ip on the header line
+                m = re.search(r"\s([0-9a-f]+)\s+(\S+)\s+\(([^()]*)\)\s*$", line)
+                head_frame = norm_frame(m.group(2)) if m else None
+                cur = {"pid": pid, "time": t, "frames": [], "head": head_frame}
                 out.append(cur)
+    for x in out:
+        if not x["frames"] and x.get("head"):
+            x["frames"] = [x["head"]]
     return out
 
 
