@@ -90,8 +90,7 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		} else {
 			uint64_t t = 0;
 			bool has_time = !c->unordered && perf_record_time(input_evlist(p.in), r.p, &t);
-			rc = order_push(p.ord, r.p, r.size, r.file_off, r.stable, has_time, t,
-					h->type == PERF_RECORD_SAMPLE);
+			rc = order_push(p.ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
 		}
 		if (rc)
 			break;

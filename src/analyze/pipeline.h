@@ -38,6 +38,7 @@ struct pipeline_config {
 	/* resolver options (perfparser's names) */
 	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
 	int max_frames;             /* default 64 */
+	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	int jobs;                   /* worker threads, 0 = online CPUs */
 	bool progress;              /* allow a progress bar on a tty stderr */
 };

@@ -1,23 +1,52 @@
 /*
- * resolver.c: the basic resolver — callchain entries (or the sampled ip) as
- * frames with their DSO from the session's maps, no symbols. The full
- * unwinder and symbolizer replaces this file (see resolver.h).
+ * resolver.c: a sample -> its symbolized frames (see resolver.h).
+ *
+ * Order of a stack, as perf script prints it: the callchain's kernel part
+ * (context markers switch the kind and are not frames), then the user part:
+ * the callchain's user entries (frame pointers), or the DWARF unwind of the
+ * stack copy when the sample has one, or the LBR call stack. Each physical
+ * DWARF-unwound frame is expanded into its inline chain (innermost first);
+ * frame-pointer, LBR and kernel frames are not (perf script does the same).
+ * Names follow perf: the ELF symbol (perf's alias choice); where DWARF has an
+ * inline chain, the names addr2line gives, the outermost shown as the real
+ * frame only when its name is the ELF symbol's.
  */
 #include "analyze/resolver.h"
+#include "analyze/symbols.h"
+#include "analyze/unwind.h"
 #include "util/buf.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_UNWIND 4096
+
 struct resolver {
 	struct session *s;
+	struct symbols *syms;
+	struct unwinder *unw;
 	int max_frames;
+	bool no_inline;
 	struct frame *frames;
 	size_t cap;
+	struct unwind_frame *uf;
 	struct resolver_stats st;
 	const char *kernel_name;
+	const char *unknown_name;
+	resolver_warn_fn warn;
+	void *warn_ctx;
 };
+
+static void forward_warn(void *ctx, const char *msg)
+{
+	struct resolver *r = ctx;
+	if (r->warn)
+		r->warn(r->warn_ctx, msg);
+	else
+		fprintf(stderr, "scorch: %s\n", msg);
+}
 
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h)
@@ -25,28 +54,58 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
 	r->max_frames = c && c->max_frames > 0 ? c->max_frames : 64;
+	r->no_inline = c && c->no_inline;
+	struct symbols_config sc = { 0 };
+	if (c) {
+		sc.sysroot = c->sysroot;
+		sc.debug_paths = c->debug_paths;
+		sc.extra_paths = c->extra_paths;
+		sc.app_path = c->app_path;
+		sc.kallsyms = c->kallsyms;
+	}
+	sc.warn = forward_warn;
+	sc.warn_ctx = r;
+	r->syms = symbols_new(&sc);
+	if (!r->syms) {
+		free(r);
+		return NULL;
+	}
+	if (h)
+		for (uint32_t i = 0; i < h->nr_build_ids; i++)
+			symbols_add_build_id(r->syms, h->build_ids[i].filename, h->build_ids[i].id,
+					     h->build_ids[i].size);
+	r->unw = unwinder_new(r->syms, s);
+	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
-	(void)h;
 	return r;
 }
 
 void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 {
-	(void)r;
-	(void)fn;
-	(void)ctx;
+	r->warn = fn;
+	r->warn_ctx = ctx;
 }
 
 void resolver_free(struct resolver *r)
 {
 	if (!r)
 		return;
+	unwinder_free(r->unw);
+	symbols_free(r->syms);
 	free(r->frames);
+	free(r->uf);
 	free(r);
 }
 
 const struct resolver_stats *resolver_stats(const struct resolver *r)
 {
+	static struct resolver_stats st;
+	(void)st;
+	struct resolver *m = (struct resolver *)r;
+	const struct unwinder_stats *us = unwinder_stats(r->unw);
+	m->st.dwarf_unwinds = us->unwinds;
+	m->st.cfi_rows = us->cfi_rows;
+	m->st.fp_fallbacks = us->fp_fallbacks;
 	return &r->st;
 }
 
@@ -61,33 +120,203 @@ static uint8_t kind_of_cpumode(uint16_t cm)
 	}
 }
 
-void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind, struct frame *f)
+static bool is_kernel_kind(uint8_t kind)
+{
+	return kind == FRAME_KERNEL || kind == FRAME_GUEST_KERNEL || kind == FRAME_HV;
+}
+
+static bool anon_name(const char *n)
+{
+	return !n || !*n || !strncmp(n, "//anon", 6) || !strncmp(n, "[anon", 5) ||
+	       !strncmp(n, "/memfd:", 7) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6);
+}
+
+/* Fill f for ip without inline expansion; returns the DSO when the frame is
+ * in a file with symbols (for inline lookup), else NULL. */
+static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
+			     struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->ip = ip;
 	f->kind = kind;
-	bool kern = kind == FRAME_KERNEL || kind == FRAME_GUEST_KERNEL || kind == FRAME_HV;
-	const struct map *m = session_find_map(r->s, kern ? SESSION_KERNEL_PID : pid, ip);
+	if (is_kernel_kind(kind)) {
+		const struct map *m = session_find_map(r->s, SESSION_KERNEL_PID, ip);
+		f->map = m;
+		f->rel = ip;
+		const struct symtab *kt = symbols_kernel(r->syms);
+		const struct sym *y = symtab_find(kt, ip);
+		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
+		if (m && m->filename && m->filename[0] == '/' ) {
+			/* a module mapped from a .ko file */
+			f->dso = m->filename;
+		} else {
+			f->dso = mod ? mod : r->kernel_name;
+		}
+		f->dso_handle = f->dso;
+		if (y) {
+			f->sym = y->name;
+			f->sym_start = y->start;
+			f->sym_off = ip - y->start;
+		}
+		return NULL;
+	}
+	const struct map *m = session_find_map(r->s, pid, ip);
 	f->map = m;
-	if (m) {
-		f->dso = m->filename;
-		if (kern && !strncmp(m->filename, "[kernel.kallsyms]", 17))
-			f->dso = r->kernel_name;
-		f->dso_handle = m->filename;
-		f->rel = ip - m->start + m->pgoff;
+	if (!m) {
+		/* JIT code without a mapping record */
+		const struct symtab *pm = symbols_perfmap(r->syms, pid);
+		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
+		if (y) {
+			char b[64];
+			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
+			f->dso = symbols_intern(r->syms, b);
+			f->dso_handle = f->dso;
+			f->sym = y->name;
+			f->sym_start = y->start;
+			f->sym_off = ip - y->start;
+		}
+		return NULL;
+	}
+	f->dso = m->filename;
+	f->rel = ip - m->start + m->pgoff;
+	if (anon_name(m->filename)) {
+		const struct symtab *pm = symbols_perfmap(r->syms, pid);
+		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
+		if (pm) {
+			char b[64];
+			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
+			f->dso = symbols_intern(r->syms, b);
+			f->rel = ip;
+		}
+		f->dso_handle = f->dso;
+		if (y) {
+			f->sym = y->name;
+			f->sym_start = y->start;
+			f->sym_off = ip - y->start;
+		}
+		return NULL;
+	}
+	struct dso *d = symbols_dso(r->syms, m->filename, m->build_id, m->build_id_size);
+	f->dso_handle = d ? (const void *)d : (const void *)m->filename;
+	if (!d || d->missing)
+		return NULL;
+	const struct sym *y = dso_find_sym(d, f->rel);
+	if (y) {
+		f->sym = y->name;
+		f->sym_start = y->start;
+		f->sym_off = f->rel - y->start;
+	}
+	return d;
+}
+
+void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind, struct frame *f)
+{
+	struct dso *d = symbolize(r, pid, ip, kind, f);
+	if (d) {
+		const struct inline_entry *e;
+		unsigned n = dso_inlines(d, f->rel, &e);
+		if (n) {
+			f->file = e[0].file;
+			f->line = e[0].line;
+			f->column = e[0].column;
+		}
 	}
 }
 
-static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, uint64_t ip, uint8_t kind)
+static int grow(struct resolver *r, size_t need)
 {
-	if (out->nr_frames >= (uint32_t)r->max_frames) {
+	if (need <= r->cap)
+		return 0;
+	return ARRAY_GROW(r->frames, r->cap, need, 1u << 22);
+}
+
+/* Append the frame(s) of one address: its inline chain, or the plain frame. */
+static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, uint64_t ip,
+		uint8_t kind, uint32_t *physical, bool inlines)
+{
+	if (*physical >= (uint32_t)r->max_frames) {
 		r->st.truncated++;
 		return 1;
 	}
-	if (ARRAY_GROW(r->frames, r->cap, out->nr_frames + 1, 1u << 20))
+	(*physical)++;
+	struct frame f;
+	struct dso *d = symbolize(r, pid, ip, kind, &f);
+	const struct inline_entry *e = NULL;
+	unsigned n = d && inlines && !r->no_inline ? dso_inlines(d, f.rel, &e) : 0;
+	if (grow(r, out->nr_frames + (n ? n : 1)))
 		return -ENOMEM;
 	out->frames = r->frames;
-	resolver_symbolize(r, pid, ip, kind, &r->frames[out->nr_frames++]);
+	if (!n) {
+		if (!f.sym)
+			r->st.frames_unknown++;
+		r->frames[out->nr_frames++] = f;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct frame *o = &r->frames[out->nr_frames++];
+		*o = f;
+		o->file = e[i].file;
+		o->line = e[i].line;
+		o->column = e[i].column;
+		const char *name = e[i].name ? e[i].name : f.sym;
+		bool real = name && f.sym && !strcmp(name, f.sym);
+		o->sym = name;
+		if (!real) {
+			o->inlined = true;
+			r->st.frames_inlined++;
+		}
+	}
+	return 0;
+}
+
+static bool has_dwarf_stack(const struct perf_attr *attr, const struct perf_sample *s)
+{
+	if (!attr)
+		return false;
+	uint64_t st = attr->attr.sample_type;
+	return (st & PERF_SAMPLE_REGS_USER) && (st & PERF_SAMPLE_STACK_USER) && s->regs_user_nr &&
+	       s->regs_user_abi;
+}
+
+static const char *outermost_name(const struct resolved_sample *out)
+{
+	return out->nr_frames ? out->frames[out->nr_frames - 1].sym : NULL;
+}
+
+static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
+		       struct resolved_sample *out, uint32_t *physical)
+{
+	bool retried;
+	int max = r->max_frames - (int)*physical;
+	if (max <= 0)
+		return 0;
+	if (max > MAX_UNWIND)
+		max = MAX_UNWIND;
+	int n = unwinder_unwind(r->unw, s->pid, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
+				&retried);
+	if (n < 0)
+		return n;
+	r->st.dwarf_samples++;
+	if (n == 0) {
+		/* no registers: the sampled ip alone (user samples) */
+		if (s->regs_user_nr == 0)
+			return 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		/* perf reports nothing past an address in no mapping */
+		if (!session_find_map(r->s, s->pid, r->uf[i].pc))
+			break;
+		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	if (n == max)
+		r->st.truncated++;
+	const char *o = outermost_name(out);
+	if (o && (!strcmp(o, "_start") || !strcmp(o, "start_thread") || !strcmp(o, "clone3") ||
+		  !strcmp(o, "__clone3") || !strcmp(o, "clone")))
+		r->st.dwarf_complete++;
 	return 0;
 }
 
@@ -104,8 +333,15 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	bool dwarf = has_dwarf_stack(attr, s);
+	bool lbr = attr && (attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+		   (attr->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->branch_nr;
+	uint32_t physical = 0;
+	int rc = 0;
+	bool user_done = false;
+
 	if (s->callchain_nr) {
-		r->st.fp_samples++;
+		bool first = true;
 		for (uint64_t i = 0; i < s->callchain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= PERF_CONTEXT_MAX) {
@@ -119,17 +355,59 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 				}
 				continue;
 			}
-			int rc = push(r, out, s->pid, ip, kind);
-			if (rc < 0)
-				return rc;
-			if (rc)
+			if (kind == FRAME_USER && (dwarf || lbr))
+				break; /* the user part comes from the stack copy / LBR */
+			if (first && kind == FRAME_USER && ip != s->ip && i == 0 && s->ip &&
+			    s->ip < PERF_CONTEXT_MAX && !(s->misc & PERF_RECORD_MISC_KERNEL)) {
+				/* callchain without the sampled ip first */
+			}
+			first = false;
+			if ((rc = push(r, out, s->pid, ip, kind, &physical, false)))
 				break;
 		}
-	} else {
-		int rc = push(r, out, s->pid, s->ip, kind);
 		if (rc < 0)
 			return rc;
+		if (!dwarf && !lbr) {
+			r->st.fp_samples++;
+			user_done = true;
+		}
 	}
+	if (!user_done && rc == 0) {
+		if (dwarf) {
+			uint32_t before = out->nr_frames;
+			if ((rc = unwind_user(r, attr, s, out, &physical)) < 0)
+				return rc;
+			if (out->nr_frames == before && !s->callchain_nr &&
+			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
+				return rc;
+		} else if (lbr) {
+			r->st.lbr_samples++;
+			/* the sampled ip, then the call sites of the LBR call stack */
+			uint64_t uip = s->ip;
+			if (is_kernel_kind(kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK))) {
+				/* find the user ip in the callchain */
+				uip = 0;
+				bool user = false;
+				for (uint64_t i = 0; i < s->callchain_nr; i++) {
+					if (s->callchain[i] == PERF_CONTEXT_USER)
+						user = true;
+					else if (user && s->callchain[i] < PERF_CONTEXT_MAX) {
+						uip = s->callchain[i];
+						break;
+					}
+				}
+			}
+			if (uip && (rc = push(r, out, s->pid, uip, FRAME_USER, &physical, false)) < 0)
+				return rc;
+			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
+				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false)) < 0)
+					return rc;
+		} else if (!s->callchain_nr) {
+			if ((rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
+				return rc;
+		}
+	}
+	out->frames = r->frames;
 	r->st.frames += out->nr_frames;
 	return 0;
 }

@@ -5,15 +5,15 @@
  *   - the kernel part of PERF_SAMPLE_CALLCHAIN (context markers
  *     PERF_CONTEXT_KERNEL/USER/HV/GUEST_* switch the frame kind),
  *   - the user part: the callchain's user entries (frame pointers), or, when
- *     the sample carries REGS_USER + STACK_USER, a DWARF unwind of the copied
- *     stack (libdwfl, one Dwfl per process, rebuilt when the process's map
- *     generation changes), or the LBR call stack (branch stack),
+ *     the sample carries REGS_USER + STACK_USER, a DWARF CFI unwind of the
+ *     copied stack (CFI per DSO, shared by all processes; see unwind.h), or
+ *     the LBR call stack (branch stack),
  *   - every frame symbolized (ELF symtab/dynsym/MiniDebugInfo, DWARF lines and
  *     inline chains, kallsyms, perf-PID.map), names demangled.
  *
- * Everything expensive is cached: per DSO (keyed by build id, else path +
- * mtime + size) the ELF, symbol table, CFI and line info, shared by every
- * process mapping it; per process the Dwfl. Nothing is built per sample.
+ * Everything expensive is cached: per DSO (keyed by build id, else path)
+ * the ELF, symbol table, CFI and line/inline info, shared by every process
+ * mapping it. Nothing is built per process or per sample.
  *
  * The resolver reads the session (maps, comms) and therefore must be called
  * after session_apply has seen every record older than the sample, i.e. from
@@ -42,10 +42,10 @@ struct resolver_stats {
 	uint64_t frames_inlined;
 	uint64_t frames_guessed;
 	uint64_t fp_samples, dwarf_samples, lbr_samples;
-	uint64_t dwarf_unwinds;     /* libdwfl unwinds run */
+	uint64_t dwarf_unwinds;     /* DWARF unwinds run */
 	uint64_t dwarf_complete;    /* unwind reached _start / start_thread / clone3 */
-	uint64_t dwarf_retries;     /* unwinds retried with a fresh Dwfl */
-	uint64_t dwfl_builds;       /* per-process Dwfl (re)built */
+	uint64_t cfi_rows;          /* CFI rows looked up */
+	uint64_t fp_fallbacks;      /* frames unwound by the rbp chain (no CFI) */
 	uint64_t dsos_loaded;       /* DSO caches built */
 	uint64_t dsos_missing;      /* DSOs whose file was not found / did not match */
 	uint64_t truncated;         /* stacks cut at max_frames */

@@ -27,6 +27,7 @@ int cmd_script(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--no-inline")) {
 			so.show_inline = false;
+			c.no_inline = true;
 		} else if (!strcmp(argv[i], "--raw")) {
 			so.raw = true;
 		} else if (!strcmp(argv[i], "--headers-only")) {

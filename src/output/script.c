@@ -61,9 +61,13 @@ static uint64_t frame_addr(const struct frame *f)
 int script_format_frame(char *buf, size_t n, const struct frame *f)
 {
 	const char *dso = f->dso ? f->dso : "[unknown]";
+	/* perf prints an inline frame as "sym+off (inlined)", without the DSO */
+	if (f->sym && f->inlined)
+		return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (inlined)", frame_addr(f),
+				f->sym, f->sym_off);
 	if (f->sym)
-		return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 "%s (%s)", frame_addr(f), f->sym,
-				f->sym_off, f->inlined ? " (inlined)" : "", dso);
+		return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (%s)", frame_addr(f), f->sym,
+				f->sym_off, dso);
 	return snprintf(buf, n, "%16" PRIx64 " [unknown] (%s)", frame_addr(f), dso);
 }
 

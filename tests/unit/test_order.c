@@ -26,7 +26,8 @@ static void push(struct order *o, struct rec *r, uint64_t t, int stable)
 	r->h.type = PERF_RECORD_SAMPLE;
 	r->h.size = sizeof(*r);
 	r->t = t;
-	CHECK_EQ(order_push(o, (const uint8_t *)r, sizeof(*r), 0, stable, true, t, true), 0);
+	struct input_rec ir = { .p = (const uint8_t *)r, .size = sizeof(*r), .stable = stable };
+	CHECK_EQ(order_push(o, &ir, true, t, true), 0);
 }
 
 TEST(order_rounds_flush_previous_max)

@@ -1,0 +1,61 @@
+# resolve.mk: the resolver's extra link flags and the test workloads
+# (tests/workloads/*) built into build/workloads/.
+#
+# Workloads: calls-fp (frame pointers), calls-nofp (no frame pointers),
+# calls-stripped + .debug/calls-stripped.debug (separate debug file found via
+# .gnu_debuglink), recurse, threads, forkexec, dlopen + libplugin.so,
+# cxx (C++ templates, std containers, threads), demo.
+
+# __cxa_demangle for C++ names.
+LDLIBS += -lstdc++
+
+WL      := build/workloads
+WL_SRC  := tests/workloads
+WL_CF   := -O2 -g -Wall
+WORKLOADS := $(WL)/calls-fp $(WL)/calls-nofp $(WL)/calls-stripped $(WL)/recurse \
+	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo
+
+.PHONY: workloads
+all: workloads
+workloads: $(WORKLOADS)
+
+$(WL)/calls-fp: $(WL_SRC)/calls.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $<
+$(WL)/calls-nofp: $(WL_SRC)/calls.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fomit-frame-pointer -o $@ $<
+# Stripped binary, its debug info in .debug/ beside it, linked by debuglink.
+$(WL)/calls-stripped: $(WL_SRC)/calls.c
+	@mkdir -p $(WL)/.debug
+	gcc $(WL_CF) -fomit-frame-pointer -Wl,--build-id -o $@.full $<
+	objcopy --only-keep-debug $@.full $(WL)/.debug/calls-stripped.debug
+	objcopy --strip-all --add-gnu-debuglink=$(WL)/.debug/calls-stripped.debug $@.full $@
+	rm -f $@.full
+$(WL)/recurse: $(WL_SRC)/recurse.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+$(WL)/threads: $(WL_SRC)/threads.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -pthread -o $@ $<
+$(WL)/forkexec: $(WL_SRC)/forkexec.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -o $@ $<
+$(WL)/libplugin.so: $(WL_SRC)/plugin.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fPIC -shared -o $@ $<
+$(WL)/dlopen: $(WL_SRC)/dlopen.c $(WL)/libplugin.so
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -o $@ $< -ldl
+$(WL)/cxx: $(WL_SRC)/cxx.cpp
+	@mkdir -p $(WL)
+	g++ $(WL_CF) -pthread -o $@ $<
+$(WL)/demo: $(WL_SRC)/demo.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
+
+# MiniDebugInfo (.gnu_debugdata) is xz-compressed.
+ifeq ($(shell pkg-config --exists liblzma 2>/dev/null && echo 1),1)
+CFLAGS += -DHAVE_LZMA=1
+LDLIBS += -llzma
+endif

@@ -1,0 +1,389 @@
+/*
+ * unwind_dwarf.c: DWARF CFI unwinding of copied user stacks (see unwind.h).
+ *
+ * Why not a Dwfl per process: libdwfl re-opens every ELF and re-parses its
+ * CFI for each process (a parallel build has hundreds), and a Dwfl must be
+ * rebuilt whenever a process maps a new file. Here the CFI (libdw's
+ * Dwarf_CFI over .eh_frame / .debug_frame) belongs to the DSO cache entry,
+ * shared by every process; a frame is unwound by finding the map of its pc in
+ * the session (always current, so a stale cache cannot happen), asking libdw
+ * for the CFI row, and evaluating its rules on the registers and the stack
+ * copy. Nothing is built per process or per sample.
+ *
+ * The walk reproduces libdwfl's (elfutils 0.188, what perf and perfparser
+ * use): CFI lookup at pc - 1 except in the first frame and after a signal
+ * frame; .eh_frame first, then .debug_frame, then the frame-pointer
+ * heuristic (rbp chain) when a pc has no CFI; the walk ends when the return
+ * address is undefined, zero or unreadable. Reported pcs are pc - 1 for
+ * callers ("isactivation" false), as perf prints them.
+ *
+ * The architecture lives in one table: perf_regs index -> DWARF register.
+ */
+#include "analyze/unwind.h"
+#include "util/hash.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define NREGS 17       /* x86_64 DWARF registers 0..16 (16 = return address) */
+#define REG_SP 7
+#define REG_FP 6
+#define REG_RA 16
+
+/* x86_64: perf_regs index for DWARF registers 0..16 (rax rdx rcx rbx rsi
+ * rdi rbp rsp r8..r15 rip). An aarch64 table would sit beside it. */
+static const int x86_64_dwarf_to_perf[NREGS] = {
+	0 /* AX */, 3 /* DX */, 2 /* CX */, 1 /* BX */, 4 /* SI */, 5 /* DI */,
+	6 /* BP */, 7 /* SP */, 16, 17, 18, 19, 20, 21, 22, 23 /* R8..R15 */,
+	8 /* IP */,
+};
+
+struct ustate {
+	uint64_t regs[NREGS];
+	uint32_t valid;        /* bit per register */
+	uint64_t pc;
+	bool pc_set;
+	bool initial, signal;  /* signal: the callee was a signal frame */
+};
+
+struct stackmem {
+	uint64_t sp;
+	const uint8_t *data;
+	uint64_t size;
+};
+
+struct unwinder {
+	struct symbols *syms;
+	struct session *sess;
+	struct unwinder_stats st;
+};
+
+static bool mem_read(const struct stackmem *m, uint64_t addr, uint64_t *out)
+{
+	if (addr >= m->sp && addr - m->sp <= m->size && m->size - (addr - m->sp) >= 8) {
+		memcpy(out, m->data + (addr - m->sp), 8);
+		return true;
+	}
+	return false;
+}
+
+static bool reg_get(const struct ustate *s, unsigned r, uint64_t *v)
+{
+	if (r >= NREGS || !(s->valid & (1u << r)))
+		return false;
+	*v = s->regs[r];
+	return true;
+}
+
+/* The small DWARF expression machine CFI needs. */
+static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth);
+
+static bool cfa_of(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr, uint64_t *cfa,
+		   int depth)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	if (depth > 2 || dwarf_frame_cfa(fr, &ops, &nops) || !nops)
+		return false;
+	return expr_eval(s, m, fr, ops, nops, cfa, depth + 1);
+}
+
+static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth)
+{
+	uint64_t st[16];
+	int sp = 0;
+#define PUSH(x) do { if (sp >= 16) return false; st[sp++] = (x); } while (0)
+#define POP(x) do { if (sp <= 0) return false; (x) = st[--sp]; } while (0)
+	for (size_t i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint64_t a, b;
+		uint8_t at = op->atom;
+		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
+			PUSH((uint64_t)(at - DW_OP_lit0));
+			continue;
+		}
+		if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
+			if (!reg_get(s, at - DW_OP_breg0, &a))
+				return false;
+			PUSH(a + op->number);
+			continue;
+		}
+		switch (at) {
+		case DW_OP_bregx:
+			if (!reg_get(s, (unsigned)op->number, &a))
+				return false;
+			PUSH(a + op->number2);
+			break;
+		case DW_OP_regx:
+			if (!reg_get(s, (unsigned)op->number, &a))
+				return false;
+			PUSH(a);
+			break;
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+		case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+		case DW_OP_constu: case DW_OP_consts: case DW_OP_addr:
+			PUSH(op->number);
+			break;
+		case DW_OP_plus_uconst:
+			POP(a);
+			PUSH(a + op->number);
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!cfa_of(s, m, fr, &a, depth))
+				return false;
+			PUSH(a);
+			break;
+		case DW_OP_deref:
+			POP(a);
+			if (!mem_read(m, a, &b))
+				return false;
+			PUSH(b);
+			break;
+		case DW_OP_dup:
+			if (!sp)
+				return false;
+			a = st[sp - 1];
+			PUSH(a);
+			break;
+		case DW_OP_drop:
+			POP(a);
+			break;
+		case DW_OP_over:
+			if (sp < 2)
+				return false;
+			a = st[sp - 2];
+			PUSH(a);
+			break;
+		case DW_OP_swap:
+			POP(a);
+			POP(b);
+			PUSH(a);
+			PUSH(b);
+			break;
+		case DW_OP_neg: POP(a); PUSH(-a); break;
+		case DW_OP_not: POP(a); PUSH(~a); break;
+#define BIN(opc, expr) case opc: POP(b); POP(a); PUSH(expr); break;
+		BIN(DW_OP_plus, a + b)
+		BIN(DW_OP_minus, a - b)
+		BIN(DW_OP_mul, a * b)
+		BIN(DW_OP_and, a & b)
+		BIN(DW_OP_or, a | b)
+		BIN(DW_OP_xor, a ^ b)
+		BIN(DW_OP_shl, b < 64 ? a << b : 0)
+		BIN(DW_OP_shr, b < 64 ? a >> b : 0)
+		BIN(DW_OP_shra, b < 64 ? (uint64_t)((int64_t)a >> b) : 0)
+		BIN(DW_OP_ge, (int64_t)a >= (int64_t)b)
+		BIN(DW_OP_gt, (int64_t)a > (int64_t)b)
+		BIN(DW_OP_le, (int64_t)a <= (int64_t)b)
+		BIN(DW_OP_lt, (int64_t)a < (int64_t)b)
+		BIN(DW_OP_eq, a == b)
+		BIN(DW_OP_ne, a != b)
+#undef BIN
+		case DW_OP_nop:
+			break;
+		case DW_OP_stack_value:
+			break;
+		default:
+			return false;
+		}
+	}
+	if (!sp)
+		return false;
+	*result = st[sp - 1];
+	return true;
+#undef PUSH
+#undef POP
+}
+
+/* CFI of a DSO, built once: .eh_frame of the file itself, and .debug_frame
+ * when the file has one. */
+static void dso_cfi(struct dso *d, Dwarf_CFI **eh, Dwarf_CFI **dbg)
+{
+	if (!d->cfi_tried) {
+		d->cfi_tried = true;
+		if (d->elf) {
+			d->eh_cfi = dwarf_getcfi_elf(d->elf);
+			d->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+			if (d->rt_dwarf)
+				d->dbg_cfi = dwarf_getcfi(d->rt_dwarf);
+		}
+	}
+	*eh = d->eh_cfi;
+	*dbg = d->dbg_cfi;
+}
+
+/* Unwind s one frame with the CFI row fr; fills next. */
+static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+		       struct ustate *next)
+{
+	memset(next, 0, sizeof(*next));
+	int ra = -1;
+	bool signal = false;
+	Dwarf_Addr fs, fe;
+	ra = dwarf_frame_info(fr, &fs, &fe, &signal);
+	next->signal = signal;
+	bool ra_undefined = false;
+	for (unsigned r = 0; r < NREGS; r++) {
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (dwarf_frame_register(fr, (int)r, mem, &ops, &nops))
+			continue;
+		uint64_t v;
+		if (nops == 0) {
+			if (ops == mem) {
+				if ((int)r == ra)
+					ra_undefined = true;
+				continue; /* undefined */
+			}
+			if (!ops) { /* same value */
+				if (!reg_get(s, r, &v))
+					continue;
+			} else
+				continue;
+		} else {
+			/* a location description: the register's value is in memory
+			 * there, unless it ends in DW_OP_stack_value (a value) or
+			 * names a register */
+			uint64_t loc;
+			if (!expr_eval(s, m, fr, ops, nops, &loc, 0))
+				continue;
+			if (ops[nops - 1].atom == DW_OP_stack_value ||
+			    (nops == 1 && ops[0].atom == DW_OP_regx))
+				v = loc;
+			else if (!mem_read(m, loc, &v))
+				continue;
+		}
+		next->regs[r] = v;
+		next->valid |= 1u << r;
+	}
+	if (!ra_undefined && ra >= 0 && reg_get(next, (unsigned)ra, &next->pc)) {
+		next->pc_set = next->pc != 0;
+	}
+}
+
+static bool fp_fallback(const struct ustate *s, const struct stackmem *m, struct ustate *next)
+{
+	uint64_t fp, prev_fp, ret;
+	memset(next, 0, sizeof(*next));
+	if (!reg_get(s, REG_FP, &fp))
+		return false;
+	if (!mem_read(m, fp, &prev_fp))
+		return false;
+	if (!mem_read(m, fp + 8, &ret))
+		return false;
+	next->regs[REG_FP] = prev_fp;
+	next->regs[REG_SP] = fp + 16;
+	next->valid = (1u << REG_FP) | (1u << REG_SP);
+	next->pc = ret;
+	next->pc_set = true;
+	return true;
+}
+
+/* One step: the caller's state of s, false when the walk cannot go on. */
+static bool step(struct unwinder *u, uint32_t pid, const struct ustate *s,
+		 const struct stackmem *m, struct ustate *next)
+{
+	uint64_t pc = s->pc;
+	if (!s->initial && !s->signal)
+		pc--;
+	const struct map *map = session_find_map(u->sess, pid, pc);
+	struct dso *d = NULL;
+	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
+		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
+	if (d && d->elf) {
+		uint64_t svma;
+		Dwarf_CFI *eh, *dbg;
+		dso_cfi(d, &eh, &dbg);
+		if (dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
+			Dwarf_CFI *cfis[2] = { eh, dbg };
+			for (int i = 0; i < 2; i++) {
+				Dwarf_Frame *fr;
+				if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], svma, &fr))
+					continue;
+				handle_cfi(s, m, fr, next);
+				free(fr);
+				u->st.cfi_rows++;
+				return true;
+			}
+		}
+	}
+	u->st.fp_fallbacks++;
+	return fp_fallback(s, m, next);
+}
+
+struct unwinder *unwinder_new(struct symbols *syms, struct session *sess)
+{
+	struct unwinder *u = calloc(1, sizeof *u);
+	if (!u)
+		return NULL;
+	u->syms = syms;
+	u->sess = sess;
+	return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	free(u);
+}
+
+const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
+{
+	return &u->st;
+}
+
+int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct perf_sample *s,
+		    uint64_t regs_mask, struct unwind_frame *out, int max, bool *retried)
+{
+	*retried = false;
+	if (!s->regs_user_abi || !s->regs_user_nr || max <= 0)
+		return 0;
+	struct ustate st = { .initial = true };
+	int pos[64];
+	int k = 0;
+	for (int i = 0; i < 64; i++)
+		pos[i] = (regs_mask >> i) & 1 ? k++ : -1;
+	for (int r = 0; r < NREGS; r++) {
+		int at = pos[x86_64_dwarf_to_perf[r]];
+		if (at >= 0 && (uint32_t)at < s->regs_user_nr) {
+			st.regs[r] = s->regs_user[at];
+			st.valid |= 1u << r;
+		}
+	}
+	if (!(st.valid & (1u << REG_RA)) || !(st.valid & (1u << REG_SP)))
+		return 0;
+	st.pc = st.regs[REG_RA];
+	st.pc_set = true;
+	struct stackmem m = {
+		.sp = st.regs[REG_SP], .data = s->stack_user,
+		.size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+								    : s->stack_user_size,
+	};
+	if (!m.data)
+		m.size = 0;
+	u->st.unwinds++;
+	int n = 0;
+	struct ustate next;
+	while (n < max) {
+		bool ok = step(u, pid, &st, &m, &next);
+		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
+		out[n].pc = act ? st.pc : st.pc - 1;
+		out[n].activation = act;
+		n++;
+		if (!ok || !next.pc_set)
+			break;
+		/* no progress: a loop in broken CFI */
+		if (next.pc == st.pc && next.regs[REG_SP] == st.regs[REG_SP] &&
+		    (next.valid & (1u << REG_SP)))
+			break;
+		st = next;
+	}
+	u->st.frames += (uint64_t)n;
+	(void)tid;
+	return n;
+}
