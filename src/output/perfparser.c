@@ -192,7 +192,7 @@ struct frame_cache_entry {
 	uint64_t ip;
 	const void *dso;
 	const char *sym;
-	int32_t loc;         /* address location id; -1 = empty slot */
+	int32_t loc1;        /* address location id + 1; 0 = empty slot */
 };
 
 struct pending {
@@ -256,8 +256,6 @@ struct perfparser *perfparser_new(const struct perfparser_opts *o)
 	hmap_init(&pp->str_by_ptr);
 	hmap_init(&pp->elf_checked);
 	pp->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*pp->fcache));
-	for (size_t i = 0; i < ((size_t)1 << FRAME_CACHE_BITS); i++)
-		pp->fcache[i].loc = -1;
 	pp->kernel_path_id = -2;
 	if (o->header) {
 		static const char magic[] = "QPERFSTREAM";
@@ -463,6 +461,15 @@ static int32_t string_stable(struct perfparser *pp, const char *s)
 
 /* ---- locations and symbols ---- */
 
+static uint64_t loc_hash(const struct loc_key *k)
+{
+	uint64_t h = hash_u64(k->address ^ ((uint64_t)k->pid << 32 | (uint32_t)k->parent));
+	h ^= hash_u64(((uint64_t)(uint32_t)k->file << 32 | (uint32_t)k->line) ^
+		      ((uint64_t)(uint32_t)k->sym_name << 21) ^ ((uint64_t)(uint32_t)k->column << 7) ^
+		      (uint64_t)(uint32_t)k->sym_binary);
+	return h;
+}
+
 static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *isnew)
 {
 	struct loc_table *t = &pp->locs;
@@ -482,7 +489,7 @@ static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *
 		t->e = ne;
 		t->cap = nc;
 	}
-	uint64_t h = hash_bytes(k, sizeof(*k));
+	uint64_t h = loc_hash(k);
 	size_t j = h & (t->cap - 1);
 	while (t->e[j].used) {
 		if (t->e[j].hash == h && !memcmp(&t->e[j].k, k, sizeof(*k)))
@@ -875,9 +882,9 @@ static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct fra
 	uint64_t h = hash_u64(f0->ip ^ ((uint64_t)pid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
 			      ((uint64_t)(uintptr_t)f0->sym << 7) ^ n);
 	struct frame_cache_entry *ce = &pp->fcache[h & (((size_t)1 << FRAME_CACHE_BITS) - 1)];
-	if (ce->loc >= 0 && ce->ip == f0->ip && ce->pid == pid && ce->dso == f0->dso_handle &&
+	if (ce->loc1 && ce->ip == f0->ip && ce->pid == pid && ce->dso == f0->dso_handle &&
 	    ce->sym == f0->sym && ce->n == n)
-		return ce->loc;
+		return ce->loc1 - 1;
 
 	bool kernel = is_kernel_kind(g[n - 1].kind);
 	uint32_t lpid = kernel ? PERFPARSER_KERNEL_PID : pid;
@@ -935,7 +942,7 @@ static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct fra
 		else
 			parent = id; /* the call site in g[m], parent of the inlined g[m-1] */
 	}
-	ce->loc = addr_loc;
+	ce->loc1 = addr_loc + 1;
 	ce->ip = f0->ip;
 	ce->pid = pid;
 	ce->dso = f0->dso_handle;
