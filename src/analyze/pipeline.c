@@ -9,6 +9,7 @@
 #include "analyze/pipeline.h"
 #include "analyze/resolver.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,14 @@ struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
 const struct order_stats *pipeline_order_stats(struct pipeline *p) { return order_stats(p->ord); }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
+
+static void warn(struct pipeline *p, const char *msg)
+{
+	if (p->cfg->warn)
+		p->cfg->warn(p->cfg->warn_ctx, msg);
+	else
+		fprintf(stderr, "scorch: %s: %s\n", p->cfg->input ? p->cfg->input : "-", msg);
+}
 
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {
@@ -75,6 +84,8 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	p.ord = order_new(&c->order, deliver, &p);
 	if (sink->sample)
 		p.res = resolver_new(c, p.sess, input_header(p.in));
+	if (p.res && c->warn)
+		resolver_set_warn(p.res, c->warn, c->warn_ctx);
 	if (sink->begin && (rc = sink->begin(sink->ctx, &p)))
 		goto out;
 	for (;;) {
@@ -97,6 +108,13 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	}
 	if (rc == 0)
 		rc = order_flush_all(p.ord);
+	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "%llu MMAP records arrived out of time order (after samples that may need them); "
+			 "raise --buffer-size", (unsigned long long)order_stats(p.ord)->mmap_violations);
+		warn(&p, msg);
+	}
 out:
 	if (rc > 0)
 		rc = 0; /* a sink asked to stop */

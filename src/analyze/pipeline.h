@@ -41,6 +41,10 @@ struct pipeline_config {
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	int jobs;                   /* worker threads, 0 = online CPUs */
 	bool progress;              /* allow a progress bar on a tty stderr */
+	/* Warnings (missing binaries, records out of time order): one call per
+	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
 void pipeline_config_init(struct pipeline_config *c);
