@@ -21,6 +21,11 @@ writer is not repeated here.
                                               builds them) against `scorch
                                               script` output, sample by sample
                                               in order; exit 1 unless all agree
+  perfparser_decode.py verify OURS [REF|-] [SCRIPT|-]
+                                              check, then compare and
+                                              stacks-vs-script in one pass;
+                                              prints "RESULT check|compare|
+                                              stacks ok|fail" lines
   perfparser_decode.py hotspot-vs-script HS PS
                                               compare hotspot's per-sample view
                                               (HOTSPOT_GENERATE_SCRIPT_OUTPUT=1)
@@ -729,6 +734,34 @@ def cmd_stacks_vs_script(stream_path, script_path, out=sys.stdout):
     return 0 if not kinds else 1
 
 
+def cmd_verify(ours, ref, script):
+    """One process for the e2e tests: strict check of OURS, then compare with
+    REF and stacks against SCRIPT (each skipped when '-')."""
+    try:
+        st = Stream(ours)
+    except DecodeError as ex:
+        print("decode error: %s" % ex)
+        print("RESULT check fail")
+        return 1
+    for p in st.problems:
+        print("PROBLEM", p)
+    print("RESULT check %s %d events" % ("fail" if st.problems else "ok", len(st.events)))
+    bad = bool(st.problems)
+    if ref != "-":
+        try:
+            n, _ = compare(ours, ref)
+        except DecodeError as ex:
+            print("decode error (reference): %s" % ex)
+            n = 1
+        print("RESULT compare %s" % ("fail" if n else "ok"))
+        bad = bad or n
+    if script != "-":
+        rc = cmd_stacks_vs_script(ours, script)
+        print("RESULT stacks %s" % ("fail" if rc else "ok"))
+        bad = bad or rc
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -746,6 +779,9 @@ def main(argv):
                 print("PROBLEM", p)
             print("%d events" % len(st.events))
             return 1 if st.problems else 0
+        if argv[1] == "verify" and len(argv) >= 3:
+            return cmd_verify(argv[2], argv[3] if len(argv) > 3 else "-",
+                              argv[4] if len(argv) > 4 else "-")
         if argv[1] == "stacks-vs-script" and len(argv) >= 4:
             return cmd_stacks_vs_script(argv[2], argv[3])
         if argv[1] == "hotspot-vs-script" and len(argv) >= 4:
