@@ -544,20 +544,30 @@ def stack_diff_kinds(fa, fb):
     found = False
     sa = set(na)
     # quirk: inlined functions named OUTER::inner or OUTERinner
-    if any(("::" in n and n.split("::")[-1] in sa and n not in sa) for n in nb) or \
+    if any(("::" in n and n not in sa and not n.startswith("_Z")
+            and "(" not in n and "<" not in n) for n in nb) or \
             any(n not in sa and any(n.endswith(x) and n[:-len(x)] in sa for x in sa if x) for n in nb):
         kinds["reference quirk: inline named OUTER::inner"] += 1
         found = True
     if any(n.startswith("_Z") and n not in sa for n in nb):
         kinds["reference quirk: mangled C++ name"] += 1
         found = True
-    if any("<.plt" in n for n in nb):
-        kinds["reference quirk: PLT shown as <.plt+N>"] += 1
+    if any(n.startswith("<.") for n in nb):
+        kinds["reference quirk: section-relative names (<.plt+N>, <.fini+N>)"] += 1
         found = True
-    if nb and nb[-1] == "[unknown]" and (not na or na[-1] != "[unknown]"):
-        kinds["reference quirk: extra [unknown] frame at the end"] += 1
+    kna = [n for n in na if n != "[unknown]"]
+    knb = [n for n in nb if n != "[unknown]"]
+    if nb.count("[unknown]") > na.count("[unknown]") and (kna == knb or (nb and nb[-1] == "[unknown]")):
+        kinds["reference quirk: extra [unknown] frame (kernel-to-user crossing, end of chain)"] += 1
         found = True
-    if len(na) == len(nb) and any(x != y and x.lstrip("_") == y.lstrip("_") for x, y in zip(na, nb)):
+    def base(n):
+        return re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.?\d*)+$", "", n)
+    if any(base(x) != x and base(x) in nb for x in na):
+        kinds["symbol names: ours the ELF symbol as perf (x.constprop.0), reference the DWARF name"] += 1
+        found = True
+    def alias(n):
+        return re.sub(r"^__GI_", "", n).lstrip("_")
+    if len(na) == len(nb) and any(x != y and alias(x) == alias(y) for x, y in zip(na, nb)):
         kinds["symbol alias chosen differently (ours: perf's choice)"] += 1
         found = True
     kb = [f[1] for f in fb if f[3]]
