@@ -565,6 +565,23 @@ def stack_diff_kinds(fa, fb):
     if any(base(x) != x and base(x) in nb for x in na):
         kinds["symbol names: ours the ELF symbol as perf (x.constprop.0), reference the DWARF name"] += 1
         found = True
+    def noparams(n):
+        # "ns::f(int, char**) const" -> "ns::f"
+        if not n.endswith(")") and not n.endswith(" const"):
+            return n
+        depth = 0
+        for i in range(len(n) - 1, -1, -1):
+            c = n[i]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                depth -= 1
+                if depth == 0:
+                    return n[:i]
+        return n
+    if any(x != y and noparams(y) == x for x, y in zip(na, nb)):
+        kinds["C++ names: reference with parameter lists (ours and perf script without)"] += 1
+        found = True
     def alias(n):
         return re.sub(r"^__GI_", "", n).lstrip("_")
     if len(na) == len(nb) and any(x != y and alias(x) == alias(y) for x, y in zip(na, nb)):
