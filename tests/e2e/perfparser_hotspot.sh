@@ -99,8 +99,8 @@ done
 
 # the peer files hotspot-perfparser can read (not zstd): same sample count
 # through hotspot with either parser, no stream error
-# (one of each kind: a DWARF file, a pipe with a tracepoint, a pipe from perf 4.9)
-for f in vector_static_gcc/perf.data probe.data.stream contentsize.data; do
+# (one of each kind: a DWARF file; a pipe with a tracepoint)
+for f in vector_static_gcc/perf.data probe.data.stream; do
 	d=$TOP/tests/data/peer/$f
 	n=$(echo "$f" | tr / _)
 	run_hotspot "$PP" "$d" "$W/$n.ours"
