@@ -12,6 +12,7 @@ BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebu
 TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils"
 PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
+PKGS="$PKGS chromium nodejs" # outputs: flame graph and speedscope in headless Chromium (npm comes with nodejs)
 
 missing=""
 for p in $PKGS; do
@@ -30,4 +31,4 @@ fi
 echo "scorch: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq $missing >/dev/null

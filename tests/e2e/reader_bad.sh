@@ -13,9 +13,15 @@ n=0; crashes=0; badmsg=0; errors=0
 for seed in "$P/vector_static_gcc/perf.data.zstd" "$P/probe.data.stream" "$P/probe.data.file" \
 	    "$P/vector_static_gcc/perf.lbr.data" "$P/fork_static_gcc/perf.data.zstd"; do
 	d=$W/$(basename "$(dirname "$seed")")-$(basename "$seed")
-	python3 "$TOP/tests/tools/mutate.py" "$seed" "$d" 40
+	python3 "$TOP/tests/tools/mutate.py" "$seed" "$d" 24
+	k=0
 	for f in "$d"/m*; do
-		for cmd in stats script; do
+		k=$((k + 1))
+		# stats decodes and orders every record; script also resolves
+		# (every third file: the ASan build is slow to start)
+		cmds="stats"
+		[ $((k % 3)) = 0 ] && cmds="stats script"
+		for cmd in $cmds; do
 			n=$((n + 1))
 			timeout 20 "$B" $cmd -i "$f" > /dev/null 2> "$W/err"
 			rc=$?
@@ -40,9 +46,12 @@ check "bad input: every error is one located line ($badmsg not)" [ $badmsg = 0 ]
 # a few hand-made ones
 printf 'PERFILE2' > "$W/short"
 "$SCORCH" stats -i "$W/short" 2> "$W/err"; rc=$?
-check "8-byte file: exit 2 with offset" [ $rc = 2 ] && grep -q 'offset 0' "$W/err"
+grep -q 'offset 0' "$W/err"; g=$?
+check "8-byte file: exit 2 with offset (rc $rc)" [ $rc = 2 -a $g = 0 ]
 head -c 200 /dev/urandom > "$W/rand"
 "$SCORCH" stats -i "$W/rand" 2> "$W/err"; rc=$?
-check "random bytes: exit 2, bad magic" [ $rc = 2 ] && grep -q 'bad magic' "$W/err"
+grep -q 'bad magic' "$W/err"; g=$?
+check "random bytes: exit 2, bad magic (rc $rc)" [ $rc = 2 -a $g = 0 ]
 "$SCORCH" stats -i "$W/missing" 2> "$W/err"; rc=$?
-check "missing file: exit 2" [ $rc = 2 ] && grep -q 'cannot open' "$W/err"
+grep -q 'cannot open' "$W/err"; g=$?
+check "missing file: exit 2 (rc $rc)" [ $rc = 2 -a $g = 0 ]

@@ -41,7 +41,8 @@ for f in */*.data* *.data*; do
 	if [ -x "$SCORCH_ASAN" ]; then
 		"$SCORCH_ASAN" script -i "$f" > /dev/null 2> "$W/asan"
 		rc=$?
-		check "peer/$f asan script (rc $rc)" [ $rc = 0 ] && ! grep -q 'Sanitizer' "$W/asan"
+		grep -q -E 'Sanitizer|runtime error' "$W/asan"; g=$?
+		check "peer/$f asan script (rc $rc)" [ $rc = 0 -a $g = 1 ]
 	fi
 done
 # the pipe stream through stdin
