@@ -405,11 +405,11 @@ int cmd_perfparser(int argc, char **argv)
 	cfg.kallsyms = a.kallsyms;
 	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
 	cfg.max_frames = max_frames < 0 || max_frames > 65536 ? 65536 : max_frames ? max_frames : 1;
-	if (buffer_kb)
-		cfg.order.buffer_size = (uint64_t)buffer_kb * 1024;
+	/* 0: buffer until FINISHED_ROUND, as with hotspot-perfparser */
+	cfg.order.buffer_size = (uint64_t)buffer_kb * 1024;
 	if (max_buffer_kb)
 		cfg.order.max_buffer_size = (uint64_t)max_buffer_kb * 1024;
-	if (cfg.order.max_buffer_size && cfg.order.buffer_size > cfg.order.max_buffer_size)
+	if (cfg.order.buffer_size > cfg.order.max_buffer_size)
 		cfg.order.buffer_size = cfg.order.max_buffer_size;
 	cfg.resolve = true;
 	if (a.print_stats) {

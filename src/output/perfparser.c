@@ -171,8 +171,11 @@ struct loc_key {
 	uint32_t pid;
 	int32_t line, column, parent;
 	int32_t sym_name, sym_binary;
-	int32_t pad;
+	int32_t dso_id;      /* shared across processes: which DSO (0: not shared) */
 };
+
+/* Key pid of a location shared by every process that maps the DSO. */
+#define SHARED_PID 0xfffffffeu
 
 struct loc_entry {
 	struct loc_key k;
@@ -192,7 +195,7 @@ struct frame_cache_entry {
 	uint64_t ip;
 	const void *dso;
 	const char *sym;
-	int32_t loc;         /* address location id; -1 = empty slot */
+	int32_t loc1;        /* address location id + 1; 0 = empty slot */
 };
 
 struct pending {
@@ -223,6 +226,7 @@ struct perfparser {
 	uint64_t progress_next, progress_step, data_off, data_size;
 	uint64_t mmap_violations;
 	struct hmap elf_checked;  /* filename pointer -> 1 */
+	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
 	int32_t kernel_path_id;
 	int32_t *frame_ids;
@@ -255,9 +259,8 @@ struct perfparser *perfparser_new(const struct perfparser_opts *o)
 	buf_init(&pp->task, 0);
 	hmap_init(&pp->str_by_ptr);
 	hmap_init(&pp->elf_checked);
+	hmap_init(&pp->dso_ids);
 	pp->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*pp->fcache));
-	for (size_t i = 0; i < ((size_t)1 << FRAME_CACHE_BITS); i++)
-		pp->fcache[i].loc = -1;
 	pp->kernel_path_id = -2;
 	if (o->header) {
 		static const char magic[] = "QPERFSTREAM";
@@ -283,6 +286,7 @@ void perfparser_free(struct perfparser *pp)
 	pp_trace_free(pp->trace);
 	hmap_release(&pp->str_by_ptr);
 	hmap_release(&pp->elf_checked);
+	hmap_release(&pp->dso_ids);
 	buf_release(&pp->out);
 	buf_release(&pp->task);
 	free(pp);
@@ -463,7 +467,19 @@ static int32_t string_stable(struct perfparser *pp, const char *s)
 
 /* ---- locations and symbols ---- */
 
-static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *isnew)
+static uint64_t loc_hash(const struct loc_key *k)
+{
+	uint64_t h = hash_u64(k->address ^ ((uint64_t)k->pid << 32 | (uint32_t)k->parent));
+	h ^= hash_u64(((uint64_t)(uint32_t)k->file << 32 | (uint32_t)k->line) ^
+		      ((uint64_t)(uint32_t)k->sym_name << 21) ^ ((uint64_t)(uint32_t)k->column << 7) ^
+		      (uint64_t)(uint32_t)k->sym_binary ^ ((uint64_t)(uint32_t)k->dso_id << 40));
+	return h;
+}
+
+/* Intern k; a new location is written with address and pid (for a
+ * location shared across processes, those of the first process seen). */
+static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, uint64_t address,
+			  uint32_t pid, bool *isnew)
 {
 	struct loc_table *t = &pp->locs;
 	*isnew = false;
@@ -482,7 +498,7 @@ static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *
 		t->e = ne;
 		t->cap = nc;
 	}
-	uint64_t h = hash_bytes(k, sizeof(*k));
+	uint64_t h = loc_hash(k);
 	size_t j = h & (t->cap - 1);
 	while (t->e[j].used) {
 		if (t->e[j].hash == h && !memcmp(&t->e[j].k, k, sizeof(*k)))
@@ -498,9 +514,9 @@ static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *
 	const struct loc_key *l = k;
 	size_t at = ev_begin(&pp->out, PPE_LOCATION);
 	pp_put_u32(&pp->out, (uint32_t)t->e[j].id);
-	pp_put_u64(&pp->out, l->address);
+	pp_put_u64(&pp->out, address);
 	pp_put_u32(&pp->out, (uint32_t)l->file);
-	pp_put_u32(&pp->out, l->pid);
+	pp_put_u32(&pp->out, pid);
 	pp_put_u32(&pp->out, (uint32_t)l->line);
 	pp_put_u32(&pp->out, (uint32_t)l->column);
 	pp_put_u32(&pp->out, (uint32_t)l->parent);
@@ -521,7 +537,7 @@ int32_t perfparser_location(struct perfparser *pp, const struct perfparser_locat
 	k.parent = loc->parent;
 	k.sym_name = k.sym_binary = -2;
 	bool isnew;
-	int32_t id = loc_intern(pp, &k, &isnew);
+	int32_t id = loc_intern(pp, &k, k.address, k.pid, &isnew);
 	out_maybe_flush(pp);
 	return id;
 }
@@ -869,18 +885,43 @@ static void check_kallsyms(struct perfparser *pp)
 
 /* The location ids for one frame group g[0..n-1] (inline frames, then the
  * real function), returning the address location's id. */
+/* A small id per DSO identity (for keys shared across processes). */
+static int32_t dso_id(struct perfparser *pp, const void *handle)
+{
+	void *v = hmap_get(&pp->dso_ids, (uint64_t)(uintptr_t)handle);
+	if (v)
+		return (int32_t)(intptr_t)v;
+	int32_t id = (int32_t)pp->dso_ids.len + 1;
+	hmap_put(&pp->dso_ids, (uint64_t)(uintptr_t)handle, (void *)(intptr_t)id);
+	return id;
+}
+
+/* The location ids for one frame group g[0..n-1] (inline frames, then the
+ * real function), returning the address location's id.
+ *
+ * Frames in a file-backed DSO are keyed by (DSO, address in the DSO), not by
+ * (pid, address): every process mapping the DSO shares the chain, written
+ * with the first process's pid and address, as hotspot-perfparser's address
+ * cache does (hotspot uses neither). Kernel frames share pid -1. Anonymous
+ * and JIT code stays per process. */
 static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct frame *g, uint32_t n)
 {
 	const struct frame *f0 = &g[0];
-	uint64_t h = hash_u64(f0->ip ^ ((uint64_t)pid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
+	const struct frame *fn = &g[n - 1];
+	bool kernel = is_kernel_kind(fn->kind);
+	bool shared = !kernel && f0->dso_handle && f0->rel && fn->dso && fn->dso[0] == '/' &&
+		      strncmp(fn->dso, "/memfd:", 7) && strncmp(fn->dso, "//anon", 6);
+	uint32_t kpid = kernel ? PERFPARSER_KERNEL_PID : shared ? SHARED_PID : pid;
+	uint64_t kip = shared ? f0->rel : f0->ip;
+	uint64_t h = hash_u64(kip ^ ((uint64_t)kpid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
 			      ((uint64_t)(uintptr_t)f0->sym << 7) ^ n);
 	struct frame_cache_entry *ce = &pp->fcache[h & (((size_t)1 << FRAME_CACHE_BITS) - 1)];
-	if (ce->loc >= 0 && ce->ip == f0->ip && ce->pid == pid && ce->dso == f0->dso_handle &&
+	if (ce->loc1 && ce->ip == kip && ce->pid == kpid && ce->dso == f0->dso_handle &&
 	    ce->sym == f0->sym && ce->n == n)
-		return ce->loc;
+		return ce->loc1 - 1;
 
-	bool kernel = is_kernel_kind(g[n - 1].kind);
 	uint32_t lpid = kernel ? PERFPARSER_KERNEL_PID : pid;
+	int32_t did = shared ? dso_id(pp, f0->dso_handle) : 0;
 	int32_t parent = -1;
 	int32_t addr_loc = -1;
 	for (uint32_t m = n; m-- > 0;) {
@@ -901,43 +942,51 @@ static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct fra
 			binary = perfparser_string(pp, base_name(dso));
 			path = string_stable(pp, dso);
 		}
+		/* key address: in the DSO when shared, else in the process */
+		uint64_t kaddr = shared ? f->rel : f->ip;
 		int32_t func = -1;
 		if (f->sym || dso) {
 			struct loc_key k;
 			memset(&k, 0, sizeof(k));
-			if (f->sym)
-				k.address = f->ip - f->sym_off;
-			else
-				k.address = f->map ? f->map->start : 0;
+			uint64_t start;
+			if (f->sym) {
+				k.address = kaddr - f->sym_off;
+				start = f->ip - f->sym_off;
+			} else {
+				k.address = shared ? 0 : f->map ? f->map->start : 0;
+				start = f->map ? f->map->start : 0;
+			}
 			k.file = -1;
-			k.pid = lpid;
+			k.pid = kpid;
 			k.parent = parent;
 			k.sym_name = name;
 			k.sym_binary = path;
+			k.dso_id = did;
 			bool isnew;
-			func = loc_intern(pp, &k, &isnew);
+			func = loc_intern(pp, &k, start, lpid, &isnew);
 			if (isnew)
 				perfparser_symbol(pp, func, name, binary, path, kernel);
 		}
 		struct loc_key a;
 		memset(&a, 0, sizeof(a));
-		a.address = f->ip;
+		a.address = kaddr;
 		a.file = string_stable(pp, f->file);
-		a.pid = lpid;
+		a.pid = kpid;
 		a.line = (int32_t)f->line;
 		a.column = (int32_t)f->column;
 		a.parent = func;
 		a.sym_name = a.sym_binary = -2;
+		a.dso_id = did;
 		bool isnew;
-		int32_t id = loc_intern(pp, &a, &isnew);
+		int32_t id = loc_intern(pp, &a, f->ip, lpid, &isnew);
 		if (m == 0)
 			addr_loc = id;
 		else
 			parent = id; /* the call site in g[m], parent of the inlined g[m-1] */
 	}
-	ce->loc = addr_loc;
-	ce->ip = f0->ip;
-	ce->pid = pid;
+	ce->loc1 = addr_loc + 1;
+	ce->ip = kip;
+	ce->pid = kpid;
 	ce->dso = f0->dso_handle;
 	ce->sym = f0->sym;
 	ce->n = n;

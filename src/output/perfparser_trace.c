@@ -113,8 +113,8 @@ static void each_pair(const char *line, size_t n,
 				name[k] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 			}
 			name[nn] = 0;
-			size_t vn = j - at - 1;
-			char *v = xstrndup(line + at + 1, vn);
+			char *v = xstrndup(line + at + 1, j - at - 1);
+			size_t vn = strlen(v); /* the text may hold a NUL */
 			char *tv = trim(v, &vn);
 			if (vn && tv[vn - 1] == ';')
 				vn--;
@@ -140,7 +140,7 @@ static void field_pair(void *ctx, const char *name, size_t nn, char *value, size
 	if (!strcmp(name, "field")) {
 		/* split by single spaces, the last segment is the name */
 		char *v = xstrndup(value, vn);
-		size_t n = vn;
+		size_t n = strlen(v);
 		char *t = trim(v, &n);
 		t[n] = 0;
 		char *sp = strrchr(t, ' ');

@@ -4,7 +4,8 @@
 # same input. For each file: both exit 0, scorch's stream decodes strictly
 # (framing, ids defined before use, nothing left over), and the decoded
 # samples (pid, tid, time, cpu, cost), threads, commands, lost events,
-# context switches, attributes and features are the same. Stack differences
+# context switches, attributes and features are the same; the stream's stacks
+# are the ones `scorch script` prints. Stack differences
 # are listed by kind with counts (informational: the reference's quirks and
 # symbols it cannot find). Also: --print-stats prints hotspot-perfparser's
 # figures for the same file, and the ASan build writes every stream cleanly.
@@ -28,18 +29,27 @@ for f in */*.data* *.data*; do
 	"$REF" --input "$f" --output "$W/ref" 2> /dev/null
 	rrc=$?
 	check "perfparser $n: exit 0 (reference $rrc)" [ "$rc" = 0 ]
-	if ! python3 "$DEC" check "$W/ours" > "$W/check" 2>&1; then
+	"$SCORCH" script -i "$f" > "$W/script" 2> /dev/null
+	python3 "$DEC" verify "$W/ours" "$W/ref" "$W/script" > "$W/v" 2>&1
+	if grep -q '^RESULT check ok' "$W/v"; then
+		pass "perfparser $n: stream decodes strictly ($(sed -n 's/^RESULT check ok //p' "$W/v"))"
+	else
 		fail "perfparser $n: stream decodes strictly"
-		cat "$W/check"
+		cat "$W/v"
 		continue
 	fi
-	pass "perfparser $n: stream decodes strictly ($(tail -1 "$W/check"))"
-	if python3 "$DEC" compare "$W/ours" "$W/ref" > "$W/cmp" 2>&1; then
+	if grep -q '^RESULT compare ok' "$W/v"; then
 		pass "perfparser $n: same samples/threads/commands/lost/features as hotspot-perfparser"
 	else
 		fail "perfparser $n: differs from hotspot-perfparser"
 	fi
-	sed 's/^/    /' "$W/cmp"
+	grep -E '^(DIFF|note|  )' "$W/v" | sed 's/^/    /'
+	if grep -q '^RESULT stacks ok' "$W/v"; then
+		pass "perfparser $n: stream stacks == scorch script ($(sed -n 's/^samples: stream/stream/p' "$W/v"))"
+	else
+		fail "perfparser $n: stream stacks != scorch script"
+		grep -E '^(samples:|kind|  example)' "$W/v" | sed 's/^/    /'
+	fi
 	# --print-stats: hotspot-perfparser's figures (it cannot read zstd: skip those)
 	"$PP" --input "$f" --print-stats > "$W/s.ours" 2> /dev/null
 	"$REF" --input "$f" --print-stats > "$W/s.ref" 2> /dev/null

@@ -21,6 +21,11 @@ writer is not repeated here.
                                               builds them) against `scorch
                                               script` output, sample by sample
                                               in order; exit 1 unless all agree
+  perfparser_decode.py verify OURS [REF|-] [SCRIPT|-]
+                                              check, then compare and
+                                              stacks-vs-script in one pass;
+                                              prints "RESULT check|compare|
+                                              stacks ok|fail" lines
   perfparser_decode.py hotspot-vs-script HS PS
                                               compare hotspot's per-sample view
                                               (HOTSPOT_GENERATE_SCRIPT_OUTPUT=1)
@@ -539,20 +544,47 @@ def stack_diff_kinds(fa, fb):
     found = False
     sa = set(na)
     # quirk: inlined functions named OUTER::inner or OUTERinner
-    if any(("::" in n and n.split("::")[-1] in sa and n not in sa) for n in nb) or \
+    if any(("::" in n and n not in sa and not n.startswith("_Z")
+            and "(" not in n and "<" not in n) for n in nb) or \
             any(n not in sa and any(n.endswith(x) and n[:-len(x)] in sa for x in sa if x) for n in nb):
         kinds["reference quirk: inline named OUTER::inner"] += 1
         found = True
     if any(n.startswith("_Z") and n not in sa for n in nb):
         kinds["reference quirk: mangled C++ name"] += 1
         found = True
-    if any("<.plt" in n for n in nb):
-        kinds["reference quirk: PLT shown as <.plt+N>"] += 1
+    if any(n.startswith("<.") for n in nb):
+        kinds["reference quirk: section-relative names (<.plt+N>, <.fini+N>)"] += 1
         found = True
-    if nb and nb[-1] == "[unknown]" and (not na or na[-1] != "[unknown]"):
-        kinds["reference quirk: extra [unknown] frame at the end"] += 1
+    kna = [n for n in na if n != "[unknown]"]
+    knb = [n for n in nb if n != "[unknown]"]
+    if nb.count("[unknown]") > na.count("[unknown]") and (kna == knb or (nb and nb[-1] == "[unknown]")):
+        kinds["reference quirk: extra [unknown] frame (kernel-to-user crossing, end of chain)"] += 1
         found = True
-    if len(na) == len(nb) and any(x != y and x.lstrip("_") == y.lstrip("_") for x, y in zip(na, nb)):
+    def base(n):
+        return re.sub(r"(\.(constprop|isra|part|cold|lto_priv)\.?\d*)+$", "", n)
+    if any(base(x) != x and base(x) in nb for x in na):
+        kinds["symbol names: ours the ELF symbol as perf (x.constprop.0), reference the DWARF name"] += 1
+        found = True
+    def noparams(n):
+        # "ns::f(int, char**) const" -> "ns::f"
+        if not n.endswith(")") and not n.endswith(" const"):
+            return n
+        depth = 0
+        for i in range(len(n) - 1, -1, -1):
+            c = n[i]
+            if c == ")":
+                depth += 1
+            elif c == "(":
+                depth -= 1
+                if depth == 0:
+                    return n[:i]
+        return n
+    if any(x != y and noparams(y) == x for x, y in zip(na, nb)):
+        kinds["C++ names: reference with parameter lists (ours and perf script without)"] += 1
+        found = True
+    def alias(n):
+        return re.sub(r"^__GI_", "", n).lstrip("_")
+    if len(na) == len(nb) and any(x != y and alias(x) == alias(y) for x, y in zip(na, nb)):
         kinds["symbol alias chosen differently (ours: perf's choice)"] += 1
         found = True
     kb = [f[1] for f in fb if f[3]]
@@ -562,7 +594,7 @@ def stack_diff_kinds(fa, fb):
         found = True
     elif ka != kb and len(ka) == len(kb):
         if all(n == "[unknown]" for n in ka):
-            kinds["kernel frames unnamed in ours"] += 1
+            kinds["kernel frames [unknown] in ours, named in reference (kallsyms of another machine?)"] += 1
         else:
             kinds["kernel frames named differently"] += 1
         found = True
@@ -639,8 +671,14 @@ def parse_perf_script(path):
                         break
                 if pid is None or t is None:
                     continue
-                cur = {"pid": pid, "time": t, "frames": []}
+                # no callchain: perf prints the sampled ip on the header line
+                m = re.search(r"\s([0-9a-f]+)\s+(\S+)\s+\(([^()]*)\)\s*$", line)
+                head_frame = norm_frame(m.group(2)) if m else None
+                cur = {"pid": pid, "time": t, "frames": [], "head": head_frame}
                 out.append(cur)
+    for x in out:
+        if not x["frames"] and x.get("head"):
+            x["frames"] = [x["head"]]
     return out
 
 
@@ -723,6 +761,34 @@ def cmd_stacks_vs_script(stream_path, script_path, out=sys.stdout):
     return 0 if not kinds else 1
 
 
+def cmd_verify(ours, ref, script):
+    """One process for the e2e tests: strict check of OURS, then compare with
+    REF and stacks against SCRIPT (each skipped when '-')."""
+    try:
+        st = Stream(ours)
+    except DecodeError as ex:
+        print("decode error: %s" % ex)
+        print("RESULT check fail")
+        return 1
+    for p in st.problems:
+        print("PROBLEM", p)
+    print("RESULT check %s %d events" % ("fail" if st.problems else "ok", len(st.events)))
+    bad = bool(st.problems)
+    if ref != "-":
+        try:
+            n, _ = compare(ours, ref)
+        except DecodeError as ex:
+            print("decode error (reference): %s" % ex)
+            n = 1
+        print("RESULT compare %s" % ("fail" if n else "ok"))
+        bad = bad or n
+    if script != "-":
+        rc = cmd_stacks_vs_script(ours, script)
+        print("RESULT stacks %s" % ("fail" if rc else "ok"))
+        bad = bad or rc
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -740,6 +806,9 @@ def main(argv):
                 print("PROBLEM", p)
             print("%d events" % len(st.events))
             return 1 if st.problems else 0
+        if argv[1] == "verify" and len(argv) >= 3:
+            return cmd_verify(argv[2], argv[3] if len(argv) > 3 else "-",
+                              argv[4] if len(argv) > 4 else "-")
         if argv[1] == "stacks-vs-script" and len(argv) >= 4:
             return cmd_stacks_vs_script(argv[2], argv[3])
         if argv[1] == "hotspot-vs-script" and len(argv) >= 4:

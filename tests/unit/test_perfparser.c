@@ -247,3 +247,32 @@ TEST(perfparser_stats_round_model)
 	CHECK_EQ(r->samples_time_violations, 1);
 	pp_stats_free(st);
 }
+
+TEST(perfparser_trace_format_with_nul)
+{
+	/* a NUL inside a field line (fuzzer finding): no read past the value */
+	static const char fmt[] = "name: x\nID: 7\nformat:\n\tfield:int a\0b;\toffset:\0;\tsize:4;\n\n"
+				  "\tfield:int c;\toffset:0;\tsize:4;\tsigned:1;\n\n";
+	struct buf t;
+	buf_init(&t, 0);
+	buf_append(&t, "\027\bDtracing0.6\0\0\x08", 16);
+	put_le32(&t, 4096);
+	buf_append(&t, "header_page", 12);
+	put_le64(&t, 0);
+	buf_append(&t, "header_event", 13);
+	put_le64(&t, 0);
+	put_le32(&t, 0);
+	put_le32(&t, 1);
+	buf_append(&t, "s", 2);
+	put_le32(&t, 1);
+	put_le64(&t, sizeof(fmt) - 1);
+	buf_append(&t, fmt, sizeof(fmt) - 1);
+	struct pp_trace *tr = pp_trace_parse(t.data, t.len);
+	CHECK(tr);
+	struct pp_trace_format *f = pp_trace_find(tr, 7);
+	CHECK(f);
+	CHECK_EQ(f->nr_fields, 1);
+	CHECK_STR(f->fields[0].name, "c");
+	pp_trace_free(tr);
+	buf_release(&t);
+}

@@ -1,0 +1,118 @@
+/*
+ * fuzz_perfparser.c: libFuzzer harness for `scorch perfparser`'s own
+ * parsing: the first byte picks the path, the rest is the input.
+ *   mode 0: the whole pipeline into the perfparser stream sink (file path)
+ *   mode 1: the --print-stats replay (file path)
+ *   mode 2: the tracing data parser and field encoder on the raw bytes
+ *   mode 3: the perfparser sink through a pipe (streaming input)
+ * The stream goes to /dev/null; a memory error or leak is a finding.
+ */
+#include "analyze/pipeline.h"
+#include "output/perfparser.h"
+#include "output/perfparser_stats.h"
+#include "output/perfparser_trace.h"
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int devnull = -1;
+
+static void run_stream(int fd)
+{
+	struct perfparser_opts o;
+	perfparser_opts_init(&o);
+	o.fd = devnull;
+	struct perfparser *pp = perfparser_new(&o);
+	struct sink sink;
+	perfparser_sink_init(pp, &sink);
+	struct pipeline_config c;
+	pipeline_config_init(&c);
+	c.input = "fuzz";
+	c.input_fd = fd;
+	c.order.buffer_size = 64 * 1024;
+	c.order.max_buffer_size = 1 << 20;
+	struct err e = { 0 };
+	pipeline_run(&c, &sink, &e);
+	perfparser_free(pp);
+}
+
+static void run_stats(int fd)
+{
+	struct err e = { 0 };
+	struct input *in = input_open_fd(fd, "fuzz", &e);
+	if (!in)
+		return;
+	struct pp_stats *st = pp_stats_new(64 * 1024, 1 << 20);
+	pp_stats_run(st, in, &e);
+	pp_stats_free(st);
+	input_free(in);
+}
+
+static void run_trace(const uint8_t *data, size_t size)
+{
+	struct pp_trace *t = pp_trace_parse(data, size);
+	if (!t)
+		return;
+	struct buf out;
+	buf_init(&out, 1 << 24);
+	for (size_t i = 0; i < t->nr; i++) {
+		struct pp_trace_format *f = &t->formats[i];
+		for (uint32_t k = 0; k < f->nr_fields; k++)
+			f->fields[k].name_id = (int32_t)k;
+		out.len = 0;
+		/* the tail of the input as a raw sample record */
+		size_t n = size > 256 ? 256 : size;
+		pp_trace_encode_fields(t, f, data + size - n, n, &out);
+	}
+	buf_release(&out);
+	pp_trace_free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1 || size > (1 << 20))
+		return 0;
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY);
+	uint8_t mode = data[0] & 3;
+	data++;
+	size--;
+	if (mode == 2) {
+		run_trace(data, size);
+		return 0;
+	}
+	if (mode == 3) {
+		int p[2];
+		if (pipe(p))
+			return 0;
+		fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+		fcntl(p[1], F_SETFL, O_NONBLOCK);
+		size_t off = 0;
+		while (off < size) {
+			ssize_t w = write(p[1], data + off, size - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		close(p[1]);
+		run_stream(p[0]);
+		close(p[0]);
+		return 0;
+	}
+	int fd = memfd_create("fuzz", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	lseek(fd, 0, SEEK_SET);
+	if (mode == 0)
+		run_stream(fd);
+	else
+		run_stats(fd);
+	close(fd);
+	return 0;
+}
