@@ -292,7 +292,8 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	if (max > MAX_UNWIND)
 		max = MAX_UNWIND;
-	int n = unwinder_unwind(r->unw, s->pid, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
+	const struct process *proc = session_process(r->s, s->pid);
+	int n = unwinder_unwind(r->unw, proc, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
 				&retried);
 	if (n < 0)
 		return n;
@@ -305,7 +306,7 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	}
 	for (int i = 0; i < n; i++) {
 		/* perf reports nothing past an address in no mapping */
-		if (!session_find_map(r->s, s->pid, r->uf[i].pc))
+		if (!proc_find_map(proc, r->uf[i].pc))
 			break;
 		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
 		if (rc)

@@ -38,8 +38,21 @@ struct chunk {
 	char data[];
 };
 
+#define DSO_FAST 256
+
+struct dso_fast {
+	const char *name;
+	uint64_t key;
+	size_t bid_size;
+	struct dso *dso;
+};
+
+static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size);
+
 struct symbols {
 	struct symbols_config cfg;
+	struct dso_fast fast[DSO_FAST];
 	char *buildid_dir;
 	struct hmap dsos;       /* hash(build id or name) -> struct dso_node * */
 	struct hmap bid_by_path;/* hash(path) -> struct bid_node * */
@@ -1166,6 +1179,28 @@ static uint64_t dso_key(const char *name, const uint8_t *id, size_t size)
 struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *build_id,
 			size_t build_id_size)
 {
+	/* fast path: the session interns file names, so (name pointer, build
+	 * id) identifies a lookup; a direct-mapped cache in front of the hash */
+	uint64_t fk = (uint64_t)(uintptr_t)name ^ build_id_size;
+	if (build_id_size >= 8) {
+		uint64_t w;
+		memcpy(&w, build_id, 8);
+		fk ^= w;
+	}
+	struct dso_fast *fe = &s->fast[hash_u64(fk) & (DSO_FAST - 1)];
+	if (fe->name == name && fe->bid_size == build_id_size && fe->key == fk && fe->dso)
+		return fe->dso;
+	struct dso *d = symbols_dso_slow(s, name, build_id, build_id_size);
+	fe->name = name;
+	fe->bid_size = build_id_size;
+	fe->key = fk;
+	fe->dso = d;
+	return d;
+}
+
+static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size)
+{
 	if (build_id_size > 20)
 		build_id_size = 20;
 	if (!build_id_size) {
@@ -1665,6 +1700,14 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 
 static void dso_release(struct dso *d)
 {
+	if (d->rules) {
+		struct hmap *h = d->rules;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->used[i] && (uintptr_t)h->vals[i] > 2)
+				free(h->vals[i]);
+		hmap_release(h);
+		free(h);
+	}
 	if (d->eh_cfi)
 		dwarf_cfi_end(d->eh_cfi);
 	if (d->rt_dwarf)

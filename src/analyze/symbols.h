@@ -74,6 +74,7 @@ struct dso {
 	Dwarf *rt_dwarf;       /* of path itself (its .debug_frame), for unwinding */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;
 	bool cfi_tried;
+	void *rules;           /* svma -> unwind rule (struct hmap *, unwind_dwarf.c) */
 	uint16_t e_type;
 	struct load_seg segs[16];
 	unsigned nr_segs;
