@@ -38,6 +38,10 @@ struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
 const struct order_stats *pipeline_order_stats(struct pipeline *p) { return order_stats(p->ord); }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
+const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
+{
+	return p->res ? resolver_stats(p->res) : NULL;
+}
 
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {

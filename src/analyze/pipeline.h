@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 struct pipeline;
+struct resolver_stats;
 
 struct sink {
 	void *ctx;
@@ -52,5 +53,7 @@ struct input *pipeline_input(struct pipeline *p);
 struct session *pipeline_session(struct pipeline *p);
 const struct order_stats *pipeline_order_stats(struct pipeline *p);
 const struct pipeline_config *pipeline_config(struct pipeline *p);
+/* The resolver's counters (NULL when samples are not resolved). */
+const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p);
 
 #endif

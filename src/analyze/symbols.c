@@ -102,6 +102,14 @@ static void *arena_alloc(struct symbols *s, size_t n)
 	return p;
 }
 
+static const char *arena_strdup(struct symbols *s, const char *str)
+{
+	size_t n = strlen(str);
+	char *p = arena_alloc(s, n + 1);
+	memcpy(p, str, n + 1);
+	return p;
+}
+
 const char *symbols_intern(struct symbols *s, const char *str)
 {
 	if (!str)
@@ -392,7 +400,13 @@ static void symtab_build(struct symbols *s, struct symtab *t, struct rawsym *raw
 		y->end = raw[i].start + raw[i].size;
 		if (!raw[i].size)
 			y->end = i + 1 < w ? raw[i + 1].start : (y->start & ~4095ULL) + 4096;
-		y->name = symbols_demangle(s, raw[i].name);
+		char *dm = demangle_alloc(raw[i].name);
+		if (dm) {
+			y->name = arena_strdup(s, dm);
+			free(dm);
+		} else {
+			y->name = raw[i].name;
+		}
 	}
 }
 
@@ -517,8 +531,8 @@ static void collect_syms(struct symbols *s, Elf *e, Elf_Scn *scn, GElf_Shdr *sh,
 			 * through the runtime segments later */
 			rel = sym.st_value;
 		}
-		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size,
-					      .name = symbols_intern(s, name),
+		/* names point into the ELF's string table, alive as long as the DSO */
+		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size, .name = name,
 					      .idx = (uint32_t)*n, .bind = GELF_ST_BIND(sym.st_info) };
 		(*n)++;
 	}
@@ -571,7 +585,7 @@ static bool svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel)
 /* Symbols from a table whose section offsets do not describe the runtime
  * file (debug file, MiniDebugInfo): convert svma -> rel via segments. */
 static void collect_syms_svma(struct symbols *s, struct dso *d, Elf *e, Elf_Scn *scn,
-			      GElf_Shdr *sh, struct rawsym **raw, size_t *n, size_t *cap)
+			      GElf_Shdr *sh, struct rawsym **raw, size_t *n, size_t *cap, bool copy)
 {
 	size_t before = *n;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -608,7 +622,7 @@ static void collect_syms_svma(struct symbols *s, struct dso *d, Elf *e, Elf_Scn 
 				abort();
 		}
 		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size,
-					      .name = symbols_intern(s, name),
+					      .name = copy ? arena_strdup(s, name) : name,
 					      .idx = (uint32_t)*n, .bind = GELF_ST_BIND(sym.st_info) };
 		(*n)++;
 	}
@@ -1140,7 +1154,7 @@ static void load_dso(struct symbols *s, struct dso *d)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	if (d->debug_elf && (scn = find_scn(d->debug_elf, SHT_SYMTAB, NULL, &sh)))
-		collect_syms_svma(s, d, d->debug_elf, scn, &sh, &raw, &n, &cap);
+		collect_syms_svma(s, d, d->debug_elf, scn, &sh, &raw, &n, &cap, false);
 	else if (d->elf && (scn = find_scn(d->elf, SHT_SYMTAB, NULL, &sh)))
 		collect_syms(s, d->elf, scn, &sh, &raw, &n, &cap);
 	else if (d->elf) {
@@ -1151,7 +1165,7 @@ static void load_dso(struct symbols *s, struct dso *d)
 		Elf *m = minidebuginfo(d->elf, &buf);
 		if (m) {
 			if ((scn = find_scn(m, SHT_SYMTAB, NULL, &sh)))
-				collect_syms_svma(s, d, m, scn, &sh, &raw, &n, &cap);
+				collect_syms_svma(s, d, m, scn, &sh, &raw, &n, &cap, true);
 			elf_end(m);
 			free(buf);
 		}
