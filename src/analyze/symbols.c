@@ -239,6 +239,9 @@ static void rust_unescape(char *d)
 	};
 	char *w = d;
 	for (char *r = d; *r;) {
+		/* an element starting with "_$" had the underscore added */
+		if (r[0] == '_' && r[1] == '$' && (r == d || (r - d >= 2 && r[-1] == ':' && r[-2] == ':')))
+			r++;
 		if (*r == '$') {
 			bool hit = false;
 			for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
