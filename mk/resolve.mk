@@ -4,7 +4,8 @@
 # Workloads: calls-fp (frame pointers), calls-nofp (no frame pointers),
 # calls-stripped + .debug/calls-stripped.debug (separate debug file found via
 # .gnu_debuglink), recurse, threads, forkexec, dlopen + libplugin.so,
-# cxx (C++ templates, std containers, threads), demo.
+# cxx (C++ templates, std containers, threads), jit (code in anonymous
+# memory described by /tmp/perf-PID.map), demo.
 
 # __cxa_demangle for C++ names.
 LDLIBS += -lstdc++
@@ -13,7 +14,8 @@ WL      := build/workloads
 WL_SRC  := tests/workloads
 WL_CF   := -O2 -g -Wall
 WORKLOADS := $(WL)/calls-fp $(WL)/calls-nofp $(WL)/calls-stripped $(WL)/recurse \
-	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo
+	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo \
+	$(WL)/jit
 
 .PHONY: workloads
 all: workloads
@@ -50,6 +52,9 @@ $(WL)/dlopen: $(WL_SRC)/dlopen.c $(WL)/libplugin.so
 $(WL)/cxx: $(WL_SRC)/cxx.cpp
 	@mkdir -p $(WL)
 	g++ $(WL_CF) -pthread -o $@ $<
+$(WL)/jit: $(WL_SRC)/jit.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
 $(WL)/demo: $(WL_SRC)/demo.c
 	@mkdir -p $(WL)
 	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
