@@ -25,6 +25,8 @@
 #include <zstd.h>
 
 #define PIPE_CHUNK (256 * 1024)
+#define READ_CHUNK ((size_t)256 << 10)
+#define CHUNK_LIMIT ((size_t)512 << 20)
 #define DECOMP_LIMIT ((size_t)256 << 20)
 #define READALL_LIMIT ((size_t)64 << 30)
 
@@ -33,17 +35,22 @@ struct input {
 	int fd;
 	bool own_fd;
 	bool pipe;          /* pipe format (records only) */
-	bool from_stream;   /* data comes from read(2), not a mapping */
+	bool from_stream;   /* size unknown (a pipe) */
+	bool memwalk;       /* data walked in memory (a file-format stream read whole) */
 	bool eof;
-	/* mapped or fully read file */
+	/* the file, mapped (or read whole) for its header, attrs and features */
 	const uint8_t *map;
 	size_t map_len;
 	bool mapped;
-	uint64_t pos, end;  /* walk position / end of the data section */
-	/* streaming */
-	struct buf rbuf;
-	size_t rpos;
-	uint64_t stream_off; /* input offset of rbuf.data[0] */
+	uint64_t pos, end;  /* memwalk: position / end of the data section */
+	/* chunked reading of the data: pread(rd_off..rd_end) or read() */
+	struct input_chunk *cur;
+	size_t cpos;         /* parse position in cur */
+	uint64_t cur_off;    /* input offset of cur->data[0] */
+	bool use_pread;
+	uint64_t rd_off, rd_end;
+	struct input_chunk *whole; /* memwalk: the chunk holding the whole input */
+	struct input_chunk *pool;  /* free chunks */
 	/* decompression */
 	ZSTD_DStream *zd;
 	struct buf dbuf;
@@ -60,7 +67,48 @@ struct perf_evlist *input_evlist(struct input *in) { return &in->el; }
 struct perf_header *input_header(struct input *in) { return &in->hdr; }
 const struct input_stats *input_stats(const struct input *in) { return &in->st; }
 uint64_t input_size(const struct input *in) { return in->from_stream ? 0 : in->map_len; }
-uint64_t input_pos(const struct input *in) { return in->from_stream ? in->stream_off + in->rpos : in->pos; }
+uint64_t input_pos(const struct input *in) { return in->memwalk ? in->pos : in->cur_off + in->cpos; }
+
+void input_chunk_get(struct input_chunk *c)
+{
+	c->refs++;
+}
+
+/* Chunks return to the input's free list (the pages stay mapped and warm:
+ * a fresh multi-MB malloc is fresh page faults); the list is freed with the
+ * input, which must therefore outlive every holder of a chunk. */
+void input_chunk_put(struct input_chunk *c)
+{
+	if (!c || --c->refs)
+		return;
+	if (c->pool) {
+		c->next = *c->pool;
+		*c->pool = c;
+	} else {
+		free(c);
+	}
+}
+
+static struct input_chunk *chunk_new(struct input *in, size_t cap)
+{
+	struct input_chunk **pp = &in->pool;
+	while (*pp && (*pp)->cap < cap)
+		pp = &(*pp)->next;
+	struct input_chunk *c = *pp;
+	if (c) {
+		*pp = c->next;
+	} else {
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->pool = &in->pool;
+	}
+	c->refs = 1;
+	c->len = 0;
+	c->next = NULL;
+	return c;
+}
 const char *input_name(const struct input *in) { return in->name; }
 
 static uint64_t ld64(const void *p)
@@ -72,20 +120,57 @@ static uint64_t ld64(const void *p)
 
 /* ---- reading a stream ---------------------------------------------------- */
 
-/* Make at least n bytes available at rbuf.data + rpos. 1: yes, 0: EOF first. */
-static int stream_fill(struct input *in, size_t n, struct err *e)
+/*
+ * Make at least n bytes available at cur->data + cpos. 1: yes, 0: the input
+ * ends first. A chunk that cannot hold n more bytes is replaced by a new one
+ * that starts with the unread tail; the old one lives on while records
+ * handed out from it are referenced.
+ */
+static int chunk_fill(struct input *in, size_t n, struct err *e)
 {
-	while (in->rbuf.len - in->rpos < n) {
+	while (!in->cur || in->cur->len - in->cpos < n) {
 		if (in->eof)
 			return 0;
-		if (in->rpos > 0 && in->rpos >= in->rbuf.len / 2) {
-			in->stream_off += in->rpos;
-			buf_consume(&in->rbuf, in->rpos);
-			in->rpos = 0;
+		if (!in->cur || in->cur->cap - in->cpos < n || in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
+			size_t tail = in->cur ? in->cur->len - in->cpos : 0;
+			size_t cap = READ_CHUNK;
+			while (cap < n * 2)
+				cap *= 2;
+			if (n > CHUNK_LIMIT)
+				return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n,
+					       CHUNK_LIMIT >> 20);
+			struct input_chunk *c;
+			if (in->cur && in->cur->refs == 1 && in->cur->cap >= cap) {
+				/* nothing handed out still uses it: reuse in place */
+				c = in->cur;
+				memmove(c->data, c->data + in->cpos, tail);
+			} else {
+				c = chunk_new(in, cap);
+				if (!c)
+					return err_set(e, -ENOMEM, "out of memory reading the input");
+				if (tail)
+					memcpy(c->data, in->cur->data + in->cpos, tail);
+				input_chunk_put(in->cur);
+			}
+			c->len = tail;
+			in->cur_off += in->cpos;
+			in->cpos = 0;
+			in->cur = c;
 		}
-		if (buf_reserve(&in->rbuf, PIPE_CHUNK))
-			return err_set(e, -ENOMEM, "out of memory reading the stream");
-		ssize_t r = read(in->fd, in->rbuf.data + in->rbuf.len, in->rbuf.cap - in->rbuf.len);
+		struct input_chunk *c = in->cur;
+		size_t want = c->cap - c->len;
+		ssize_t r;
+		if (in->use_pread) {
+			if (in->rd_off >= in->rd_end) {
+				in->eof = true;
+				return 0;
+			}
+			if (want > in->rd_end - in->rd_off)
+				want = (size_t)(in->rd_end - in->rd_off);
+			r = pread(in->fd, c->data + c->len, want, (off_t)in->rd_off);
+		} else {
+			r = read(in->fd, c->data + c->len, want);
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -95,8 +180,37 @@ static int stream_fill(struct input *in, size_t n, struct err *e)
 			in->eof = true;
 			return 0;
 		}
-		in->rbuf.len += (size_t)r;
+		c->len += (size_t)r;
+		in->rd_off += (size_t)r;
 		in->st.bytes_read += (size_t)r;
+	}
+	return 1;
+}
+
+/* Skip n bytes of the input (a payload nobody reads). */
+static int chunk_skip(struct input *in, uint64_t n, struct err *e)
+{
+	uint64_t have = in->cur ? in->cur->len - in->cpos : 0;
+	if (n <= have) {
+		in->cpos += n;
+		return 1;
+	}
+	n -= have;
+	in->cpos += have;
+	if (in->use_pread) {
+		if (n > in->rd_end - in->rd_off)
+			return 0;
+		in->rd_off += n;
+		in->cur_off += n;
+		return 1;
+	}
+	while (n) {
+		size_t k = n > PIPE_CHUNK ? PIPE_CHUNK : (size_t)n;
+		int r = chunk_fill(in, k, e);
+		if (r <= 0)
+			return r;
+		in->cpos += k;
+		n -= k;
 	}
 	return 1;
 }
@@ -162,8 +276,8 @@ static int read_file_header(struct input *in, struct err *e)
 	}
 	if (hsize == sizeof(struct perf_pipe_file_header)) {
 		in->pipe = in->hdr.pipe = true;
-		in->pos = 16;
-		in->end = in->map_len;
+		in->pos = in->rd_off = in->cur_off = 16;
+		in->end = in->rd_end = in->map_len;
 		return 0;
 	}
 	if (hsize < PERF_FILE_HEADER_SIZE || in->map_len < PERF_FILE_HEADER_SIZE)
@@ -188,8 +302,8 @@ static int read_file_header(struct input *in, struct err *e)
 		dsize = flen - fh.data.offset;
 	in->hdr.data_offset = fh.data.offset;
 	in->hdr.data_size = dsize;
-	in->pos = fh.data.offset;
-	in->end = fh.data.offset + dsize;
+	in->pos = in->rd_off = in->cur_off = fh.data.offset;
+	in->end = in->rd_end = fh.data.offset + dsize;
 
 	/* attrs */
 	if (fh.attr_size < PERF_ATTR_SIZE_MIN + 16 || fh.attr_size > 4096)
@@ -243,8 +357,12 @@ static int read_file_header(struct input *in, struct err *e)
 	for (unsigned b = 0; b < PERF_FEAT_BITS; b++)
 		if (perf_header_has(&in->hdr, b))
 			nfeat++;
-	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo))
-		return err_at(e, fo, "feature section table (%u entries) is outside the file", nfeat);
+	/* A file cut short (a killed recording) loses its features, not its
+	 * data: features that are not all there are skipped. */
+	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo)) {
+		in->hdr.features_skipped = nfeat;
+		return 0;
+	}
 	unsigned k = 0;
 	for (unsigned b = 0; b < PERF_FEAT_BITS; b++) {
 		if (!perf_header_has(&in->hdr, b))
@@ -252,10 +370,10 @@ static int read_file_header(struct input *in, struct err *e)
 		struct perf_file_section s;
 		memcpy(&s, m + fo + 16 * k, 16);
 		k++;
-		if (s.offset > flen || s.size > flen - s.offset)
-			return err_at(e, fo + 16 * (k - 1), "feature %s section (offset %llu, size %llu) is outside the file",
-				      perf_feature_name(b) ? perf_feature_name(b) : "?",
-				      (unsigned long long)s.offset, (unsigned long long)s.size);
+		if (s.offset > flen || s.size > flen - s.offset) {
+			in->hdr.features_skipped++;
+			continue;
+		}
 		int rc = perf_header_parse_feature(&in->hdr, &in->el, b, m + s.offset, s.size, s.offset, e);
 		if (rc)
 			return rc;
@@ -272,7 +390,6 @@ static struct input *input_alloc(const char *name)
 	in->fd = -1;
 	perf_header_init(&in->hdr);
 	perf_evlist_init(&in->el);
-	buf_init(&in->rbuf, READALL_LIMIT);
 	buf_init(&in->dbuf, DECOMP_LIMIT);
 	buf_init(&in->scratch, 1 << 20);
 	return in;
@@ -282,12 +399,15 @@ static struct input *open_common(struct input *in, struct err *e)
 {
 	struct stat st;
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* the header, attrs and features are read through a mapping; the
+		 * data section with pread into chunks: cheaper than faulting in
+		 * every page of a multi-GB mapping, and records stay zero-copy */
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
 		if (m != MAP_FAILED) {
-			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
 			in->map = m;
 			in->map_len = (size_t)st.st_size;
 			in->mapped = true;
+			in->use_pread = true;
 			if (read_file_header(in, e)) {
 				input_free(in);
 				return NULL;
@@ -298,14 +418,15 @@ static struct input *open_common(struct input *in, struct err *e)
 	/* a stream: pipe format is read incrementally; a file-format stream
 	 * (needs seeking) is read whole first */
 	in->from_stream = true;
-	int r = stream_fill(in, 16, e);
+	int r = chunk_fill(in, 16, e);
 	if (r <= 0) {
 		if (!e->set)
-			err_at(e, in->rbuf.len, "input too small for a perf.data header (%zu bytes)", in->rbuf.len);
+			err_at(e, in->cur ? in->cur->len : 0, "input too small for a perf.data header (%zu bytes)",
+			       in->cur ? in->cur->len : 0);
 		input_free(in);
 		return NULL;
 	}
-	uint64_t magic = ld64(in->rbuf.data), hsize = ld64(in->rbuf.data + 8);
+	uint64_t magic = ld64(in->cur->data), hsize = ld64(in->cur->data + 8);
 	if (magic == PERF_MAGIC2_SWAPPED)
 		hsize = bswap_64(hsize);
 	else if (magic != PERF_MAGIC2) {
@@ -316,18 +437,21 @@ static struct input *open_common(struct input *in, struct err *e)
 	if (hsize == 16) {
 		in->pipe = in->hdr.pipe = true;
 		in->hdr.swap = in->el.swap = magic == PERF_MAGIC2_SWAPPED;
-		in->rpos = 16;
+		in->cpos = 16;
 		return in;
 	}
-	while ((r = stream_fill(in, in->rbuf.len + 1, e)) > 0)
+	while ((r = chunk_fill(in, in->cur->len + 1, e)) > 0)
 		;
 	if (r < 0) {
 		input_free(in);
 		return NULL;
 	}
 	in->from_stream = false;
-	in->map = in->rbuf.data;
-	in->map_len = in->rbuf.len;
+	in->memwalk = true;
+	in->whole = in->cur;
+	in->cur = NULL;
+	in->map = in->whole->data;
+	in->map_len = in->whole->len;
 	if (read_file_header(in, e)) {
 		input_free(in);
 		return NULL;
@@ -369,7 +493,13 @@ void input_free(struct input *in)
 		close(in->fd);
 	if (in->zd)
 		ZSTD_freeDStream(in->zd);
-	buf_release(&in->rbuf);
+	input_chunk_put(in->cur);
+	input_chunk_put(in->whole);
+	while (in->pool) {
+		struct input_chunk *c = in->pool;
+		in->pool = c->next;
+		free(c);
+	}
 	buf_release(&in->dbuf);
 	buf_release(&in->scratch);
 	perf_header_release(&in->hdr);
@@ -425,20 +555,22 @@ static int decompress(struct input *in, const uint8_t *p, size_t n, uint64_t off
 
 /* Hand out p (size bytes) aligned and, for swapped inputs, swapped. */
 static int finish_rec(struct input *in, const uint8_t *p, uint32_t size, uint64_t off, bool stable,
-		      struct input_rec *rec, struct err *e)
+		      struct input_chunk *chunk, struct input_rec *rec, struct err *e)
 {
-	if (in->hdr.swap || ((uintptr_t)p & 7)) {
+	rec->decompressed = false;
+	if ((in->hdr.swap && p != in->scratch.data) || ((uintptr_t)p & 7)) {
 		in->scratch.len = 0;
 		if (buf_append(&in->scratch, p, size))
 			return err_set(e, -ENOMEM, "out of memory");
-		if (in->hdr.swap) {
-			uint16_t s16;
-			memcpy(&s16, in->scratch.data + 6, 2);
+		if (in->hdr.swap)
 			perf_record_swap(&in->el, in->scratch.data);
-		}
 		p = in->scratch.data;
 		stable = false;
+		chunk = NULL;
+	} else if (in->hdr.swap) {
+		perf_record_swap(&in->el, in->scratch.data);
 	}
+	rec->chunk = chunk;
 	rec->p = p;
 	rec->size = size;
 	rec->file_off = off;
@@ -532,30 +664,28 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 
 static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 {
-	/* 1. records left over from decompression */
-	if (in->dpos < in->dbuf.len) {
-		size_t left = in->dbuf.len - in->dpos;
-		if (left >= 8) {
+	for (;;) {
+		/* 1. records decompressed from COMPRESSED ones come first */
+		if (in->dpos < in->dbuf.len && in->dbuf.len - in->dpos >= 8) {
 			const uint8_t *p = in->dbuf.data + in->dpos;
+			size_t left = in->dbuf.len - in->dpos;
 			uint32_t size = rec_size(in, p);
 			if (size < 8)
 				return err_at(e, in->comp_off, "decompressed record of size %u (< 8)", size);
 			if (size <= left) {
 				in->dpos += size;
-				int r = finish_rec(in, p, size, in->comp_off, false, rec, e);
+				int r = finish_rec(in, p, size, in->comp_off, false, NULL, rec, e);
 				if (r > 0)
 					rec->decompressed = true;
 				return r;
 			}
+			/* partial: the rest is in the next COMPRESSED record */
 		}
-		/* partial: wait for the next COMPRESSED record */
-	}
-	for (;;) {
 		const uint8_t *p;
 		uint64_t off;
 		uint32_t size;
-		bool stable;
-		if (!in->from_stream) {
+		struct input_chunk *chunk = NULL;
+		if (in->memwalk) {
 			if (in->pos >= in->end)
 				return 0;
 			if (in->end - in->pos < 8)
@@ -570,29 +700,29 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 				return err_at(e, off, "record of %u bytes runs past the end of the data (%llu bytes left)",
 					      size, (unsigned long long)(in->end - in->pos));
 			in->pos += size;
-			stable = true;
 		} else {
-			int r = stream_fill(in, 8, e);
+			int r = chunk_fill(in, 8, e);
 			if (r < 0)
 				return r;
+			off = in->cur_off + in->cpos;
 			if (r == 0) {
-				if (in->rbuf.len != in->rpos)
-					return err_at(e, in->stream_off + in->rpos, "truncated record header");
+				if (in->cur && in->cur->len != in->cpos)
+					return err_at(e, off, "truncated record header (%zu bytes left)",
+						      in->cur->len - in->cpos);
 				return 0;
 			}
-			size = rec_size(in, in->rbuf.data + in->rpos);
-			off = in->stream_off + in->rpos;
+			size = rec_size(in, in->cur->data + in->cpos);
 			if (size < 8)
 				return err_at(e, off, "record size %u is smaller than its header", size);
-			r = stream_fill(in, size, e);
+			r = chunk_fill(in, size, e);
 			if (r < 0)
 				return r;
 			if (r == 0)
-				return err_at(e, off, "truncated record: %u bytes expected, %zu left", size,
-					      in->rbuf.len - in->rpos);
-			p = in->rbuf.data + in->rpos;
-			in->rpos += size;
-			stable = false;
+				return err_at(e, off, "record of %u bytes runs past the end of the data (%zu bytes left)",
+					      size, in->cur->len - in->cpos);
+			p = in->cur->data + in->cpos;
+			chunk = in->cur;
+			in->cpos += size;
 		}
 		uint32_t type;
 		memcpy(&type, p, 4);
@@ -610,45 +740,38 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 				payload = bswap_64(payload);
 		}
 		if (payload) {
-			if (!in->from_stream) {
+			bool keep = type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data &&
+				    payload < CHUNK_LIMIT / 2;
+			/* the record itself is copied: filling may replace the chunk */
+			in->scratch.len = 0;
+			if (buf_append(&in->scratch, p, size))
+				return err_set(e, -ENOMEM, "out of memory");
+			if (in->memwalk) {
 				if (payload > in->end - in->pos)
 					return err_at(e, off, "%s payload of %llu bytes runs past the end of the data",
 						      perf_record_name(type), (unsigned long long)payload);
-				if (type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data)
+				if (keep)
 					perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA,
 								  in->map + in->pos, payload, in->pos, e);
 				in->pos += payload;
+			} else if (keep) {
+				int r = chunk_fill(in, (size_t)payload, e);
+				if (r < 0)
+					return r;
+				if (r == 0)
+					return err_at(e, off, "%s payload truncated", perf_record_name(type));
+				perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA,
+							  in->cur->data + in->cpos, payload, off + size, e);
+				in->cpos += payload;
 			} else {
-				/* copy the record first: filling may move the buffer */
-				in->scratch.len = 0;
-				if (buf_append(&in->scratch, p, size))
-					return err_set(e, -ENOMEM, "out of memory");
-				uint64_t left = payload;
-				while (left) {
-					size_t chunk = left > PIPE_CHUNK ? PIPE_CHUNK : (size_t)left;
-					int r = stream_fill(in, chunk, e);
-					if (r < 0)
-						return r;
-					if (r == 0)
-						return err_at(e, off, "%s payload truncated", perf_record_name(type));
-					if (type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data &&
-					    payload == chunk)
-						perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA,
-									  in->rbuf.data + in->rpos, chunk, off, e);
-					in->rpos += chunk;
-					left -= chunk;
-				}
-				p = in->scratch.data;
-				/* scratch is reused by finish_rec; hand it out directly */
-				rec->p = p;
-				rec->size = size;
-				rec->file_off = off;
-				rec->stable = false;
-				rec->decompressed = false;
-				if (in->hdr.swap)
-					perf_record_swap(&in->el, in->scratch.data);
-				return 1;
+				int r = chunk_skip(in, payload, e);
+				if (r < 0)
+					return r;
+				if (r == 0)
+					return err_at(e, off, "%s payload of %llu bytes runs past the end of the data",
+						      perf_record_name(type), (unsigned long long)payload);
 			}
+			return finish_rec(in, in->scratch.data, size, off, false, NULL, rec, e);
 		}
 		if (type == PERF_RECORD_COMPRESSED) {
 			in->st.compressed_records++;
@@ -657,11 +780,9 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 			int rc = decompress(in, p + 8, size - 8, off, e);
 			if (rc)
 				return rc;
-			return next_raw(in, rec, e);
+			continue;
 		}
-		int r = finish_rec(in, p, size, off, stable, rec, e);
-		rec->decompressed = false;
-		return r;
+		return finish_rec(in, p, size, off, in->memwalk, chunk, rec, e);
 	}
 }
 

@@ -4,10 +4,13 @@
  * and yields raw records one at a time, with COMPRESSED records expanded
  * (one zstd stream across records; a record may span two of them).
  *
- * Records of a mapped file are yielded in place (stable for the life of the
- * input). Records from a pipe or from decompression live in a scratch
- * buffer until the next input_next call: rec->stable says which, and the
- * ordering queue copies the unstable ones.
+ * The data section (file) or stream (pipe) is read with pread/read into
+ * refcounted chunks and records are yielded in place: rec->chunk is set and
+ * stays valid while someone holds a reference (the ordering queue takes one
+ * instead of copying). Decompressed, byte-swapped or misaligned records live
+ * in a scratch buffer until the next input_next call (no chunk, not
+ * stable): the ordering queue copies those. Only a file-format stream read
+ * whole is walked in memory (stable).
  *
  * HEADER_ATTR / HEADER_FEATURE / HEADER_BUILD_ID / HEADER_TRACING_DATA /
  * ID_INDEX / EVENT_UPDATE are consumed here into the evlist and header and
@@ -23,11 +26,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A block of input data records are handed out from; refcounted, so
+ * the ordering queue can hold records without copying them. */
+struct input_chunk {
+	uint32_t refs;
+	size_t cap, len;
+	struct input_chunk **pool;  /* free list it returns to (the input's) */
+	struct input_chunk *next;   /* in the free list */
+	uint8_t data[];
+};
+void input_chunk_get(struct input_chunk *c);
+void input_chunk_put(struct input_chunk *c);
+
 struct input_rec {
 	const uint8_t *p;   /* record bytes, header first, 8-byte aligned */
 	uint32_t size;
 	uint64_t file_off;  /* offset in the input (decompressed: the COMPRESSED record's) */
 	bool stable;        /* stays valid for the life of the input */
+	struct input_chunk *chunk; /* else: valid while a reference to this is held */
 	bool decompressed;
 };
 

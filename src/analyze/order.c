@@ -30,6 +30,7 @@ struct entry {
 	const uint8_t *rec;
 	uint64_t file_off;
 	struct chunk *chunk;
+	struct input_chunk *ichunk;
 	uint32_t size;
 	uint32_t is_sample;
 };
@@ -79,9 +80,11 @@ void order_free(struct order *o)
 {
 	if (!o)
 		return;
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		if (o->q[i].chunk && --o->q[i].chunk->refs == 0 && o->q[i].chunk != o->cur)
 			free(o->q[i].chunk);
+		input_chunk_put(o->q[i].ichunk);
+	}
 	free(o->cur);
 	free(o->q);
 	free(o->tmp);
@@ -154,6 +157,7 @@ static int deliver(struct order *o, struct entry *en)
 	o->st.delivered++;
 	int rc = o->fn(o->ctx, en->rec, en->file_off);
 	chunk_put(o, en->chunk);
+	input_chunk_put(en->ichunk);
 	return rc;
 }
 
@@ -180,9 +184,11 @@ static int flush(struct order *o, uint64_t tlimit, uint64_t byte_target)
 	return rc;
 }
 
-int order_push(struct order *o, const uint8_t *rec, uint32_t size, uint64_t file_off,
-	       bool stable, bool has_time, uint64_t time, bool is_sample)
+int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64_t time, bool is_sample)
 {
+	const uint8_t *rec = r->p;
+	uint32_t size = r->size;
+	uint64_t file_off = r->file_off;
 	o->round_events++;
 	o->round_samples += is_sample;
 	if (!has_time) {
@@ -210,7 +216,9 @@ int order_push(struct order *o, const uint8_t *rec, uint32_t size, uint64_t file
 		}
 	}
 	struct chunk *ch = NULL;
-	if (!stable) {
+	if (r->chunk) {
+		input_chunk_get(r->chunk);
+	} else if (!r->stable) {
 		size_t need = (size + 7) & ~(size_t)7;
 		if (!o->cur || o->cur->cap - o->cur->used < need) {
 			if (o->cur && o->cur->refs == 0)
@@ -234,7 +242,7 @@ int order_push(struct order *o, const uint8_t *rec, uint32_t size, uint64_t file
 	if (ARRAY_GROW(o->q, o->cap, o->n + 1, ORDER_MAX_PENDING))
 		return -ENOMEM;
 	struct entry *en = &o->q[o->n++];
-	*en = (struct entry){ time, o->seq++, rec, file_off, ch, size, is_sample };
+	*en = (struct entry){ time, o->seq++, rec, file_off, ch, r->chunk, size, is_sample };
 	if (o->sorted == o->n - 1 && (o->n == 1 || !before(en, &o->q[o->n - 2])))
 		o->sorted = o->n;
 	o->buffered += size;

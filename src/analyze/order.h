@@ -10,12 +10,14 @@
  * delivered is a time-order violation, counted, and doubles the buffer up to
  * max_buffer_size. Records without a timestamp are delivered at once.
  *
- * Records that are not stable (pipe, decompressed) are copied into chunks
- * owned by the queue; a chunk is freed when its last record is delivered.
+ * A record in an input chunk is held by a reference to the chunk (no copy);
+ * other records that are not stable (decompressed, swapped) are copied into
+ * chunks owned by the queue, freed when their last record is delivered.
  */
 #ifndef SCORCH_ORDER_H
 #define SCORCH_ORDER_H
 
+#include "analyze/input.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -45,10 +47,10 @@ struct order;
 struct order *order_new(const struct order_config *cfg, order_deliver_fn fn, void *ctx);
 void order_free(struct order *o);
 
-/* Queue a record. has_time false: delivered at once. Returns 0 or the
- * deliver callback's nonzero result, or -ENOMEM. */
-int order_push(struct order *o, const uint8_t *rec, uint32_t size, uint64_t file_off,
-	       bool stable, bool has_time, uint64_t time, bool is_sample);
+/* Queue a record (see struct input_rec for rec/stable/chunk). has_time
+ * false: delivered at once. Returns 0 or the deliver callback's nonzero
+ * result, or -ENOMEM. */
+int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64_t time, bool is_sample);
 /* A FINISHED_ROUND record was read. */
 int order_round(struct order *o);
 /* Deliver everything (end of input). */

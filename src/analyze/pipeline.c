@@ -70,8 +70,11 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
 				: input_open(c->input ? c->input : "perf.data", e);
-	if (!p.in)
+	if (!p.in) {
+		if (sink->end)
+			sink->end(sink->ctx, &p, -EINVAL);
 		return -EINVAL;
+	}
 	p.sess = session_new();
 	p.ord = order_new(&c->order, deliver, &p);
 	if (sink->sample)
@@ -91,8 +94,7 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		} else {
 			uint64_t t = 0;
 			bool has_time = !c->unordered && perf_record_time(input_evlist(p.in), r.p, &t);
-			rc = order_push(p.ord, r.p, r.size, r.file_off, r.stable, has_time, t,
-					h->type == PERF_RECORD_SAMPLE);
+			rc = order_push(p.ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
 		}
 		if (rc)
 			break;

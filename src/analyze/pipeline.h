@@ -25,7 +25,8 @@ struct sink {
 	int (*event)(void *ctx, struct pipeline *p, const struct perf_event *ev);
 	/* Every sample, resolved, in sample order. NULL: samples are not resolved. */
 	int (*sample)(void *ctx, struct pipeline *p, const struct resolved_sample *rs);
-	/* At the end (also after an error, with rc < 0). */
+	/* Always called once at the end, also after an error (rc < 0; then the
+	 * input may be NULL and must not be used). Frees the sink's context. */
 	int (*end)(void *ctx, struct pipeline *p, int rc);
 };
 

@@ -1,11 +1,159 @@
-/* cmd_flame.c: placeholder until its issue lands; says so and fails. */
+/*
+ * cmd_flame.c: `scorch flame`: an interactive HTML flame graph, or an SVG
+ * when OUT ends in .svg (output/flame.h).
+ */
+#include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "output/flame.h"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: scorch flame [-i FILE] [-o OUT.html|OUT.svg] [options]\n"
+		   "  -o, --output OUT       default flame.html; .svg writes an SVG; - is stdout\n"
+		   "  --svg                  write an SVG whatever the name\n"
+		   "  --icicle, --inverted   root at the top\n"
+		   "  --title TEXT           heading\n"
+		   "  --samples              widths by sample count (default: period, CPU time)\n"
+		   "  --min-percent P        drop frames under P%% (HTML; default 0, keep all)\n"
+		   "  --no-comm              no command frame at the root\n"
+		   "  --no-inline            no inlined frames\n"
+		   "  --width PX             SVG width (default 1200)\n"
+		   "%s%s", opts_analysis_help, cli_filter_usage);
+}
+
+struct flame_cmd {
+	struct flame_config fc;
+	bool svg;
+	FILE *out;
+	const char *outpath;
+	uint64_t samples;
+};
+
+static int finish(void *ctx, struct profile_sink *s)
+{
+	struct flame_cmd *f = ctx;
+	f->fc.event = s->event_name;
+	f->fc.unit_ns = profile_sink_period_is_ns(s);
+	f->samples = s->prof.samples;
+	return f->svg ? flame_write_svg(&s->prof, &f->fc, f->out)
+		      : flame_write_html(&s->prof, &f->fc, f->out);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcasecmp(s + a - b, suf);
+}
 
 int cmd_flame(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "scorch: 'flame' is not available in this build yet\n");
-	return EXIT_FAIL;
+	struct pipeline_config pc;
+	struct profile_sink_config sc;
+	struct flame_cmd f = { .outpath = "flame.html" };
+	bool no_progress = false, svg = false, title_set = false;
+	const char *v;
+	pipeline_config_init(&pc);
+	profile_sink_config_init(&sc);
+	flame_config_init(&f.fc);
+	for (int i = 1; i < argc;) {
+		const char *a = argv[i];
+		int k;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (!strcmp(a, "--icicle") || !strcmp(a, "--inverted")) {
+			f.fc.icicle = true, i++;
+			continue;
+		}
+		if (!strcmp(a, "--svg")) {
+			svg = true, i++;
+			continue;
+		}
+		if (!strcmp(a, "--samples")) {
+			f.fc.by_samples = true, i++;
+			continue;
+		}
+		if (!strcmp(a, "--no-comm")) {
+			sc.root = PROFILE_ROOT_NONE, i++;
+			continue;
+		}
+		if (!strcmp(a, "--no-inline")) {
+			sc.inline_frames = false, i++;
+			continue;
+		}
+		if ((k = cli_analysis_opt(argc, argv, &i, &pc, &sc.filter, &no_progress)) != 0) {
+			if (k < 0)
+				return EXIT_BADINPUT;
+			continue;
+		}
+		if ((k = cli_opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
+			if (k < 0)
+				return EXIT_BADINPUT;
+			f.outpath = v;
+			continue;
+		}
+		if ((k = cli_opt_value(argc, argv, &i, NULL, "--title", &v)) != 0) {
+			if (k < 0)
+				return EXIT_BADINPUT;
+			f.fc.title = v, title_set = true;
+			continue;
+		}
+		if ((k = cli_opt_value(argc, argv, &i, NULL, "--min-percent", &v)) != 0) {
+			char *end;
+			if (k < 0)
+				return EXIT_BADINPUT;
+			f.fc.min_percent = strtod(v, &end);
+			if (end == v || *end || f.fc.min_percent < 0 || f.fc.min_percent > 100) {
+				fprintf(stderr, "scorch: bad value '%s' for --min-percent\n", v);
+				return EXIT_BADINPUT;
+			}
+			continue;
+		}
+		if ((k = cli_opt_value(argc, argv, &i, NULL, "--width", &v)) != 0) {
+			if (k < 0)
+				return EXIT_BADINPUT;
+			f.fc.svg_width = atoi(v);
+			if (f.fc.svg_width < 200 || f.fc.svg_width > 100000) {
+				fprintf(stderr, "scorch: bad value '%s' for --width\n", v);
+				return EXIT_BADINPUT;
+			}
+			continue;
+		}
+		fprintf(stderr, "scorch: flame: unknown option '%s'\n", a);
+		usage(stderr);
+		return EXIT_BADINPUT;
+	}
+	f.svg = svg || ends_with(f.outpath, ".svg");
+	static char title[512];
+	if (!title_set) {
+		snprintf(title, sizeof(title), "Flame graph: %s", pc.input ? pc.input : "perf.data");
+		f.fc.title = title;
+	}
+	sc.unknown_by_addr = false;
+	sc.finish = finish;
+	sc.finish_ctx = &f;
+	struct profile_sink ps;
+	struct sink sink;
+	if (profile_sink_init(&ps, &sc, &sink)) {
+		fprintf(stderr, "scorch: flame: %s\n", ps.errbuf);
+		profile_sink_release(&ps);
+		return EXIT_BADINPUT;
+	}
+	f.out = cli_open_out(f.outpath);
+	if (!f.out) {
+		profile_sink_release(&ps);
+		return EXIT_FAIL;
+	}
+	int rc = cli_run_pipeline(&pc, &sink, no_progress);
+	int rc2 = cli_close_out(f.out, f.outpath);
+	if (!rc && !rc2 && strcmp(f.outpath, "-"))
+		fprintf(stderr, "scorch: wrote %s (%llu samples)\n", f.outpath,
+			(unsigned long long)f.samples);
+	profile_sink_release(&ps);
+	return rc ? rc : rc2;
 }

@@ -1,11 +1,450 @@
-/* cmd_perfparser.c: placeholder until its issue lands; says so and fails. */
+/*
+ * cmd_perfparser.c: `scorch perfparser` (also run as build/scorch-perfparser),
+ * a drop-in for hotspot's hotspot-perfparser: its options, its exit codes,
+ * the perfparser stream on stdout (or --output), or --print-stats.
+ *
+ * Exit codes are hotspot-perfparser's (hotspot names them when it reports a
+ * failure): 0 no error, 1 TCP socket error (and, as with Qt's command line
+ * parser, an unknown option or a missing value), 2 cannot open, 3 bad magic
+ * (unused by the reference: a bad magic is a header error), 4 header error,
+ * 5 data error, 6 missing data (no usable architecture), 7 invalid option
+ * value.
+ */
 #include "cli/cli.h"
+#include "analyze/pipeline.h"
+#include "output/perfparser.h"
+#include "output/perfparser_stats.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum pp_exit {
+	PPX_NO_ERROR = 0,
+	PPX_TCP_SOCKET_ERROR = 1,
+	PPX_CANNOT_OPEN = 2,
+	PPX_BAD_MAGIC = 3,
+	PPX_HEADER_ERROR = 4,
+	PPX_DATA_ERROR = 5,
+	PPX_MISSING_DATA = 6,
+	PPX_INVALID_OPTION = 7,
+};
+
+#define PP_ERR_NO_ARCH (-100000)
+
+static const char usage_text[] =
+	"Usage: %s [options]\n"
+	"Perf data parser and unwinder (scorch, compatible with hotspot-perfparser).\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help                           Displays help on commandline options.\n"
+	"  -v, --version                        Displays version information.\n"
+	"  --input <file>                       Read perf data from <file> instead of\n"
+	"                                       stdin.\n"
+	"  --host <host>                        Read perf data from remote <host>\n"
+	"                                       instead of stdin.\n"
+	"  --port <port>                        When reading from remote host, connect\n"
+	"                                       to <port> (default: 9327).\n"
+	"  --output <file>                      Write b2qt data to <file> instead of\n"
+	"                                       stdout.\n"
+	"  --sysroot <path>                     Look for system libraries in <path>\n"
+	"                                       (default: /).\n"
+	"  --debug <path>                       Look for debug information in <path>.\n"
+	"                                       You can specify multiple paths separated\n"
+	"                                       by ':'. The default is:\n"
+	"                                       <sysroot>/usr/lib/debug:~/.debug:.debug .\n"
+	"  --extra <path>                       Look for additional libraries in <path>\n"
+	"                                       (default: .).\n"
+	"  --app <path>                         Look for application binary in <path>\n"
+	"                                       (default: .).\n"
+	"  --arch <arch>                        Set the fallback architecture, in case\n"
+	"                                       the architecture is not given in the data\n"
+	"                                       itself, to <arch>. The default is: x86\n"
+	"  --kallsyms <path>                    Path to kallsyms mapping to resolve\n"
+	"                                       kernel symbols. The default is:\n"
+	"                                       <sysroot>/proc/kallsyms .\n"
+	"  --print-stats                        Print statistics instead of converting\n"
+	"                                       the data.\n"
+	"  --buffer-size <buffer-size>          Initial size of event buffer in\n"
+	"                                       kilobytes (default 32768; 0: buffer\n"
+	"                                       until FINISHED_ROUND).\n"
+	"  --max-buffer-size <max-buffer-size>  Maximum size of event buffer in\n"
+	"                                       kilobytes. The default value is 1GB\n"
+	"  --max-frames <max-frames>            Maximum number of frames that will be\n"
+	"                                       unwound. -1: as many as possible.\n"
+	"                                       Default value is 64.\n";
+
+enum {
+	OPT_INPUT = 1000, OPT_HOST, OPT_PORT, OPT_OUTPUT, OPT_SYSROOT, OPT_DEBUG, OPT_EXTRA,
+	OPT_APP, OPT_ARCH, OPT_KALLSYMS, OPT_PRINT_STATS, OPT_BUFFER_SIZE, OPT_MAX_BUFFER_SIZE,
+	OPT_MAX_FRAMES, OPT_HELP_ALL,
+};
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "help-all", no_argument, NULL, OPT_HELP_ALL },
+	{ "version", no_argument, NULL, 'v' },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "debug", required_argument, NULL, OPT_DEBUG },
+	{ "extra", required_argument, NULL, OPT_EXTRA },
+	{ "app", required_argument, NULL, OPT_APP },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "print-stats", no_argument, NULL, OPT_PRINT_STATS },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
+	{ "max-buffer-size", required_argument, NULL, OPT_MAX_BUFFER_SIZE },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct pp_args {
+	const char *input, *host, *port, *output, *sysroot, *debug, *extra, *app, *arch, *kallsyms;
+	const char *buffer_size, *max_buffer_size, *max_frames;
+	bool print_stats;
+};
+
+/* PerfRegisterInfo::archByName: is this an architecture perfparser knows? */
+static bool arch_known(const char *a)
+{
+	if (!a)
+		return false;
+	if (!strcmp(a, "aarch64") || !strcmp(a, "arm64") || !strncmp(a, "arm", 3) ||
+	    !strncmp(a, "powerpc", 7) || !strncmp(a, "s390", 4) || !strncmp(a, "sh", 2) ||
+	    !strncmp(a, "sparc", 5) || !strncmp(a, "x86", 3) || !strcmp(a, "amd64") ||
+	    !strncmp(a, "mips", 4))
+		return true;
+	return strlen(a) == 4 && a[0] == 'i' && a[1] >= '3' && a[1] <= '7' && !strcmp(a + 2, "86");
+}
+
+/* QString::toUInt: decimal, optional surrounding whitespace. */
+static bool parse_uint(const char *s, uint32_t *out)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '+')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || *end || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool parse_int(const char *s, int32_t *out)
+{
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || end == s || *end || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
+/* Connect to host:port, retrying with growing delays like hotspot-perfparser
+ * (up to 10 more tries). Returns the socket or -1. */
+static int tcp_connect(const char *host, const char *port)
+{
+	for (int tries = 0; tries <= 10; tries++) {
+		struct addrinfo hints, *res = NULL;
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		int rc = getaddrinfo(host, port, &hints, &res);
+		if (rc == 0) {
+			for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+				int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+				if (fd < 0)
+					continue;
+				if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+					freeaddrinfo(res);
+					return fd;
+				}
+				close(fd);
+			}
+			freeaddrinfo(res);
+			fprintf(stderr, "scorch perfparser: socket error: cannot connect to %s:%s: %s\n",
+				host, port, strerror(errno));
+		} else {
+			fprintf(stderr, "scorch perfparser: socket error: %s: %s\n", host,
+				gai_strerror(rc));
+		}
+		if (tries == 10)
+			break;
+		long ms = 1L << (tries + 1); /* 2 ms .. 1 s, about 2 s in all */
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+/* Wraps the output sink: remembers whether the header was read (errors
+ * before are header errors, after are data errors) and checks the
+ * architecture as hotspot-perfparser does before reading data. */
+struct wrap {
+	struct sink inner;
+	const char *arch;
+	bool begun;
+};
+
+static int wrap_begin(void *ctx, struct pipeline *p)
+{
+	struct wrap *w = ctx;
+	w->begun = true;
+	const struct perf_header *h = input_header(pipeline_input(p));
+	const char *arch = h->arch ? h->arch : w->arch;
+	if (!arch_known(arch)) {
+		fprintf(stderr, "No information about CPU architecture found. Cannot unwind.\n");
+		return PP_ERR_NO_ARCH;
+	}
+	return w->inner.begin ? w->inner.begin(w->inner.ctx, p) : 0;
+}
+
+static int wrap_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
+{
+	struct wrap *w = ctx;
+	return w->inner.event(w->inner.ctx, p, ev);
+}
+
+static int wrap_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
+{
+	struct wrap *w = ctx;
+	return w->inner.sample(w->inner.ctx, p, rs);
+}
+
+static int wrap_end(void *ctx, struct pipeline *p, int rc)
+{
+	struct wrap *w = ctx;
+	return w->inner.end ? w->inner.end(w->inner.ctx, p, rc) : 0;
+}
+
+/* --print-stats: replay hotspot-perfparser's buffering over the records. */
+static int print_stats(const struct pipeline_config *cfg, const struct pp_args *a,
+		       uint32_t buffer_kb, uint32_t max_buffer_kb, int out_fd)
+{
+	struct err e;
+	memset(&e, 0, sizeof(e));
+	struct input *in = cfg->input_fd >= 0 ? input_open_fd(cfg->input_fd, cfg->input, &e)
+					      : input_open(cfg->input, &e);
+	if (!in) {
+		cli_print_err(cfg->input, &e);
+		return PPX_HEADER_ERROR;
+	}
+	const struct perf_header *h = input_header(in);
+	if (!arch_known(h->arch ? h->arch : a->arch)) {
+		fprintf(stderr, "No information about CPU architecture found. Cannot unwind.\n");
+		input_free(in);
+		return PPX_MISSING_DATA;
+	}
+	struct pp_stats *st = pp_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
+	int rc = pp_stats_run(st, in, &e);
+	int code = PPX_NO_ERROR;
+	if (rc < 0) {
+		cli_print_err(cfg->input, &e);
+		code = PPX_DATA_ERROR;
+	} else {
+		FILE *f = fdopen(dup(out_fd), "w");
+		if (f) {
+			pp_stats_print(st, f);
+			if (fclose(f))
+				code = PPX_DATA_ERROR;
+		}
+	}
+	pp_stats_free(st);
+	input_free(in);
+	return code;
+}
 
 int cmd_perfparser(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "scorch: 'perfparser' is not available in this build yet\n");
-	return EXIT_FAIL;
+	struct pp_args a;
+	memset(&a, 0, sizeof(a));
+	a.port = "9327";
+	a.arch = "x86";
+	a.buffer_size = "32768";
+	a.max_buffer_size = "1048576";
+	a.max_frames = "64";
+	const char *self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
+
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+		case OPT_HELP_ALL:
+			printf(usage_text, self);
+			return PPX_NO_ERROR;
+		case 'v':
+			printf("perfparser 4.12 (scorch 0.1)\n");
+			return PPX_NO_ERROR;
+		case OPT_INPUT: a.input = optarg; break;
+		case OPT_HOST: a.host = optarg; break;
+		case OPT_PORT: a.port = optarg; break;
+		case OPT_OUTPUT: a.output = optarg; break;
+		case OPT_SYSROOT: a.sysroot = optarg; break;
+		case OPT_DEBUG: a.debug = optarg; break;
+		case OPT_EXTRA: a.extra = optarg; break;
+		case OPT_APP: a.app = optarg; break;
+		case OPT_ARCH: a.arch = optarg; break;
+		case OPT_KALLSYMS: a.kallsyms = optarg; break;
+		case OPT_PRINT_STATS: a.print_stats = true; break;
+		case OPT_BUFFER_SIZE: a.buffer_size = optarg; break;
+		case OPT_MAX_BUFFER_SIZE: a.max_buffer_size = optarg; break;
+		case OPT_MAX_FRAMES: a.max_frames = optarg; break;
+		case ':':
+			fprintf(stderr, "Missing value after '%s'.\n", argv[optind - 1]);
+			return PPX_TCP_SOCKET_ERROR; /* Qt's parser exits with 1 */
+		default:
+			fprintf(stderr, "Unknown option '%s'.\n",
+				optopt ? (char[]){ (char)optopt, 0 } : argv[optind - 1] + 2);
+			return PPX_TCP_SOCKET_ERROR; /* Qt's parser exits with 1 */
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "Unexpected argument '%s'.\n", argv[optind]);
+		return PPX_TCP_SOCKET_ERROR;
+	}
+
+	/* output first, like the reference: it cannot be opened -> 2 */
+	int out_fd = 1;
+	if (a.output) {
+		out_fd = open(a.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (out_fd < 0) {
+			fprintf(stderr, "scorch perfparser: %s: %s\n", a.output, strerror(errno));
+			return PPX_CANNOT_OPEN;
+		}
+	}
+
+	uint32_t buffer_kb, max_buffer_kb;
+	int32_t max_frames;
+	if (!parse_uint(a.buffer_size, &buffer_kb)) {
+		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
+			a.buffer_size);
+		return PPX_INVALID_OPTION;
+	}
+	if (!parse_uint(a.max_buffer_size, &max_buffer_kb)) {
+		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
+			a.max_buffer_size);
+		return PPX_INVALID_OPTION;
+	}
+	if (!parse_int(a.max_frames, &max_frames)) {
+		fprintf(stderr, "Failed to parse max-frames argument. Expected integer, got: \"%s\"\n",
+			a.max_frames);
+		return PPX_INVALID_OPTION;
+	}
+
+	struct perfparser *pp = NULL;
+	struct sink out_sink;
+	if (!a.print_stats) {
+		struct perfparser_opts o;
+		perfparser_opts_init(&o);
+		o.fd = out_fd;
+		o.arch = a.arch;
+		o.sysroot = a.sysroot;
+		o.app_path = a.app;
+		o.extra_paths = a.extra;
+		o.kallsyms = a.kallsyms;
+		pp = perfparser_new(&o);
+		perfparser_flush(pp, false); /* the magic goes out at once, as with the reference */
+		perfparser_sink_init(pp, &out_sink);
+	}
+
+	struct pipeline_config cfg;
+	pipeline_config_init(&cfg);
+	int in_fd = -1;
+	if (a.host) {
+		in_fd = tcp_connect(a.host, a.port);
+		if (in_fd < 0) {
+			perfparser_free(pp);
+			return PPX_TCP_SOCKET_ERROR;
+		}
+		cfg.input = a.host;
+		cfg.input_fd = in_fd;
+	} else if (a.input) {
+		int fd = open(a.input, O_RDONLY | O_CLOEXEC);
+		struct stat sb;
+		if (fd < 0 || fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "scorch perfparser: %s: %s\n", a.input,
+				fd < 0 ? strerror(errno) : "is a directory");
+			if (fd >= 0)
+				close(fd);
+			perfparser_free(pp);
+			return PPX_CANNOT_OPEN;
+		}
+		close(fd);
+		cfg.input = a.input;
+	} else {
+		cfg.input = "-";
+	}
+	cfg.sysroot = a.sysroot;
+	cfg.debug_paths = a.debug;
+	cfg.extra_paths = a.extra;
+	cfg.app_path = a.app;
+	cfg.kallsyms = a.kallsyms;
+	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
+	cfg.max_frames = max_frames < 0 || max_frames > 65536 ? 65536 : max_frames ? max_frames : 1;
+	if (buffer_kb)
+		cfg.order.buffer_size = (uint64_t)buffer_kb * 1024;
+	if (max_buffer_kb)
+		cfg.order.max_buffer_size = (uint64_t)max_buffer_kb * 1024;
+	if (cfg.order.max_buffer_size && cfg.order.buffer_size > cfg.order.max_buffer_size)
+		cfg.order.buffer_size = cfg.order.max_buffer_size;
+	cfg.resolve = true;
+	if (a.print_stats) {
+		int code = print_stats(&cfg, &a, buffer_kb, max_buffer_kb, out_fd);
+		if (in_fd >= 0)
+			close(in_fd);
+		if (out_fd != 1)
+			close(out_fd);
+		return code;
+	}
+
+	struct wrap w = { out_sink, a.arch, false };
+	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end };
+	struct err e;
+	memset(&e, 0, sizeof(e));
+	int rc = pipeline_run(&cfg, &sink, &e);
+	int code = PPX_NO_ERROR;
+	if (rc == PP_ERR_NO_ARCH) {
+		code = PPX_MISSING_DATA;
+	} else if (rc < 0) {
+		if (e.set)
+			cli_print_err(cfg.input, &e);
+		else
+			fprintf(stderr, "scorch perfparser: %s: %s\n", cfg.input, strerror(-rc));
+		if (pp && perfparser_error_state(pp) && w.begun)
+			code = PPX_DATA_ERROR; /* the reader went away */
+		else
+			code = w.begun ? PPX_DATA_ERROR : PPX_HEADER_ERROR;
+	}
+	if (pp && perfparser_flush(pp, true) && code == PPX_NO_ERROR)
+		code = PPX_DATA_ERROR;
+	perfparser_free(pp);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (out_fd != 1)
+		close(out_fd);
+	return code;
 }

@@ -267,6 +267,8 @@ void header_print(FILE *f, struct input *in)
 	}
 	if (h->tracing_data_size)
 		fprintf(f, "# tracing data: %" PRIu64 " bytes\n", h->tracing_data_size);
+	if (h->features_skipped)
+		fprintf(f, "# features skipped (outside the file): %u\n", h->features_skipped);
 	fprintf(f, "# features:");
 	for (unsigned b = 1; b < PERF_FEAT_BITS; b++)
 		if (perf_header_has(h, b))

@@ -75,8 +75,8 @@ static int fc_strlist(struct fc *c, struct perf_strlist *l)
 	if (fc_count(c, &n, 4))
 		return -EINVAL;
 	l->s = xcalloc(n ? n : 1, sizeof(char *));
-	for (l->nr = 0; l->nr < n; l->nr++)
-		if (fc_str(c, &l->s[l->nr]))
+	for (l->nr = 0; l->nr < n;)
+		if (fc_str(c, &l->s[l->nr++]))
 			return -EINVAL;
 	return 0;
 }
@@ -267,8 +267,9 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 		if (h->numa || fc_count(&c, &n, 24))
 			return h->numa ? 0 : -EINVAL;
 		h->numa = xcalloc(n ? n : 1, sizeof(*h->numa));
-		for (h->nr_numa = 0; h->nr_numa < n; h->nr_numa++) {
-			struct perf_numa_node *nn = &h->numa[h->nr_numa];
+		/* count an element before filling it: a failure midway frees it */
+		for (h->nr_numa = 0; h->nr_numa < n;) {
+			struct perf_numa_node *nn = &h->numa[h->nr_numa++];
 			if (fc_u32(&c, &nn->node) || fc_u64(&c, &nn->mem_total) || fc_u64(&c, &nn->mem_free) ||
 			    fc_str(&c, &nn->cpus))
 				return -EINVAL;
@@ -280,9 +281,11 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 		if (h->pmu || fc_count(&c, &n, 8))
 			return h->pmu ? 0 : -EINVAL;
 		h->pmu = xcalloc(n ? n : 1, sizeof(*h->pmu));
-		for (h->nr_pmu = 0; h->nr_pmu < n; h->nr_pmu++)
-			if (fc_u32(&c, &h->pmu[h->nr_pmu].type) || fc_str(&c, &h->pmu[h->nr_pmu].name))
+		for (h->nr_pmu = 0; h->nr_pmu < n;) {
+			struct perf_pmu_mapping *m = &h->pmu[h->nr_pmu++];
+			if (fc_u32(&c, &m->type) || fc_str(&c, &m->name))
 				return -EINVAL;
+		}
 		return 0;
 	}
 	case HEADER_GROUP_DESC: {
@@ -290,8 +293,8 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 		if (h->groups || fc_count(&c, &n, 12))
 			return h->groups ? 0 : -EINVAL;
 		h->groups = xcalloc(n ? n : 1, sizeof(*h->groups));
-		for (h->nr_groups = 0; h->nr_groups < n; h->nr_groups++) {
-			struct perf_group_desc *g = &h->groups[h->nr_groups];
+		for (h->nr_groups = 0; h->nr_groups < n;) {
+			struct perf_group_desc *g = &h->groups[h->nr_groups++];
 			if (fc_str(&c, &g->name) || fc_u32(&c, &g->leader_idx) || fc_u32(&c, &g->nr_members))
 				return -EINVAL;
 		}
@@ -302,8 +305,8 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 		if (h->caches || fc_u32(&c, &ver) || fc_count(&c, &n, 28))
 			return h->caches ? 0 : -EINVAL;
 		h->caches = xcalloc(n ? n : 1, sizeof(*h->caches));
-		for (h->nr_caches = 0; h->nr_caches < n; h->nr_caches++) {
-			struct perf_cache_level *l = &h->caches[h->nr_caches];
+		for (h->nr_caches = 0; h->nr_caches < n;) {
+			struct perf_cache_level *l = &h->caches[h->nr_caches++];
 			if (fc_u32(&c, &l->level) || fc_u32(&c, &l->line_size) || fc_u32(&c, &l->sets) ||
 			    fc_u32(&c, &l->ways) || fc_str(&c, &l->type) || fc_str(&c, &l->size) ||
 			    fc_str(&c, &l->map))

@@ -60,6 +60,7 @@ struct perf_cache_level {
 struct perf_header {
 	bool swap;
 	bool pipe;
+	unsigned features_skipped; /* feature sections outside the file */
 	uint64_t data_offset, data_size, feat_offset, attr_size;
 	uint64_t features[PERF_FEAT_BITS / 64];  /* bits present */
 	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;

@@ -1,0 +1,267 @@
+/*
+ * flame.c: see flame.h. The HTML is the template with its data line
+ * replaced by the profile as JSON: frames [name, dso, kind] and the tree in
+ * preorder as [frame, depth, weight, samples] quadruples, siblings sorted by
+ * name (flame graph convention: the x order means nothing, so sort for a
+ * stable picture). The SVG is laid out here with the same order.
+ */
+#include "output/flame.h"
+#include "util/buf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const unsigned char flame_html[] = {
+#include "flame_html.h"
+	0
+};
+
+#define DATA_MARK "/*SCORCH_DATA*/"
+
+void flame_config_init(struct flame_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->title = "Flame graph";
+	c->svg_width = 1200;
+	c->svg_min_px = 0.5;
+}
+
+void json_put_str(FILE *out, const char *s)
+{
+	putc('"', out);
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+		switch (*c) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '<':
+			fputs("\\u003c", out);
+			break;
+		case '>':
+			fputs("\\u003e", out);
+			break;
+		case '&':
+			fputs("\\u0026", out);
+			break;
+		default:
+			if (*c < 0x20)
+				fprintf(out, "\\u%04x", *c);
+			else
+				putc(*c, out);
+		}
+	}
+	putc('"', out);
+}
+
+static int kind_code(const struct pframe *f)
+{
+	int k = f->kind == PF_THREAD ? PF_COMM : f->kind;
+	if (f->inlined)
+		k |= 32;
+	if (f->unknown)
+		k |= 64;
+	return k;
+}
+
+static uint64_t weight(const struct pnode *n, const struct flame_config *c)
+{
+	return c->by_samples ? n->samples : n->period;
+}
+
+int flame_write_html(const struct profile *p, const struct flame_config *c, FILE *out)
+{
+	const char *tpl = (const char *)flame_html;
+	const char *mark = strstr(tpl, DATA_MARK);
+	if (!mark)
+		return -EINVAL;
+	const char *line_start = mark;
+	while (line_start > tpl && line_start[-1] != '\n')
+		line_start--;
+	const char *line_end = strchr(mark, '\n');
+	if (!line_end)
+		return -EINVAL;
+	fwrite(tpl, 1, (size_t)(line_start - tpl), out);
+
+	fputs("const DATA = {\"title\":", out);
+	json_put_str(out, c->title);
+	fputs(",\"event\":", out);
+	json_put_str(out, c->event ? c->event : "");
+	fprintf(out, ",\"unit\":\"%s\",\"icicle\":%s,\n\"frames\":[",
+		c->unit_ns && !c->by_samples ? "ns" : "", c->icicle ? "true" : "false");
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		const struct pframe *f = &p->frames[i];
+		if (i)
+			putc(',', out);
+		if (i % 64 == 63)
+			putc('\n', out);
+		putc('[', out);
+		json_put_str(out, f->name);
+		putc(',', out);
+		json_put_str(out, f->kind == PF_COMM || f->kind == PF_THREAD ? "" : f->dso);
+		fprintf(out, ",%d]", kind_code(f));
+	}
+	fputs("],\n\"nodes\":[", out);
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
+	uint64_t total = weight(&p->nodes[0], c);
+	uint64_t min = (uint64_t)((double)total * c->min_percent / 100.0);
+	size_t emitted = 0;
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		const struct pnode *n = &p->nodes[order[i]];
+		if (n->depth && weight(n, c) < min) {
+			/* skip the subtree: its nodes follow with a larger depth */
+			while (i + 1 < p->nr_nodes && p->nodes[order[i + 1]].depth > n->depth)
+				i++;
+			continue;
+		}
+		if (emitted)
+			putc(',', out);
+		if (emitted % 16 == 15)
+			putc('\n', out);
+		fprintf(out, "%d,%u,%" PRIu64 ",%" PRIu64, n->depth ? (int)n->frame : -1, n->depth,
+			weight(n, c), n->samples);
+		emitted++;
+	}
+	free(order);
+	fputs("]};\n", out);
+	fputs(line_end + 1, out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- SVG ---- */
+
+static void xml_put(FILE *out, const char *s, size_t max)
+{
+	size_t n = 0;
+	for (const char *c = s ? s : ""; *c && n < max; c++, n++) {
+		switch (*c) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			if ((unsigned char)*c >= 0x20)
+				putc(*c, out);
+		}
+	}
+}
+
+static void svg_color(const struct pframe *f, char *buf, size_t n)
+{
+	uint64_t h = hash_bytes(f->name, strlen(f->name));
+	double a = (double)(h & 0xff) / 255, b = (double)((h >> 8) & 0xff) / 255;
+	int r, g, bl;
+	if (f->unknown) {
+		r = g = bl = 200 + (int)(20 * a);
+	} else if (f->kind == PF_COMM || f->kind == PF_THREAD) {
+		r = 225 + (int)(10 * a), g = r, bl = 170 + (int)(20 * b);
+	} else if (f->inlined) {
+		r = 80 + (int)(50 * a), g = 200 + (int)(40 * b), bl = 185 + (int)(40 * a);
+	} else if (f->kind == PF_KERNEL || f->kind == PF_GUEST_KERNEL || f->kind == PF_HV) {
+		r = 95 + (int)(50 * a), g = 150 + (int)(45 * a), bl = 215 + (int)(35 * b);
+	} else {
+		r = 225 + (int)(30 * a), g = 90 + (int)(120 * b), bl = 30 + (int)(40 * a);
+	}
+	snprintf(buf, n, "rgb(%d,%d,%d)", r, g, bl);
+}
+
+int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE *out)
+{
+	const int row = 16, top = 36, bottom = 8;
+	int width = c->svg_width > 100 ? c->svg_width : 1200;
+	double inner = width - 20;
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
+	uint64_t total = weight(&p->nodes[0], c);
+	double scale = total ? inner / (double)total : 0;
+	/* the depth actually drawn */
+	uint32_t maxd = 0;
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		const struct pnode *n = &p->nodes[order[i]];
+		if ((double)weight(n, c) * scale >= c->svg_min_px && n->depth > maxd)
+			maxd = n->depth;
+	}
+	int height = top + (int)(maxd + 1) * row + bottom;
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		     "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		     "xmlns=\"http://www.w3.org/2000/svg\">\n"
+		     "<style>text { font-family: monospace; font-size: 11px; fill: #000; } "
+		     "rect:hover { stroke: #000; stroke-width: 0.5; }</style>\n"
+		     "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fbfbf6\"/>\n"
+		     "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" style=\"font-size:15px\">",
+		width, height, width, height, width, height, width / 2);
+	xml_put(out, c->title, 200);
+	fprintf(out, " (%" PRIu64 " samples)</text>\n", p->nodes[0].samples);
+	double *cursor = xcalloc(maxd + 2, sizeof(double));
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		const struct pnode *n = &p->nodes[order[i]];
+		double w = (double)weight(n, c) * scale;
+		if (n->depth > maxd || w < c->svg_min_px) {
+			while (i + 1 < p->nr_nodes && p->nodes[order[i + 1]].depth > n->depth) {
+				i++;
+			}
+			if (n->depth && n->depth <= maxd)
+				cursor[n->depth] += w;
+			continue;
+		}
+		double x = n->depth ? cursor[n->depth] : 0;
+		if (n->depth)
+			cursor[n->depth] += w;
+		cursor[n->depth + 1] = x;
+		int y = c->icicle ? top + (int)n->depth * row : top + (int)(maxd - n->depth) * row;
+		const struct pframe *f = n->depth ? &p->frames[n->frame] : NULL;
+		char col[48];
+		if (f)
+			svg_color(f, col, sizeof(col));
+		else
+			snprintf(col, sizeof(col), "#e0e0e0");
+		fputs("<g><title>", out);
+		xml_put(out, f ? f->name : "all", 4096);
+		if (f && f->dso && f->kind != PF_COMM && f->kind != PF_THREAD) {
+			fputs(" [", out);
+			xml_put(out, profile_basename(f->dso), 512);
+			fputs("]", out);
+		}
+		if (f && f->inlined)
+			fputs(" (inlined)", out);
+		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->samples,
+			total ? 100.0 * (double)weight(n, c) / (double)total : 0.0);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+			10 + x, y, w > 0.6 ? w - 0.3 : w, row - 1, col);
+		int chars = (int)((w - 6) / 6.6);
+		if (chars >= 3) {
+			const char *name = f ? f->name : "all";
+			size_t len = strlen(name);
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\"%s>", 10 + x + 3, y + row - 4,
+				f && f->inlined ? " font-style=\"italic\"" : "");
+			if ((int)len <= chars) {
+				xml_put(out, name, len);
+			} else {
+				xml_put(out, name, (size_t)chars - 2);
+				fputs("..", out);
+			}
+			fputs("</text>", out);
+		}
+		fputs("</g>\n", out);
+	}
+	free(cursor);
+	free(order);
+	fputs("</svg>\n", out);
+	return ferror(out) ? -EIO : 0;
+}

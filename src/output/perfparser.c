@@ -1,0 +1,1190 @@
+/*
+ * perfparser.c: the perfparser stream writer and its pipeline sink.
+ *
+ * Output is built in one buffer and written to the fd in large chunks; an
+ * event is framed in place (a 4-byte size placeholder patched when the event
+ * is complete). Task events go to a second buffer and are moved to the
+ * output when a sample at or after their time is written, so hotspot gets
+ * them in the order hotspot-perfparser sends them (it sorts its buffer by
+ * time and sends task events just before the first later sample).
+ *
+ * Interning: strings by content (and, for strings that live as long as the
+ * pipeline, by pointer first), locations by their full key. A resolved
+ * frame group (one ip: its inline frames then the real function) maps to a
+ * chain of locations:
+ *
+ *   address(ip, file:line of the innermost frame)      <- the sample's frame id
+ *     -> function(innermost function, with SymbolDefinition)
+ *       -> call site(ip, file:line in the enclosing function)   (inlined only)
+ *         -> function(enclosing function, with SymbolDefinition) -> ... -> -1
+ *
+ * A small direct-mapped cache keyed by (pid, ip, DSO, symbol, group size)
+ * skips the chain walk for addresses seen before: the common case.
+ */
+#include "output/perfparser.h"
+#include "output/perfparser_trace.h"
+#include "analyze/input.h"
+#include "analyze/order.h"
+#include "util/hash.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define OUT_FLUSH_AT (1u << 20)
+#define FRAME_CACHE_BITS 16
+#define MAX_SAMPLE_FRAMES 65536
+
+/* ---- QDataStream appenders ---- */
+
+void pp_put_u8(struct buf *b, uint8_t v)
+{
+	if (buf_reserve(b, 1) == 0)
+		b->data[b->len++] = v;
+}
+
+void pp_put_u16(struct buf *b, uint16_t v)
+{
+	if (buf_reserve(b, 2) == 0) {
+		b->data[b->len++] = (uint8_t)(v >> 8);
+		b->data[b->len++] = (uint8_t)v;
+	}
+}
+
+void pp_put_u32(struct buf *b, uint32_t v)
+{
+	if (buf_reserve(b, 4) == 0) {
+		uint8_t *p = b->data + b->len;
+		p[0] = (uint8_t)(v >> 24);
+		p[1] = (uint8_t)(v >> 16);
+		p[2] = (uint8_t)(v >> 8);
+		p[3] = (uint8_t)v;
+		b->len += 4;
+	}
+}
+
+void pp_put_u64(struct buf *b, uint64_t v)
+{
+	pp_put_u32(b, (uint32_t)(v >> 32));
+	pp_put_u32(b, (uint32_t)v);
+}
+
+void pp_put_f64(struct buf *b, double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof(u));
+	pp_put_u64(b, u);
+}
+
+void pp_put_bytes(struct buf *b, const void *p, size_t n)
+{
+	pp_put_u32(b, (uint32_t)n);
+	buf_append(b, p, n);
+}
+
+void pp_put_null_bytes(struct buf *b)
+{
+	pp_put_u32(b, 0xffffffffu);
+}
+
+/* Decode one UTF-8 code point; invalid input gives U+FFFD and consumes one byte. */
+static uint32_t utf8_next(const unsigned char **ps)
+{
+	const unsigned char *s = *ps;
+	uint32_t c = s[0];
+	int n = 0;
+	if (c < 0x80) {
+		*ps = s + 1;
+		return c;
+	} else if ((c & 0xe0) == 0xc0) {
+		n = 1, c &= 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 2, c &= 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 3, c &= 0x07;
+	} else {
+		*ps = s + 1;
+		return 0xfffd;
+	}
+	for (int i = 1; i <= n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*ps = s + 1;
+			return 0xfffd;
+		}
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	*ps = s + n + 1;
+	if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0xfffd;
+	return c;
+}
+
+void pp_put_qstring(struct buf *b, const char *utf8)
+{
+	if (!utf8) {
+		pp_put_u32(b, 0xffffffffu);
+		return;
+	}
+	size_t at = b->len;
+	pp_put_u32(b, 0);
+	const unsigned char *s = (const unsigned char *)utf8;
+	while (*s) {
+		uint32_t c = utf8_next(&s);
+		if (c >= 0x10000) {
+			c -= 0x10000;
+			pp_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
+			pp_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
+		} else {
+			pp_put_u16(b, (uint16_t)c);
+		}
+	}
+	if (b->len >= at + 4) {
+		uint32_t n = (uint32_t)(b->len - at - 4);
+		b->data[at] = (uint8_t)(n >> 24);
+		b->data[at + 1] = (uint8_t)(n >> 16);
+		b->data[at + 2] = (uint8_t)(n >> 8);
+		b->data[at + 3] = (uint8_t)n;
+	}
+}
+
+/* ---- interning tables ---- */
+
+struct str_entry {
+	char *s;
+	size_t n;
+	uint64_t hash;
+	int32_t id;
+};
+
+struct str_table {
+	struct str_entry *e; /* open addressing, cap power of two */
+	size_t cap, len;
+};
+
+/* A location and the identity of the function it stands for (not written:
+ * keeps two functions at one address apart). */
+struct loc_key {
+	uint64_t address;
+	int32_t file;
+	uint32_t pid;
+	int32_t line, column, parent;
+	int32_t sym_name, sym_binary;
+	int32_t pad;
+};
+
+struct loc_entry {
+	struct loc_key k;
+	uint64_t hash;
+	int32_t id;
+	bool used;
+};
+
+struct loc_table {
+	struct loc_entry *e;
+	size_t cap, len;
+};
+
+struct frame_cache_entry {
+	uint32_t pid;
+	uint32_t n;          /* frames in the group */
+	uint64_t ip;
+	const void *dso;
+	const char *sym;
+	int32_t loc;         /* address location id; -1 = empty slot */
+};
+
+struct pending {
+	uint64_t time;
+	size_t end;          /* end offset of its bytes in pp->task */
+};
+
+struct perfparser {
+	struct perfparser_opts o;
+	int fd;
+	int err;
+	struct buf out;
+	struct buf task;          /* held-back task events */
+	size_t task_head;
+	struct pending *pend;
+	size_t pend_head, pend_len, pend_cap;
+	struct str_table strs;
+	struct hmap str_by_ptr;   /* pointer of a pipeline-lifetime string -> id + 1 */
+	int32_t next_string;
+	struct loc_table locs;
+	int32_t next_location;
+	struct frame_cache_entry *fcache;
+	struct perfparser_counts counts;
+
+	/* sink state */
+	size_t attrs_sent;
+	bool features_sent, features_pending, pipe;
+	uint64_t progress_next, progress_step, data_off, data_size;
+	uint64_t mmap_violations;
+	struct hmap elf_checked;  /* filename pointer -> 1 */
+	bool kallsyms_checked;
+	int32_t kernel_path_id;
+	int32_t *frame_ids;
+	size_t frame_ids_cap;
+	struct perfparser_cost *costs;
+	size_t costs_cap;
+	struct pp_trace *trace;
+};
+
+static void set_err(struct perfparser *pp, int rc)
+{
+	if (rc && !pp->err)
+		pp->err = rc;
+}
+
+void perfparser_opts_init(struct perfparser_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = 1;
+	o->arch = "x86";
+	o->header = true;
+}
+
+struct perfparser *perfparser_new(const struct perfparser_opts *o)
+{
+	struct perfparser *pp = xcalloc(1, sizeof(*pp));
+	pp->o = *o;
+	pp->fd = o->fd;
+	buf_init(&pp->out, 0);
+	buf_init(&pp->task, 0);
+	hmap_init(&pp->str_by_ptr);
+	hmap_init(&pp->elf_checked);
+	pp->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*pp->fcache));
+	for (size_t i = 0; i < ((size_t)1 << FRAME_CACHE_BITS); i++)
+		pp->fcache[i].loc = -1;
+	pp->kernel_path_id = -2;
+	if (o->header) {
+		static const char magic[] = "QPERFSTREAM";
+		buf_append(&pp->out, magic, sizeof(magic));
+		uint8_t v[4] = { PERFPARSER_QDS_VERSION, 0, 0, 0 };
+		set_err(pp, buf_append(&pp->out, v, 4));
+	}
+	return pp;
+}
+
+void perfparser_free(struct perfparser *pp)
+{
+	if (!pp)
+		return;
+	for (size_t i = 0; i < pp->strs.cap; i++)
+		free(pp->strs.e[i].s);
+	free(pp->strs.e);
+	free(pp->locs.e);
+	free(pp->fcache);
+	free(pp->pend);
+	free(pp->frame_ids);
+	free(pp->costs);
+	pp_trace_free(pp->trace);
+	hmap_release(&pp->str_by_ptr);
+	hmap_release(&pp->elf_checked);
+	buf_release(&pp->out);
+	buf_release(&pp->task);
+	free(pp);
+}
+
+const struct buf *perfparser_buffer(const struct perfparser *pp)
+{
+	return &pp->out;
+}
+
+int perfparser_error_state(const struct perfparser *pp)
+{
+	return pp->err;
+}
+
+const struct perfparser_counts *perfparser_counts(const struct perfparser *pp)
+{
+	return &pp->counts;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void out_maybe_flush(struct perfparser *pp)
+{
+	if (pp->fd < 0 || pp->out.len < OUT_FLUSH_AT || pp->err)
+		return;
+	set_err(pp, write_all(pp->fd, pp->out.data, pp->out.len));
+	pp->counts.bytes += pp->out.len;
+	pp->out.len = 0;
+}
+
+/* Frame an event in b: returns the offset of its size field. */
+static size_t ev_begin(struct buf *b, uint8_t type)
+{
+	size_t at = b->len;
+	pp_put_u32(b, 0);
+	pp_put_u8(b, type);
+	return at;
+}
+
+static void ev_end(struct perfparser *pp, struct buf *b, size_t at)
+{
+	if (b->len < at + 5) { /* an append failed */
+		set_err(pp, -ENOMEM);
+		b->len = at;
+		return;
+	}
+	uint32_t n = (uint32_t)(b->len - at - 4);
+	b->data[at] = (uint8_t)n; /* little endian */
+	b->data[at + 1] = (uint8_t)(n >> 8);
+	b->data[at + 2] = (uint8_t)(n >> 16);
+	b->data[at + 3] = (uint8_t)(n >> 24);
+}
+
+/* Move held-back task events with time <= t (all when all) to the output. */
+static void release_tasks(struct perfparser *pp, uint64_t t, bool all)
+{
+	size_t from = pp->task_head, to = from;
+	while (pp->pend_head < pp->pend_len && (all || pp->pend[pp->pend_head].time <= t)) {
+		to = pp->pend[pp->pend_head].end;
+		pp->pend_head++;
+	}
+	if (to > from) {
+		set_err(pp, buf_append(&pp->out, pp->task.data + from, to - from));
+		pp->task_head = to;
+	}
+	if (pp->pend_head == pp->pend_len) {
+		pp->pend_head = pp->pend_len = 0;
+		pp->task.len = pp->task_head = 0;
+	} else if (pp->task_head > (1u << 20) && pp->task_head * 2 > pp->task.len) {
+		size_t shift = pp->task_head;
+		buf_consume(&pp->task, shift);
+		for (size_t i = pp->pend_head; i < pp->pend_len; i++)
+			pp->pend[i - pp->pend_head].end = pp->pend[i].end - shift;
+		pp->pend_len -= pp->pend_head;
+		pp->pend_head = 0;
+		pp->task_head = 0;
+	}
+	out_maybe_flush(pp);
+}
+
+int perfparser_flush(struct perfparser *pp, bool all)
+{
+	if (all)
+		release_tasks(pp, 0, true);
+	if (pp->fd >= 0 && !pp->err && pp->out.len) {
+		set_err(pp, write_all(pp->fd, pp->out.data, pp->out.len));
+		pp->counts.bytes += pp->out.len;
+		pp->out.len = 0;
+	}
+	return pp->err;
+}
+
+/* ---- strings ---- */
+
+static int32_t str_lookup(struct perfparser *pp, const char *s, size_t n, bool *isnew)
+{
+	struct str_table *t = &pp->strs;
+	*isnew = false;
+	if (t->len * 2 >= t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		struct str_entry *ne = xcalloc(nc, sizeof(*ne));
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->e[i].s)
+				continue;
+			size_t j = t->e[i].hash & (nc - 1);
+			while (ne[j].s)
+				j = (j + 1) & (nc - 1);
+			ne[j] = t->e[i];
+		}
+		free(t->e);
+		t->e = ne;
+		t->cap = nc;
+	}
+	uint64_t h = hash_bytes(s, n);
+	size_t j = h & (t->cap - 1);
+	while (t->e[j].s) {
+		if (t->e[j].hash == h && t->e[j].n == n && !memcmp(t->e[j].s, s, n))
+			return t->e[j].id;
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->e[j].s = xstrndup(s, n);
+	t->e[j].n = n;
+	t->e[j].hash = h;
+	t->e[j].id = pp->next_string++;
+	t->len++;
+	*isnew = true;
+	return t->e[j].id;
+}
+
+int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n)
+{
+	if (!s || !n)
+		return -1;
+	bool isnew;
+	int32_t id = str_lookup(pp, s, n, &isnew);
+	if (isnew) {
+		size_t at = ev_begin(&pp->out, PPE_STRING);
+		pp_put_u32(&pp->out, (uint32_t)id);
+		pp_put_bytes(&pp->out, s, n);
+		ev_end(pp, &pp->out, at);
+		pp->counts.strings++;
+		out_maybe_flush(pp);
+	}
+	return id;
+}
+
+int32_t perfparser_string(struct perfparser *pp, const char *s)
+{
+	return s ? perfparser_string_n(pp, s, strlen(s)) : -1;
+}
+
+/* For strings that live as long as the pipeline: cached by pointer. */
+static int32_t string_stable(struct perfparser *pp, const char *s)
+{
+	if (!s || !*s)
+		return -1;
+	void *v = hmap_get(&pp->str_by_ptr, (uint64_t)(uintptr_t)s);
+	if (v)
+		return (int32_t)((intptr_t)v - 1);
+	int32_t id = perfparser_string(pp, s);
+	hmap_put(&pp->str_by_ptr, (uint64_t)(uintptr_t)s, (void *)(intptr_t)(id + 1));
+	return id;
+}
+
+/* ---- locations and symbols ---- */
+
+static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, bool *isnew)
+{
+	struct loc_table *t = &pp->locs;
+	*isnew = false;
+	if (t->len * 2 >= t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 4096;
+		struct loc_entry *ne = xcalloc(nc, sizeof(*ne));
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->e[i].used)
+				continue;
+			size_t j = t->e[i].hash & (nc - 1);
+			while (ne[j].used)
+				j = (j + 1) & (nc - 1);
+			ne[j] = t->e[i];
+		}
+		free(t->e);
+		t->e = ne;
+		t->cap = nc;
+	}
+	uint64_t h = hash_bytes(k, sizeof(*k));
+	size_t j = h & (t->cap - 1);
+	while (t->e[j].used) {
+		if (t->e[j].hash == h && !memcmp(&t->e[j].k, k, sizeof(*k)))
+			return t->e[j].id;
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->e[j].used = true;
+	t->e[j].k = *k;
+	t->e[j].hash = h;
+	t->e[j].id = pp->next_location++;
+	t->len++;
+	*isnew = true;
+	const struct loc_key *l = k;
+	size_t at = ev_begin(&pp->out, PPE_LOCATION);
+	pp_put_u32(&pp->out, (uint32_t)t->e[j].id);
+	pp_put_u64(&pp->out, l->address);
+	pp_put_u32(&pp->out, (uint32_t)l->file);
+	pp_put_u32(&pp->out, l->pid);
+	pp_put_u32(&pp->out, (uint32_t)l->line);
+	pp_put_u32(&pp->out, (uint32_t)l->column);
+	pp_put_u32(&pp->out, (uint32_t)l->parent);
+	ev_end(pp, &pp->out, at);
+	pp->counts.locations++;
+	return t->e[j].id;
+}
+
+int32_t perfparser_location(struct perfparser *pp, const struct perfparser_location *loc)
+{
+	struct loc_key k;
+	memset(&k, 0, sizeof(k));
+	k.address = loc->address;
+	k.file = loc->file;
+	k.pid = loc->pid;
+	k.line = loc->line;
+	k.column = loc->column;
+	k.parent = loc->parent;
+	k.sym_name = k.sym_binary = -2;
+	bool isnew;
+	int32_t id = loc_intern(pp, &k, &isnew);
+	out_maybe_flush(pp);
+	return id;
+}
+
+void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, int32_t binary,
+		       int32_t path, bool is_kernel)
+{
+	size_t at = ev_begin(&pp->out, PPE_SYMBOL);
+	pp_put_u32(&pp->out, (uint32_t)location);
+	pp_put_u32(&pp->out, (uint32_t)name);
+	pp_put_u32(&pp->out, (uint32_t)binary);
+	pp_put_u32(&pp->out, (uint32_t)path);
+	pp_put_u8(&pp->out, is_kernel);
+	ev_end(pp, &pp->out, at);
+	pp->counts.symbols++;
+	out_maybe_flush(pp);
+}
+
+/* ---- task events (held back) ---- */
+
+static size_t task_begin(struct perfparser *pp, uint8_t type, uint32_t pid, uint32_t tid,
+			 uint64_t time, uint32_t cpu)
+{
+	size_t at = ev_begin(&pp->task, type);
+	pp_put_u32(&pp->task, pid);
+	pp_put_u32(&pp->task, tid);
+	pp_put_u64(&pp->task, time);
+	pp_put_u32(&pp->task, cpu);
+	return at;
+}
+
+static void task_end(struct perfparser *pp, size_t at, uint64_t time)
+{
+	ev_end(pp, &pp->task, at);
+	if (pp->pend_len == pp->pend_cap &&
+	    ARRAY_GROW(pp->pend, pp->pend_cap, pp->pend_len + 1, (size_t)1 << 28)) {
+		set_err(pp, -ENOMEM);
+		return;
+	}
+	pp->pend[pp->pend_len].time = time;
+	pp->pend[pp->pend_len].end = pp->task.len;
+	pp->pend_len++;
+	pp->counts.task_events++;
+}
+
+void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			     uint32_t cpu, uint32_t ppid)
+{
+	size_t at = task_begin(pp, PPE_THREAD_START, pid, tid, time, cpu);
+	pp_put_u32(&pp->task, ppid);
+	task_end(pp, at, time);
+}
+
+void perfparser_thread_end(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			   uint32_t cpu)
+{
+	task_end(pp, task_begin(pp, PPE_THREAD_END, pid, tid, time, cpu), time);
+}
+
+void perfparser_command(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu, const char *comm)
+{
+	int32_t id = perfparser_string(pp, comm);
+	size_t at = task_begin(pp, PPE_COMMAND, pid, tid, time, cpu);
+	pp_put_u32(&pp->task, (uint32_t)id);
+	task_end(pp, at, time);
+}
+
+void perfparser_lost(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	task_end(pp, task_begin(pp, PPE_LOST, pid, tid, time, cpu), time);
+}
+
+void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			       uint32_t cpu, bool switch_out)
+{
+	size_t at = task_begin(pp, PPE_CONTEXT_SWITCH, pid, tid, time, cpu);
+	pp_put_u8(&pp->task, switch_out);
+	task_end(pp, at, time);
+}
+
+/* ---- header-like events ---- */
+
+static void put_str_or_null(struct buf *b, const char *s)
+{
+	if (s)
+		pp_put_bytes(b, s, strlen(s));
+	else
+		pp_put_null_bytes(b);
+}
+
+static void put_strlist(struct buf *b, const struct perf_strlist *l)
+{
+	pp_put_u32(b, l->nr);
+	for (uint32_t i = 0; i < l->nr; i++)
+		put_str_or_null(b, l->s[i] ? l->s[i] : "");
+}
+
+void perfparser_features(struct perfparser *pp, const struct perf_header *h, const char *arch)
+{
+	struct buf *b = &pp->out;
+	size_t at = ev_begin(b, PPE_FEATURES);
+	put_str_or_null(b, h->hostname);
+	put_str_or_null(b, h->osrelease);
+	put_str_or_null(b, h->version);
+	put_str_or_null(b, h->arch ? h->arch : arch);
+	/* hotspot reads online first, then available */
+	pp_put_u32(b, h->nr_cpus_online);
+	pp_put_u32(b, h->nr_cpus_avail);
+	put_str_or_null(b, h->cpudesc);
+	put_str_or_null(b, h->cpuid);
+	pp_put_u64(b, h->total_mem);
+	put_strlist(b, &h->cmdline);
+	pp_put_u32(b, h->nr_build_ids);
+	for (uint32_t i = 0; i < h->nr_build_ids; i++) {
+		const struct perf_build_id *bi = &h->build_ids[i];
+		pp_put_u32(b, (uint32_t)bi->pid);
+		/* the file's 20-byte field, as hotspot-perfparser passes it on */
+		pp_put_bytes(b, bi->id, sizeof(bi->id));
+		put_str_or_null(b, bi->filename ? bi->filename : "");
+	}
+	put_strlist(b, &h->cpu_topo.core_siblings);
+	put_strlist(b, &h->cpu_topo.thread_siblings);
+	pp_put_u32(b, h->nr_numa);
+	for (uint32_t i = 0; i < h->nr_numa; i++) {
+		pp_put_u32(b, h->numa[i].node);
+		pp_put_u64(b, h->numa[i].mem_total);
+		pp_put_u64(b, h->numa[i].mem_free);
+		put_str_or_null(b, h->numa[i].cpus ? h->numa[i].cpus : "");
+	}
+	pp_put_u32(b, h->nr_pmu);
+	for (uint32_t i = 0; i < h->nr_pmu; i++) {
+		pp_put_u32(b, h->pmu[i].type);
+		put_str_or_null(b, h->pmu[i].name ? h->pmu[i].name : "");
+	}
+	pp_put_u32(b, h->nr_groups);
+	for (uint32_t i = 0; i < h->nr_groups; i++) {
+		put_str_or_null(b, h->groups[i].name ? h->groups[i].name : "");
+		pp_put_u32(b, h->groups[i].leader_idx);
+		pp_put_u32(b, h->groups[i].nr_members);
+	}
+	ev_end(pp, b, at);
+	out_maybe_flush(pp);
+}
+
+void perfparser_error(struct perfparser *pp, int32_t code, const char *message)
+{
+	size_t at = ev_begin(&pp->out, PPE_ERROR);
+	pp_put_u32(&pp->out, (uint32_t)code);
+	pp_put_qstring(&pp->out, message ? message : "");
+	ev_end(pp, &pp->out, at);
+	pp->counts.errors++;
+	out_maybe_flush(pp);
+}
+
+void perfparser_progress(struct perfparser *pp, double fraction)
+{
+	size_t at = ev_begin(&pp->out, PPE_PROGRESS);
+	/* hotspot-perfparser's float goes through QDataStream as a double */
+	pp_put_f64(&pp->out, (double)(float)fraction);
+	ev_end(pp, &pp->out, at);
+	out_maybe_flush(pp);
+}
+
+void perfparser_tracepoint_format(struct perfparser *pp, int32_t id, int32_t system, int32_t name,
+				  uint32_t flags)
+{
+	size_t at = ev_begin(&pp->out, PPE_TRACEPOINT_FORMAT);
+	pp_put_u32(&pp->out, (uint32_t)id);
+	pp_put_u32(&pp->out, (uint32_t)system);
+	pp_put_u32(&pp->out, (uint32_t)name);
+	pp_put_u32(&pp->out, flags);
+	ev_end(pp, &pp->out, at);
+	out_maybe_flush(pp);
+}
+
+void perfparser_attributes(struct perfparser *pp, int32_t id, uint32_t type, uint64_t config,
+			   int32_t name, bool uses_frequency, uint64_t frequency_or_period)
+{
+	size_t at = ev_begin(&pp->out, PPE_ATTRIBUTES);
+	pp_put_u32(&pp->out, (uint32_t)id);
+	pp_put_u32(&pp->out, type);
+	pp_put_u64(&pp->out, config);
+	pp_put_u32(&pp->out, (uint32_t)name);
+	pp_put_u8(&pp->out, uses_frequency);
+	pp_put_u64(&pp->out, frequency_or_period);
+	ev_end(pp, &pp->out, at);
+	out_maybe_flush(pp);
+}
+
+void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uint32_t tid,
+		       uint64_t time, uint32_t cpu, const int32_t *frames, uint32_t nr_frames,
+		       uint8_t guessed, const struct perfparser_cost *costs, uint32_t nr_costs,
+		       const uint8_t *trace_fields, size_t trace_fields_len)
+{
+	release_tasks(pp, time, false);
+	struct buf *b = &pp->out;
+	size_t at = ev_begin(b, tracepoint ? PPE_TRACEPOINT_SAMPLE : PPE_SAMPLE);
+	pp_put_u32(b, pid);
+	pp_put_u32(b, tid);
+	pp_put_u64(b, time);
+	pp_put_u32(b, cpu);
+	pp_put_u32(b, nr_frames);
+	if (buf_reserve(b, (size_t)nr_frames * 4) == 0) {
+		uint8_t *p = b->data + b->len;
+		for (uint32_t i = 0; i < nr_frames; i++, p += 4) {
+			uint32_t v = (uint32_t)frames[i];
+			p[0] = (uint8_t)(v >> 24);
+			p[1] = (uint8_t)(v >> 16);
+			p[2] = (uint8_t)(v >> 8);
+			p[3] = (uint8_t)v;
+		}
+		b->len += (size_t)nr_frames * 4;
+	}
+	pp_put_u8(b, guessed);
+	pp_put_u32(b, nr_costs);
+	for (uint32_t i = 0; i < nr_costs; i++) {
+		pp_put_u32(b, (uint32_t)costs[i].attr);
+		pp_put_u64(b, costs[i].cost);
+	}
+	if (tracepoint) {
+		if (trace_fields && trace_fields_len)
+			buf_append(b, trace_fields, trace_fields_len);
+		else
+			pp_put_u32(b, 0);
+	}
+	ev_end(pp, b, at);
+	pp->counts.samples++;
+	out_maybe_flush(pp);
+}
+
+/* ---- tracepoints ---- */
+
+void perfparser_trace_formats(struct perfparser *pp, const uint8_t *data, size_t size)
+{
+	struct pp_trace *t = pp_trace_parse(data, size);
+	if (!t)
+		return;
+	pp_trace_free(pp->trace);
+	pp->trace = t;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct pp_trace_format *f = &t->formats[i];
+		int32_t sys = perfparser_string(pp, f->system);
+		int32_t name = perfparser_string(pp, f->name);
+		for (uint32_t k = 0; k < f->nr_common; k++)
+			f->common[k].name_id = perfparser_string(pp, f->common[k].name);
+		for (uint32_t k = 0; k < f->nr_fields; k++)
+			f->fields[k].name_id = perfparser_string(pp, f->fields[k].name);
+		perfparser_tracepoint_format(pp, f->id, sys, name, f->flags);
+	}
+}
+
+void perfparser_trace_fields(struct perfparser *pp, uint64_t config, const uint8_t *raw,
+			     size_t raw_size, struct buf *out)
+{
+	struct pp_trace_format *f =
+		config <= INT32_MAX ? pp_trace_find(pp->trace, (int32_t)config) : NULL;
+	pp_trace_encode_fields(pp->trace, f, raw, raw_size, out);
+}
+
+/* ---- the sink: records and resolved samples to events ---- */
+
+static bool is_kernel_kind(uint8_t kind)
+{
+	return kind == FRAME_KERNEL || kind == FRAME_GUEST_KERNEL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Once per file: a mapped ELF file that cannot be found (hotspot lists these). */
+static void check_elf(struct perfparser *pp, const struct frame *f)
+{
+	const char *path = f->map ? f->map->filename : f->dso;
+	if (!path || hmap_get(&pp->elf_checked, (uint64_t)(uintptr_t)path))
+		return;
+	hmap_put(&pp->elf_checked, (uint64_t)(uintptr_t)path, (void *)1);
+	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
+	    !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)"))
+		return;
+	char buf[4096];
+	struct stat st;
+	const char *sysroot = pp->o.sysroot && *pp->o.sysroot ? pp->o.sysroot : "";
+	snprintf(buf, sizeof(buf), "%s%s", strcmp(sysroot, "/") ? sysroot : "", path);
+	if (!stat(buf, &st))
+		return;
+	const char *dirs[2] = { pp->o.app_path, pp->o.extra_paths };
+	for (int i = 0; i < 2; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		const char *d = dirs[i];
+		while (*d) {
+			const char *e = strchr(d, ':');
+			size_t n = e ? (size_t)(e - d) : strlen(d);
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, d, base_name(path));
+			if (!stat(buf, &st))
+				return;
+			d += n + (e ? 1 : 0);
+		}
+	}
+	char msg[4200];
+	snprintf(msg, sizeof(msg),
+		 "Could not find ELF file for %s. This can break stack unwinding and lead to missing symbols.",
+		 path);
+	perfparser_error(pp, PPERR_MISSING_ELF_FILE, msg);
+}
+
+static void check_kallsyms(struct perfparser *pp)
+{
+	pp->kallsyms_checked = true;
+	char path[4096];
+	if (pp->o.kallsyms && *pp->o.kallsyms)
+		snprintf(path, sizeof(path), "%s", pp->o.kallsyms);
+	else
+		snprintf(path, sizeof(path), "%s/proc/kallsyms",
+			 pp->o.sysroot && strcmp(pp->o.sysroot, "/") ? pp->o.sysroot : "");
+	FILE *f = fopen(path, "r");
+	const char *why = NULL;
+	char line[512];
+	if (!f) {
+		why = strerror(errno);
+	} else {
+		bool any = false, nonzero = false;
+		for (int i = 0; i < 64 && fgets(line, sizeof(line), f); i++) {
+			any = true;
+			if (strtoull(line, NULL, 16))
+				nonzero = true;
+		}
+		fclose(f);
+		if (!any)
+			why = "Mapping is empty.";
+		else if (!nonzero)
+			why = "Mapping only contains zero addresses (restricted by kptr_restrict?).";
+	}
+	if (why) {
+		char msg[4800];
+		snprintf(msg, sizeof(msg), "Failed to parse kernel symbol mapping file \"%s\": %s", path,
+			 why);
+		perfparser_error(pp, PPERR_INVALID_KALLSYMS, msg);
+	}
+}
+
+/* The location ids for one frame group g[0..n-1] (inline frames, then the
+ * real function), returning the address location's id. */
+static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct frame *g, uint32_t n)
+{
+	const struct frame *f0 = &g[0];
+	uint64_t h = hash_u64(f0->ip ^ ((uint64_t)pid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
+			      ((uint64_t)(uintptr_t)f0->sym << 7) ^ n);
+	struct frame_cache_entry *ce = &pp->fcache[h & (((size_t)1 << FRAME_CACHE_BITS) - 1)];
+	if (ce->loc >= 0 && ce->ip == f0->ip && ce->pid == pid && ce->dso == f0->dso_handle &&
+	    ce->sym == f0->sym && ce->n == n)
+		return ce->loc;
+
+	bool kernel = is_kernel_kind(g[n - 1].kind);
+	uint32_t lpid = kernel ? PERFPARSER_KERNEL_PID : pid;
+	int32_t parent = -1;
+	int32_t addr_loc = -1;
+	for (uint32_t m = n; m-- > 0;) {
+		const struct frame *f = &g[m];
+		const char *dso = f->dso;
+		int32_t name = string_stable(pp, f->sym);
+		int32_t binary = -1, path = -1;
+		if (kernel) {
+			if (dso && strcmp(dso, "[kernel.kallsyms]") && strncmp(dso, "[kernel.kallsyms]", 17)) {
+				binary = string_stable(pp, dso);
+				path = binary;
+			} else {
+				if (pp->kernel_path_id == -2)
+					pp->kernel_path_id = perfparser_string(pp, "[kernel.kallsyms]_text");
+				path = pp->kernel_path_id;
+			}
+		} else if (dso) {
+			binary = perfparser_string(pp, base_name(dso));
+			path = string_stable(pp, dso);
+		}
+		int32_t func = -1;
+		if (f->sym || dso) {
+			struct loc_key k;
+			memset(&k, 0, sizeof(k));
+			if (f->sym)
+				k.address = f->ip - f->sym_off;
+			else
+				k.address = f->map ? f->map->start : 0;
+			k.file = -1;
+			k.pid = lpid;
+			k.parent = parent;
+			k.sym_name = name;
+			k.sym_binary = path;
+			bool isnew;
+			func = loc_intern(pp, &k, &isnew);
+			if (isnew)
+				perfparser_symbol(pp, func, name, binary, path, kernel);
+		}
+		struct loc_key a;
+		memset(&a, 0, sizeof(a));
+		a.address = f->ip;
+		a.file = string_stable(pp, f->file);
+		a.pid = lpid;
+		a.line = (int32_t)f->line;
+		a.column = (int32_t)f->column;
+		a.parent = func;
+		a.sym_name = a.sym_binary = -2;
+		bool isnew;
+		int32_t id = loc_intern(pp, &a, &isnew);
+		if (m == 0)
+			addr_loc = id;
+		else
+			parent = id; /* the call site in g[m], parent of the inlined g[m-1] */
+	}
+	ce->loc = addr_loc;
+	ce->ip = f0->ip;
+	ce->pid = pid;
+	ce->dso = f0->dso_handle;
+	ce->sym = f0->sym;
+	ce->n = n;
+	return addr_loc;
+}
+
+static void sync_attrs(struct perfparser *pp, struct pipeline *p)
+{
+	struct perf_evlist *el = input_evlist(pipeline_input(p));
+	for (; pp->attrs_sent < el->nr; pp->attrs_sent++) {
+		const struct perf_attr *a = &el->attrs[pp->attrs_sent];
+		char name[128];
+		const char *nm = a->name;
+		if (!nm || !*nm) {
+			perf_attr_default_name(&a->attr, name, sizeof(name));
+			nm = name;
+		}
+		perfparser_attributes(pp, (int32_t)pp->attrs_sent, a->attr.type, a->attr.config,
+				      perfparser_string(pp, nm), a->attr.freq,
+				      a->attr.sample_period);
+	}
+}
+
+/* Pipe input: the header records (attrs, tracing data, features) come first;
+ * at the first data record, define the attrs (now named from the tracing
+ * data) and the features. */
+static void maybe_pipe_features(struct perfparser *pp, struct pipeline *p)
+{
+	sync_attrs(pp, p);
+	if (pp->features_sent || !pp->features_pending)
+		return;
+	pp->features_sent = true;
+	perfparser_features(pp, input_header(pipeline_input(p)), pp->o.arch);
+}
+
+static int sink_begin(void *ctx, struct pipeline *p)
+{
+	struct perfparser *pp = ctx;
+	struct input *in = pipeline_input(p);
+	struct perf_header *h = input_header(in);
+	pp->pipe = h->pipe;
+	if (h->tracing_data && h->tracing_data_size)
+		perfparser_trace_formats(pp, h->tracing_data, h->tracing_data_size);
+	if (!pp->pipe) {
+		sync_attrs(pp, p);
+		perfparser_features(pp, h, pp->o.arch);
+		pp->features_sent = true;
+		pp->data_off = h->data_offset;
+		pp->data_size = h->data_size;
+		if (pp->data_size) {
+			perfparser_progress(pp, 0);
+			pp->progress_step = pp->data_size / 100 ? pp->data_size / 100 : 1;
+			pp->progress_next = pp->progress_step;
+		}
+	}
+	return pp->err;
+}
+
+static void progress(struct perfparser *pp, struct pipeline *p)
+{
+	if (!pp->progress_step)
+		return;
+	uint64_t pos = input_pos(pipeline_input(p));
+	if (pos <= pp->data_off)
+		return;
+	pos -= pp->data_off;
+	if (pos < pp->progress_next)
+		return;
+	if (pos > pp->data_size)
+		pos = pp->data_size;
+	perfparser_progress(pp, (double)pos / (double)pp->data_size);
+	while (pp->progress_next <= pos)
+		pp->progress_next += pp->progress_step;
+}
+
+static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
+{
+	struct perfparser *pp = ctx;
+	const struct perf_sample *s = &ev->s;
+	switch (ev->type) {
+	case PERF_RECORD_HEADER_FEATURE:
+		pp->features_pending = true;
+		break;
+	case PERF_RECORD_HEADER_TRACING_DATA: {
+		struct perf_header *h = input_header(pipeline_input(p));
+		if (h->tracing_data && h->tracing_data_size)
+			perfparser_trace_formats(pp, h->tracing_data, h->tracing_data_size);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		maybe_pipe_features(pp, p);
+		perfparser_command(pp, ev->comm.pid, ev->comm.tid, s->time, s->cpu, ev->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+		maybe_pipe_features(pp, p);
+		perfparser_thread_start(pp, ev->fork.pid, ev->fork.tid, s->time, s->cpu, ev->fork.ppid);
+		break;
+	case PERF_RECORD_EXIT:
+		maybe_pipe_features(pp, p);
+		perfparser_thread_end(pp, ev->fork.pid, ev->fork.tid, s->time, s->cpu);
+		break;
+	case PERF_RECORD_LOST:
+		maybe_pipe_features(pp, p);
+		perfparser_lost(pp, s->pid, s->tid, s->time, s->cpu);
+		break;
+	case PERF_RECORD_SWITCH:
+		maybe_pipe_features(pp, p);
+		perfparser_context_switch(pp, s->pid, s->tid, s->time, s->cpu,
+					  ev->misc & PERF_RECORD_MISC_SWITCH_OUT);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		maybe_pipe_features(pp, p);
+		const struct order_stats *os = pipeline_order_stats(p);
+		if (os && os->mmap_violations > pp->mmap_violations) {
+			pp->mmap_violations = os->mmap_violations;
+			char msg[256];
+			snprintf(msg, sizeof(msg),
+				 "Time order violation of MMAP event across buffer flush detected. "
+				 "Event time is %llu. This potentially breaks the data analysis.",
+				 (unsigned long long)s->time);
+			perfparser_error(pp, PPERR_TIME_ORDER_VIOLATION, msg);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	progress(pp, p);
+	return pp->err;
+}
+
+/* Costs of a sample: the period, or one value per read_format entry. */
+static uint32_t sample_costs(struct perfparser *pp, const struct perf_evlist *el,
+			     const struct perf_sample *s, int32_t attr_id)
+{
+	const struct perf_attr *a = s->attr_idx >= 0 && (size_t)s->attr_idx < el->nr ?
+					    &el->attrs[s->attr_idx] : NULL;
+	if (!a || !s->read || !s->read_nr_u64) {
+		pp->costs[0].attr = attr_id;
+		pp->costs[0].cost = s->period;
+		return 1;
+	}
+	uint64_t rf = a->attr.read_format;
+	const uint64_t *r = s->read;
+	uint32_t n = s->read_nr_u64, i = 0, out = 0;
+	uint64_t nr = 1;
+	bool group = rf & PERF_FORMAT_GROUP;
+	if (group) {
+		nr = r[i++];
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			i++;
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			i++;
+	}
+	for (uint64_t k = 0; k < nr && i < n; k++) {
+		uint64_t value = r[i++];
+		if (!group) {
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				i++;
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				i++;
+		}
+		uint64_t id = 0;
+		if (rf & PERF_FORMAT_ID) {
+			if (i >= n)
+				break;
+			id = r[i++];
+		}
+		if (rf & PERF_FORMAT_LOST)
+			i++;
+		if (out == pp->costs_cap &&
+		    ARRAY_GROW(pp->costs, pp->costs_cap, out + 1, 65536))
+			break;
+		void *v = hmap_get(&el->by_id, id);
+		pp->costs[out].attr = v ? (int32_t)((intptr_t)v - 1) : -1;
+		pp->costs[out].cost = value;
+		out++;
+	}
+	if (!out) {
+		pp->costs[0].attr = attr_id;
+		pp->costs[0].cost = s->period;
+		out = 1;
+	}
+	return out;
+}
+
+static int sink_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
+{
+	struct perfparser *pp = ctx;
+	const struct perf_sample *s = &rs->ev->s;
+	struct perf_evlist *el = input_evlist(pipeline_input(p));
+	maybe_pipe_features(pp, p);
+	if (!pp->costs_cap && ARRAY_GROW(pp->costs, pp->costs_cap, 4, 65536))
+		return -ENOMEM;
+
+	uint32_t nf = rs->nr_frames;
+	if (nf > MAX_SAMPLE_FRAMES)
+		nf = MAX_SAMPLE_FRAMES;
+	if (nf > pp->frame_ids_cap && ARRAY_GROW(pp->frame_ids, pp->frame_ids_cap, nf, MAX_SAMPLE_FRAMES))
+		return -ENOMEM;
+	uint32_t nids = 0;
+	for (uint32_t i = 0; i < nf;) {
+		uint32_t j = i;
+		while (j + 1 < nf && rs->frames[j].inlined && rs->frames[j + 1].ip == rs->frames[i].ip)
+			j++;
+		const struct frame *f = &rs->frames[i];
+		if (is_kernel_kind(f->kind)) {
+			if (!pp->kallsyms_checked)
+				check_kallsyms(pp);
+		} else if (f->map || f->dso) {
+			check_elf(pp, f);
+		}
+		pp->frame_ids[nids++] = frame_group(pp, rs->pid, f, j - i + 1);
+		i = j + 1;
+	}
+
+	int32_t attr_id = s->attr_idx >= 0 ? s->attr_idx : 0;
+	uint32_t nc = sample_costs(pp, el, s, attr_id);
+	uint8_t guessed = rs->nr_guessed > 255 ? 255 : (uint8_t)rs->nr_guessed;
+	const struct perf_attr *a = s->attr_idx >= 0 && (size_t)s->attr_idx < el->nr ?
+					    &el->attrs[s->attr_idx] : NULL;
+	bool tp = a && a->attr.type == PERF_TYPE_TRACEPOINT;
+	struct buf fields;
+	buf_init(&fields, 0);
+	if (tp)
+		perfparser_trace_fields(pp, a->attr.config, s->raw, s->raw_size, &fields);
+	perfparser_sample(pp, tp, s->pid, s->tid, s->time, s->cpu, pp->frame_ids, nids, guessed,
+			  pp->costs, nc, fields.data, fields.len);
+	buf_release(&fields);
+	return pp->err;
+}
+
+static int sink_end(void *ctx, struct pipeline *p, int rc)
+{
+	struct perfparser *pp = ctx;
+	(void)p;
+	(void)rc;
+	return perfparser_flush(pp, true);
+}
+
+void perfparser_sink_init(struct perfparser *pp, struct sink *sink)
+{
+	memset(sink, 0, sizeof(*sink));
+	sink->ctx = pp;
+	sink->begin = sink_begin;
+	sink->event = sink_event;
+	sink->sample = sink_sample;
+	sink->end = sink_end;
+}

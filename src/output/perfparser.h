@@ -1,0 +1,170 @@
+/*
+ * perfparser.h: the perfparser stream, the format hotspot reads from its
+ * parser process (hotspot-perfparser). scorch writes it as a pipeline sink
+ * so hotspot can use `scorch perfparser` in place of its own parser.
+ *
+ * Stream layout (docs/perfparser.md has every field):
+ *
+ *   "QPERFSTREAM\0"  le32 QDataStream version (19 = Qt 5.15)
+ *   { le32 size; u8 type; fields... (size bytes, QDataStream encoding) } *
+ *
+ * QDataStream encoding: big-endian integers, bool = 1 byte, float written as
+ * an 8-byte double, QByteArray = be32 length (0xffffffff: null) + bytes,
+ * QString = be32 byte length + UTF-16BE, QVector/QList = be32 count +
+ * elements. hotspot 1.3.0 stops at an unknown type or at bytes left over at
+ * the end of an event, so each writer below emits exactly its fields.
+ *
+ * Invariants the writer keeps (hotspot relies on them):
+ *   - ids of strings, locations and attributes count up from 0 in order of
+ *     definition and every id is defined before an event refers to it;
+ *   - a location's parent is defined before it;
+ *   - task events (thread start/end, command, lost, context switch) are held
+ *     back until a sample at or after their time is written (or the end), so
+ *     hotspot sees them interleaved with samples in time order, as
+ *     hotspot-perfparser sends them.
+ *
+ * A frame of a resolved sample becomes a chain of locations (see
+ * perfparser.c): the sampled address (no symbol) -> the function's location
+ * (with its SymbolDefinition) -> for inlined code the call site (no symbol)
+ * -> the enclosing function's location ... -> -1. hotspot walks the chain and
+ * shows one frame per function, all but the last flagged inline.
+ */
+#ifndef SCORCH_OUTPUT_PERFPARSER_H
+#define SCORCH_OUTPUT_PERFPARSER_H
+
+#include "analyze/pipeline.h"
+#include "perf/header.h"
+#include "util/buf.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PERFPARSER_QDS_VERSION 19 /* QDataStream::Qt_5_15 */
+#define PERFPARSER_KERNEL_PID 0xffffffffu
+
+enum perfparser_event_type {
+	PPE_THREAD_START = 0,
+	PPE_THREAD_END = 1,
+	PPE_COMMAND = 2,
+	PPE_LOCATION = 3,
+	PPE_SYMBOL = 4,
+	PPE_STRING = 5,
+	PPE_LOST = 6,
+	PPE_FEATURES = 7,
+	PPE_ERROR = 8,
+	PPE_PROGRESS = 9,
+	PPE_TRACEPOINT_FORMAT = 10,
+	PPE_ATTRIBUTES = 11,
+	PPE_CONTEXT_SWITCH = 12,
+	PPE_SAMPLE = 13,
+	PPE_TRACEPOINT_SAMPLE = 14,
+};
+
+/* Error event codes (hotspot-perfparser's PerfUnwind::ErrorCode). */
+enum perfparser_error_code {
+	PPERR_TIME_ORDER_VIOLATION = 1,
+	PPERR_MISSING_ELF_FILE = 2,
+	PPERR_INVALID_KALLSYMS = 3,
+};
+
+/* QVariant type ids (QMetaType) used for tracepoint field values. */
+enum perfparser_variant_type {
+	PPV_INVALID = 0,
+	PPV_INT = 2,
+	PPV_UINT = 3,
+	PPV_LONGLONG = 4,
+	PPV_ULONGLONG = 5,
+	PPV_LIST = 9,
+	PPV_BYTEARRAY = 12,
+	PPV_SHORT = 33,
+	PPV_USHORT = 36,
+	PPV_UCHAR = 37,
+	PPV_SCHAR = 40,
+};
+
+struct perfparser_location {
+	uint64_t address;
+	int32_t file;      /* string id or -1 */
+	uint32_t pid;      /* PERFPARSER_KERNEL_PID for the kernel */
+	int32_t line, column;
+	int32_t parent;    /* location id or -1 */
+};
+
+struct perfparser_cost {
+	int32_t attr;
+	uint64_t cost;
+};
+
+struct perfparser;
+
+struct perfparser_opts {
+	int fd;                   /* output; < 0: keep everything in memory */
+	const char *arch;         /* fallback architecture (--arch), "x86" default */
+	const char *sysroot, *app_path, *extra_paths, *kallsyms;
+	bool header;              /* write the magic and version (default true via init) */
+};
+
+void perfparser_opts_init(struct perfparser_opts *o);
+struct perfparser *perfparser_new(const struct perfparser_opts *o);
+void perfparser_free(struct perfparser *pp);
+/* Write out what is buffered (and held-back task events when all is true).
+ * Returns 0 or a negative code (a write error sticks). */
+int perfparser_flush(struct perfparser *pp, bool all);
+/* The bytes written so far (memory mode), for tests. */
+const struct buf *perfparser_buffer(const struct perfparser *pp);
+/* First error (write failure, allocation), 0 if none. */
+int perfparser_error_state(const struct perfparser *pp);
+
+/* Event writers. Strings are interned: the returned id is defined by a
+ * StringDefinition the first time; NULL and "" give -1 as perfparser does. */
+int32_t perfparser_string(struct perfparser *pp, const char *s);
+int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n);
+/* Interned location (defined the first time it is seen). */
+int32_t perfparser_location(struct perfparser *pp, const struct perfparser_location *loc);
+void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, int32_t binary,
+		       int32_t path, bool is_kernel);
+void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			     uint32_t cpu, uint32_t ppid);
+void perfparser_thread_end(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			   uint32_t cpu);
+void perfparser_command(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu, const char *comm);
+void perfparser_lost(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu);
+void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
+			       uint32_t cpu, bool switch_out);
+void perfparser_features(struct perfparser *pp, const struct perf_header *h, const char *arch);
+/* message is UTF-8; written as a QString. */
+void perfparser_error(struct perfparser *pp, int32_t code, const char *message);
+void perfparser_progress(struct perfparser *pp, double fraction);
+void perfparser_tracepoint_format(struct perfparser *pp, int32_t id, int32_t system, int32_t name,
+				  uint32_t flags);
+void perfparser_attributes(struct perfparser *pp, int32_t id, uint32_t type, uint64_t config,
+			   int32_t name, bool uses_frequency, uint64_t frequency_or_period);
+
+/* A sample: task events at or before time are written first.
+ * trace_fields (TracePointSample only) are pre-encoded QHash bytes:
+ * be32 count then { be32 name string id, QVariant } per field. */
+void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uint32_t tid,
+		       uint64_t time, uint32_t cpu, const int32_t *frames, uint32_t nr_frames,
+		       uint8_t guessed, const struct perfparser_cost *costs, uint32_t nr_costs,
+		       const uint8_t *trace_fields, size_t trace_fields_len);
+
+/* The pipeline sink: maps records and resolved samples to events. */
+void perfparser_sink_init(struct perfparser *pp, struct sink *sink);
+
+/* Counters for `--print-stats` style reporting by callers. */
+struct perfparser_counts {
+	uint64_t samples, locations, symbols, strings, task_events, errors, bytes;
+};
+const struct perfparser_counts *perfparser_counts(const struct perfparser *pp);
+
+/* Low-level QDataStream appenders (exposed for the tracepoint encoder and tests). */
+void pp_put_u8(struct buf *b, uint8_t v);
+void pp_put_u16(struct buf *b, uint16_t v);
+void pp_put_u32(struct buf *b, uint32_t v);
+void pp_put_u64(struct buf *b, uint64_t v);
+void pp_put_f64(struct buf *b, double v);
+void pp_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
+void pp_put_null_bytes(struct buf *b);                        /* null QByteArray */
+void pp_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
+
+#endif

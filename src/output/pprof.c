@@ -1,0 +1,442 @@
+/*
+ * pprof.c: see pprof.h. profile.proto field numbers used here:
+ *
+ *   Profile   1 sample_type (ValueType)  2 sample  3 mapping  4 location
+ *             5 function  6 string_table  9 time_nanos  10 duration_nanos
+ *             11 period_type  12 period  13 comment  14 default_sample_type
+ *   ValueType 1 type (string index)  2 unit (string index)
+ *   Sample    1 location_id (packed, leaf first)  2 value (packed)  3 label
+ *   Label     1 key  2 str  3 num  (string indices / int64)
+ *   Mapping   1 id  2 memory_start  3 memory_limit  4 file_offset  5 filename
+ *             6 build_id  7 has_functions  8 has_filenames
+ *             9 has_line_numbers  10 has_inline_frames
+ *   Location  1 id  2 mapping_id  3 address  4 line (Line)
+ *   Line      1 function_id  2 line
+ *   Function  1 id  2 name  3 system_name  4 filename  5 start_line
+ *
+ * Wire types: 0 varint, 2 length-delimited. Zero values are omitted
+ * (proto3), except string_table entries, which are positional.
+ */
+#include "output/pprof.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- protobuf writing ---- */
+
+struct pbw {
+	struct buf b;
+	int err;
+};
+
+static void pbw_init(struct pbw *w)
+{
+	buf_init(&w->b, 0);
+	w->err = 0;
+}
+
+static void put_raw(struct pbw *w, const void *p, size_t n)
+{
+	if (!w->err)
+		w->err = buf_append(&w->b, p, n);
+}
+
+static void put_varint(struct pbw *w, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	do {
+		tmp[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v);
+	put_raw(w, tmp, n);
+}
+
+static void pb_u64(struct pbw *w, unsigned field, uint64_t v)
+{
+	if (!v)
+		return;
+	put_varint(w, (uint64_t)field << 3);
+	put_varint(w, v);
+}
+
+static void pb_bool(struct pbw *w, unsigned field, bool v)
+{
+	pb_u64(w, field, v ? 1 : 0);
+}
+
+static void pb_bytes(struct pbw *w, unsigned field, const void *p, size_t n)
+{
+	put_varint(w, (uint64_t)field << 3 | 2);
+	put_varint(w, n);
+	put_raw(w, p, n);
+}
+
+static void pb_msg(struct pbw *w, unsigned field, struct pbw *m)
+{
+	if (m->err && !w->err)
+		w->err = m->err;
+	pb_bytes(w, field, m->b.data, m->b.len);
+	m->b.len = 0;
+	m->err = 0;
+}
+
+static void pb_packed(struct pbw *w, unsigned field, const uint64_t *v, size_t n, struct pbw *tmp)
+{
+	for (size_t i = 0; i < n; i++)
+		put_varint(tmp, v[i]);
+	pb_msg(w, field, tmp);
+}
+
+/* ---- string table ---- */
+
+struct strtab {
+	struct profile canon;   /* only its string interning is used */
+	struct hmap idx;        /* canonical pointer -> index + 1 */
+	const char **v;
+	size_t n, cap;
+};
+
+static void strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	profile_init(&t->canon);
+	hmap_init(&t->idx);
+}
+
+static void strtab_release(struct strtab *t)
+{
+	profile_release(&t->canon);
+	hmap_release(&t->idx);
+	free(t->v);
+}
+
+static uint64_t str_index(struct strtab *t, const char *s)
+{
+	if (!s || !*s)
+		s = "";
+	const char *c = profile_str(&t->canon, s);
+	uintptr_t got = (uintptr_t)hmap_get(&t->idx, (uintptr_t)c);
+	if (got)
+		return got - 1;
+	if (!t->n) {
+		/* index 0 is "" */
+		if (ARRAY_GROW(t->v, t->cap, 1, SIZE_MAX / 16))
+			abort();
+		t->v[t->n++] = "";
+		hmap_put(&t->idx, (uintptr_t)profile_str(&t->canon, ""), (void *)(uintptr_t)1);
+		if (!*s)
+			return 0;
+	}
+	if (ARRAY_GROW(t->v, t->cap, t->n + 1, SIZE_MAX / 16))
+		abort();
+	t->v[t->n] = c;
+	hmap_put(&t->idx, (uintptr_t)c, (void *)(uintptr_t)(t->n + 1));
+	return t->n++;
+}
+
+/* ---- mappings, collected during the run ---- */
+
+void pprof_init(struct pprof *pp)
+{
+	memset(pp, 0, sizeof(*pp));
+	hmap_init(&pp->map_by_dso);
+}
+
+void pprof_release(struct pprof *pp)
+{
+	free(pp->maps);
+	hmap_release(&pp->map_by_dso);
+}
+
+static void on_sample(void *ctx, uint32_t leaf, const struct resolved_sample *rs)
+{
+	struct pprof *pp = ctx;
+	(void)leaf;
+	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+		const struct frame *fr = &rs->frames[i];
+		if (!fr->dso)
+			continue;
+		uintptr_t got = (uintptr_t)hmap_get(&pp->map_by_dso, (uintptr_t)fr->dso);
+		struct pprof_mapping *m;
+		if (got) {
+			m = &pp->maps[got - 1];
+		} else {
+			if (ARRAY_GROW(pp->maps, pp->cap_maps, pp->nr_maps + 1, 1u << 20))
+				continue;
+			m = &pp->maps[pp->nr_maps++];
+			memset(m, 0, sizeof(*m));
+			m->dso = fr->dso;
+			m->kind = fr->kind;
+			if (fr->map) {
+				m->start = fr->map->start;
+				m->limit = fr->map->end;
+				m->pgoff = fr->map->pgoff;
+				for (unsigned k = 0; k < fr->map->build_id_size && k < 20; k++)
+					snprintf(m->build_id + 2 * k, 3, "%02x", fr->map->build_id[k]);
+			}
+			hmap_put(&pp->map_by_dso, (uintptr_t)fr->dso, (void *)(uintptr_t)pp->nr_maps);
+		}
+		if (i == 0 || (i == 1 && rs->frames[0].kind != FRAME_USER))
+			m->hits++;
+		if (fr->sym)
+			m->has_functions = true;
+		if (fr->file)
+			m->has_filenames = true;
+		if (fr->line)
+			m->has_lines = true;
+		if (fr->inlined)
+			m->has_inline = true;
+	}
+}
+
+void pprof_sink_config(struct pprof *pp, struct profile_sink_config *c)
+{
+	c->root = PROFILE_ROOT_THREAD;
+	c->inline_frames = true;
+	c->by_addr = true;
+	c->unknown_by_addr = true;
+	c->on_sample = on_sample;
+	c->on_sample_ctx = pp;
+}
+
+/* ---- encoding ---- */
+
+static const struct pprof *sort_pp;
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct pprof_mapping *x = &sort_pp->maps[*(const uint32_t *)a];
+	const struct pprof_mapping *y = &sort_pp->maps[*(const uint32_t *)b];
+	bool ux = x->kind == FRAME_USER, uy = y->kind == FRAME_USER;
+	if (ux != uy)
+		return ux ? -1 : 1;
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, struct buf *out)
+{
+	const struct profile *p = &s->prof;
+	struct pbw w, m, tmp;
+	struct strtab st;
+	pbw_init(&w);
+	pbw_init(&m);
+	pbw_init(&tmp);
+	strtab_init(&st);
+	str_index(&st, "");
+
+	bool ns = profile_sink_period_is_ns(s);
+	uint64_t s_samples = str_index(&st, "samples"), s_count = str_index(&st, "count");
+	uint64_t s_vtype = str_index(&st, ns ? "cpu" : (s->event_name ? s->event_name : "events"));
+	uint64_t s_vunit = str_index(&st, ns ? "nanoseconds" : "count");
+	uint64_t s_pid = str_index(&st, "pid"), s_tid = str_index(&st, "tid");
+	uint64_t s_comm = str_index(&st, "comm");
+
+	/* sample_type: samples/count, cpu/nanoseconds (or event/count) */
+	pb_u64(&m, 1, s_samples);
+	pb_u64(&m, 2, s_count);
+	pb_msg(&w, 1, &m);
+	pb_u64(&m, 1, s_vtype);
+	pb_u64(&m, 2, s_vunit);
+	pb_msg(&w, 1, &m);
+
+	/* mappings: readers take the first for the main binary, so the one
+	 * with the most samples (user space before the kernel) goes first */
+	uint32_t *mo = xcalloc(pp->nr_maps ? pp->nr_maps : 1, sizeof(uint32_t));
+	for (size_t i = 0; i < pp->nr_maps; i++)
+		mo[i] = (uint32_t)i;
+	sort_pp = pp;
+	qsort(mo, pp->nr_maps, sizeof(uint32_t), cmp_map);
+	for (size_t i = 0; i < pp->nr_maps; i++)
+		pp->maps[mo[i]].id = (uint32_t)i + 1;
+	for (size_t i = 0; i < pp->nr_maps; i++) {
+		const struct pprof_mapping *mp = &pp->maps[mo[i]];
+		pb_u64(&m, 1, mp->id);
+		pb_u64(&m, 2, mp->start);
+		pb_u64(&m, 3, mp->limit);
+		pb_u64(&m, 4, mp->pgoff);
+		pb_u64(&m, 5, str_index(&st, mp->dso));
+		pb_u64(&m, 6, str_index(&st, mp->build_id));
+		pb_bool(&m, 7, mp->has_functions);
+		pb_bool(&m, 8, mp->has_filenames);
+		pb_bool(&m, 9, mp->has_lines);
+		pb_bool(&m, 10, mp->has_inline);
+		pb_msg(&w, 3, &m);
+	}
+	free(mo);
+
+	/* functions (name, file) and locations (outer frame, innermost frame)
+	 * are numbered as they are first met while the samples are written */
+	struct hmap fun_ids, loc_ids;
+	hmap_init(&fun_ids);
+	hmap_init(&loc_ids);
+	uint64_t next_fun = 1, next_loc = 1;
+	struct pbw funs, locs;
+	pbw_init(&funs);
+	pbw_init(&locs);
+	uint64_t *loc_list = NULL, *fr_list = NULL;
+	size_t cap_loc = 0, cap_fr = 0;
+	uint64_t values[2];
+
+	for (size_t id = 1; id < p->nr_nodes; id++) {
+		const struct pnode *n = &p->nodes[id];
+		if (!n->self_samples)
+			continue;
+		/* frames leaf first, up to (not including) the thread node */
+		size_t nf = 0;
+		uint32_t thread_node = PROFILE_NONE;
+		for (uint32_t a = (uint32_t)id; a && a != PROFILE_NONE; a = p->nodes[a].parent) {
+			if (p->nodes[a].depth == 1) {
+				thread_node = a;
+				break;
+			}
+			if (ARRAY_GROW(fr_list, cap_fr, nf + 1, PROFILE_MAX_NODES))
+				abort();
+			fr_list[nf++] = p->nodes[a].frame;
+		}
+		size_t nl = 0;
+		for (size_t k = 0; k < nf;) {
+			/* the group at one address: inlined frames, then their caller */
+			size_t g = k;
+			while (g + 1 < nf && p->frames[fr_list[g]].inlined &&
+			       p->frames[fr_list[g + 1]].addr == p->frames[fr_list[g]].addr &&
+			       p->frames[fr_list[g + 1]].dso == p->frames[fr_list[g]].dso)
+				g++;
+			uint64_t key = fr_list[g] << 32 | fr_list[k];
+			uintptr_t lid = (uintptr_t)hmap_get(&loc_ids, key);
+			if (!lid) {
+				lid = next_loc++;
+				hmap_put(&loc_ids, key, (void *)lid);
+				const struct pframe *outer = &p->frames[fr_list[g]];
+				uintptr_t mi = outer->dso ? (uintptr_t)hmap_get(&pp->map_by_dso,
+										(uintptr_t)outer->dso) : 0;
+				uint64_t mid = mi ? pp->maps[mi - 1].id : 0;
+				pb_u64(&m, 1, lid);
+				pb_u64(&m, 2, mid);
+				pb_u64(&m, 3, outer->ip);
+				for (size_t j = k; j <= g; j++) {
+					const struct pframe *f = &p->frames[fr_list[j]];
+					if (f->unknown)
+						continue; /* address only: readers show it as hex */
+					uintptr_t fid = (uintptr_t)hmap_get(&fun_ids, (uintptr_t)f->name);
+					if (!fid) {
+						fid = next_fun++;
+						hmap_put(&fun_ids, (uintptr_t)f->name, (void *)fid);
+						pb_u64(&tmp, 1, fid);
+						pb_u64(&tmp, 2, str_index(&st, f->name));
+						pb_u64(&tmp, 3, str_index(&st, f->name));
+						pb_u64(&tmp, 4, str_index(&st, f->file));
+						pb_msg(&funs, 5, &tmp);
+					}
+					struct pbw line;
+					pbw_init(&line);
+					pb_u64(&line, 1, fid);
+					pb_u64(&line, 2, f->line);
+					pb_msg(&m, 4, &line);
+					buf_release(&line.b);
+				}
+				pb_msg(&locs, 4, &m);
+			}
+			if (ARRAY_GROW(loc_list, cap_loc, nl + 1, PROFILE_MAX_NODES))
+				abort();
+			loc_list[nl++] = lid;
+			k = g + 1;
+		}
+		/* the sample */
+		pb_packed(&m, 1, loc_list, nl, &tmp);
+		values[0] = n->self_samples;
+		values[1] = n->self_period;
+		pb_packed(&m, 2, values, 2, &tmp);
+		if (thread_node != PROFILE_NONE) {
+			const struct pframe *t = &p->frames[p->nodes[thread_node].frame];
+			struct pbw lab;
+			pbw_init(&lab);
+			pb_u64(&lab, 1, s_pid);
+			pb_u64(&lab, 3, t->addr >> 32);
+			pb_msg(&m, 3, &lab);
+			pb_u64(&lab, 1, s_tid);
+			pb_u64(&lab, 3, t->addr & 0xffffffffu);
+			pb_msg(&m, 3, &lab);
+			pb_u64(&lab, 1, s_comm);
+			pb_u64(&lab, 2, str_index(&st, t->name));
+			pb_msg(&m, 3, &lab);
+			buf_release(&lab.b);
+		}
+		pb_msg(&w, 2, &m);
+	}
+	put_raw(&w, locs.b.data, locs.b.len);
+	put_raw(&w, funs.b.data, funs.b.len);
+	if (locs.err || funs.err)
+		w.err = w.err ? w.err : -E2BIG;
+
+	if (s->time_last > s->time_first)
+		pb_u64(&w, 10, s->time_last - s->time_first);
+	/* period_type, period */
+	pb_u64(&m, 1, s_vtype);
+	pb_u64(&m, 2, s_vunit);
+	pb_msg(&w, 11, &m);
+	if (p->samples)
+		pb_u64(&w, 12, p->period / p->samples);
+	char comment[600];
+	snprintf(comment, sizeof(comment), "scorch export -f pprof%s%s", pp->input ? " -i " : "",
+		 pp->input ? pp->input : "");
+	pb_u64(&w, 13, str_index(&st, comment));
+	pb_u64(&w, 14, s_vtype);
+	/* the string table last: every index is known now */
+	for (size_t i = 0; i < st.n; i++)
+		pb_bytes(&w, 6, st.v[i], strlen(st.v[i]));
+
+	int rc = w.err;
+	if (!rc && !gzip) {
+		rc = buf_append(out, w.b.data, w.b.len);
+	} else if (!rc) {
+		z_stream z;
+		memset(&z, 0, sizeof(z));
+		if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			rc = -ENOMEM;
+		} else {
+			uLong bound = deflateBound(&z, (uLong)w.b.len);
+			rc = buf_reserve(out, bound + 64);
+			if (!rc) {
+				z.next_in = w.b.data;
+				z.avail_in = (uInt)w.b.len;
+				z.next_out = out->data + out->len;
+				z.avail_out = (uInt)(out->cap - out->len);
+				if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+					rc = -EIO;
+				else
+					out->len += z.total_out;
+			}
+			deflateEnd(&z);
+		}
+	}
+	free(loc_list);
+	free(fr_list);
+	hmap_release(&fun_ids);
+	hmap_release(&loc_ids);
+	buf_release(&funs.b);
+	buf_release(&locs.b);
+	buf_release(&w.b);
+	buf_release(&m.b);
+	buf_release(&tmp.b);
+	strtab_release(&st);
+	return rc;
+}
+
+int pprof_write(struct pprof *pp, const struct profile_sink *s, FILE *out)
+{
+	struct buf b;
+	buf_init(&b, 0);
+	int rc = pprof_encode(pp, s, true, &b);
+	if (!rc && fwrite(b.data, 1, b.len, out) != b.len)
+		rc = -EIO;
+	buf_release(&b);
+	return rc;
+}

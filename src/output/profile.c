@@ -1,0 +1,519 @@
+/*
+ * profile.c: see profile.h. Three open-addressing tables of u32 indices
+ * (frames, nodes, strings), each keyed by the full key compared on lookup
+ * (no 64-bit hash is trusted to be unique). Growth doubles at load 1/2.
+ */
+#include "output/profile.h"
+#include "util/buf.h"
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY UINT32_MAX
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* node 0: the root */
+	p->cap_nodes = 1024;
+	p->nodes = xcalloc(p->cap_nodes, sizeof(*p->nodes));
+	p->nodes[0] = (struct pnode){ .parent = PROFILE_NONE, .frame = PROFILE_NONE,
+				      .first_child = PROFILE_NONE, .next_sibling = PROFILE_NONE };
+	p->nr_nodes = 1;
+}
+
+void profile_release(struct profile *p)
+{
+	for (size_t i = 0; i < p->nr_strs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p->shash);
+	free(p->frames);
+	free(p->nodes);
+	free(p->fhash);
+	free(p->nhash);
+	memset(p, 0, sizeof(*p));
+}
+
+static uint32_t *table_new(size_t cap)
+{
+	uint32_t *t = xcalloc(cap, sizeof(uint32_t));
+	memset(t, 0xff, cap * sizeof(uint32_t));
+	return t;
+}
+
+/* ---- strings ---- */
+
+static uint64_t str_hash(const char *s)
+{
+	return hash_bytes(s, strlen(s));
+}
+
+static void str_rehash(struct profile *p)
+{
+	size_t ncap = p->shash_cap ? p->shash_cap * 2 : 256;
+	uint32_t *t = table_new(ncap);
+	for (size_t i = 0; i < p->nr_strs; i++) {
+		size_t j = str_hash(p->strs[i]) & (ncap - 1);
+		while (t[j] != EMPTY)
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i;
+	}
+	free(p->shash);
+	p->shash = t;
+	p->shash_cap = ncap;
+}
+
+const char *profile_str(struct profile *p, const char *s)
+{
+	if ((p->nr_strs + 1) * 2 > p->shash_cap)
+		str_rehash(p);
+	size_t mask = p->shash_cap - 1, j = str_hash(s) & mask;
+	while (p->shash[j] != EMPTY) {
+		if (!strcmp(p->strs[p->shash[j]], s))
+			return p->strs[p->shash[j]];
+		j = (j + 1) & mask;
+	}
+	if (ARRAY_GROW(p->strs, p->cap_strs, p->nr_strs + 1, PROFILE_MAX_FRAMES))
+		return "[too many names]";
+	p->strs[p->nr_strs] = xstrdup(s);
+	p->shash[j] = (uint32_t)p->nr_strs;
+	return p->strs[p->nr_strs++];
+}
+
+/* ---- frames ---- */
+
+static uint64_t frame_hash(const struct pframe *f)
+{
+	uint64_t h = hash_u64((uintptr_t)f->name);
+	h = hash_u64(h ^ (uintptr_t)f->dso);
+	h = hash_u64(h ^ f->addr);
+	return h ^ ((uint64_t)f->kind << 1) ^ f->inlined;
+}
+
+static bool frame_eq(const struct pframe *a, const struct pframe *b)
+{
+	return a->name == b->name && a->dso == b->dso && a->addr == b->addr &&
+	       a->kind == b->kind && a->inlined == b->inlined;
+}
+
+static void frame_rehash(struct profile *p)
+{
+	size_t ncap = p->fhash_cap ? p->fhash_cap * 2 : 1024;
+	uint32_t *t = table_new(ncap);
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		size_t j = frame_hash(&p->frames[i]) & (ncap - 1);
+		while (t[j] != EMPTY)
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i;
+	}
+	free(p->fhash);
+	p->fhash = t;
+	p->fhash_cap = ncap;
+}
+
+uint32_t profile_frame(struct profile *p, const struct pframe *f)
+{
+	if ((p->nr_frames + 1) * 2 > p->fhash_cap)
+		frame_rehash(p);
+	size_t mask = p->fhash_cap - 1, j = frame_hash(f) & mask;
+	while (p->fhash[j] != EMPTY) {
+		if (frame_eq(&p->frames[p->fhash[j]], f))
+			return p->fhash[j];
+		j = (j + 1) & mask;
+	}
+	if (ARRAY_GROW(p->frames, p->cap_frames, p->nr_frames + 1, PROFILE_MAX_FRAMES))
+		return PROFILE_NONE;
+	p->frames[p->nr_frames] = *f;
+	p->fhash[j] = (uint32_t)p->nr_frames;
+	return (uint32_t)p->nr_frames++;
+}
+
+/* ---- nodes ---- */
+
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return hash_u64(((uint64_t)parent << 32) | frame);
+}
+
+static void node_rehash(struct profile *p)
+{
+	size_t ncap = p->nhash_cap ? p->nhash_cap * 2 : 4096;
+	uint32_t *t = table_new(ncap);
+	for (size_t i = 1; i < p->nr_nodes; i++) {
+		size_t j = node_hash(p->nodes[i].parent, p->nodes[i].frame) & (ncap - 1);
+		while (t[j] != EMPTY)
+			j = (j + 1) & (ncap - 1);
+		t[j] = (uint32_t)i;
+	}
+	free(p->nhash);
+	p->nhash = t;
+	p->nhash_cap = ncap;
+}
+
+uint32_t profile_child(struct profile *p, uint32_t parent, uint32_t frame)
+{
+	if (frame == PROFILE_NONE || parent >= p->nr_nodes)
+		return parent;
+	if ((p->nr_nodes + 1) * 2 > p->nhash_cap)
+		node_rehash(p);
+	size_t mask = p->nhash_cap - 1, j = node_hash(parent, frame) & mask;
+	while (p->nhash[j] != EMPTY) {
+		struct pnode *n = &p->nodes[p->nhash[j]];
+		if (n->parent == parent && n->frame == frame)
+			return p->nhash[j];
+		j = (j + 1) & mask;
+	}
+	if (ARRAY_GROW(p->nodes, p->cap_nodes, p->nr_nodes + 1, PROFILE_MAX_NODES))
+		return parent; /* full: the sample is charged to the prefix */
+	uint32_t id = (uint32_t)p->nr_nodes++;
+	struct pnode *n = &p->nodes[id];
+	*n = (struct pnode){ .parent = parent, .frame = frame, .first_child = PROFILE_NONE,
+			     .next_sibling = PROFILE_NONE, .depth = p->nodes[parent].depth + 1 };
+	/* append to the parent's child list, keeping creation order: walk from
+	 * the first child is O(children); instead prepend and fix order in
+	 * profile_preorder (which sorts or reverses). */
+	n->next_sibling = p->nodes[parent].first_child;
+	p->nodes[parent].first_child = id;
+	p->nhash[j] = id;
+	return id;
+}
+
+void profile_add(struct profile *p, uint32_t node, uint64_t samples, uint64_t period)
+{
+	if (node >= p->nr_nodes)
+		return;
+	p->nodes[node].self_samples += samples;
+	p->nodes[node].self_period += period;
+	for (uint32_t n = node; n != PROFILE_NONE; n = p->nodes[n].parent) {
+		p->nodes[n].samples += samples;
+		p->nodes[n].period += period;
+	}
+	p->samples += samples;
+	p->period += period;
+}
+
+static const struct profile *sort_prof;
+
+static int cmp_by_value(const void *a, const void *b)
+{
+	const struct pnode *x = &sort_prof->nodes[*(const uint32_t *)a];
+	const struct pnode *y = &sort_prof->nodes[*(const uint32_t *)b];
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct pnode *x = &sort_prof->nodes[*(const uint32_t *)a];
+	const struct pnode *y = &sort_prof->nodes[*(const uint32_t *)b];
+	const struct pframe *fx = &sort_prof->frames[x->frame], *fy = &sort_prof->frames[y->frame];
+	int r = fx->name == fy->name ? 0 : strcmp(fx->name, fy->name);
+	if (r)
+		return r;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+uint32_t *profile_preorder(const struct profile *p, int order)
+{
+	size_t n = p->nr_nodes;
+	uint32_t *out = xcalloc(n, sizeof(uint32_t));
+	uint32_t *stack = xcalloc(n, sizeof(uint32_t));
+	uint32_t *kids = NULL;
+	size_t cap_kids = 0, o = 0, sp = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t id = stack[--sp];
+		out[o++] = id;
+		size_t nk = 0;
+		for (uint32_t c = p->nodes[id].first_child; c != PROFILE_NONE; c = p->nodes[c].next_sibling) {
+			if (ARRAY_GROW(kids, cap_kids, nk + 1, SIZE_MAX / 8))
+				abort();
+			kids[nk++] = c;
+		}
+		/* the list is newest first; creation order is its reverse */
+		if (order != PROFILE_ORDER_CREATION) {
+			/* the comparators read a file-level pointer: profiles are
+			 * written from one thread */
+			sort_prof = p;
+			qsort(kids, nk, sizeof(uint32_t),
+			      order == PROFILE_ORDER_NAME ? cmp_by_name : cmp_by_value);
+			for (size_t i = nk; i-- > 0;)
+				stack[sp++] = kids[i];
+		} else {
+			for (size_t i = 0; i < nk; i++)
+				stack[sp++] = kids[i];
+		}
+	}
+	free(kids);
+	free(stack);
+	return out;
+}
+
+const char *profile_basename(const char *path)
+{
+	if (!path)
+		return "[unknown]";
+	if (path[0] == '[')
+		return path;
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+/* ---- the collector ---- */
+
+void profile_sink_config_init(struct profile_sink_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->root = PROFILE_ROOT_COMM;
+	c->inline_frames = true;
+	c->kernel = true;
+}
+
+static int parse_u32_list(const char *s, uint32_t **out, size_t *n, char *errbuf, size_t errlen)
+{
+	*out = NULL;
+	*n = 0;
+	if (!s)
+		return 0;
+	size_t cap = 0;
+	const char *q = s;
+	while (*q) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(q, &end, 10);
+		if (end == q || errno || v > UINT32_MAX || (*end && *end != ',')) {
+			snprintf(errbuf, errlen, "bad number list '%s'", s);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -EINVAL;
+		}
+		if (ARRAY_GROW(*out, cap, *n + 1, 1u << 20))
+			return -ENOMEM;
+		(*out)[(*n)++] = (uint32_t)v;
+		q = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int profile_begin(void *ctx, struct pipeline *pl)
+{
+	struct profile_sink *s = ctx;
+	s->pipeline = pl;
+	return 0;
+}
+
+static int profile_sample_cb(void *ctx, struct pipeline *pl, const struct resolved_sample *rs)
+{
+	(void)pl;
+	return profile_sink_sample(ctx, rs);
+}
+
+static int profile_end(void *ctx, struct pipeline *pl, int rc)
+{
+	struct profile_sink *s = ctx;
+	(void)pl;
+	if (rc == 0 && s->cfg.finish)
+		rc = s->cfg.finish(s->cfg.finish_ctx, s);
+	s->pipeline = NULL;
+	return rc;
+}
+
+int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *c,
+		      struct sink *sink)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *c;
+	s->attr_idx = -1;
+	profile_init(&s->prof);
+	int rc = parse_u32_list(c->filter.pids, &s->pid_list, &s->nr_pid, s->errbuf, sizeof(s->errbuf));
+	if (!rc)
+		rc = parse_u32_list(c->filter.tids, &s->tid_list, &s->nr_tid, s->errbuf, sizeof(s->errbuf));
+	if (rc)
+		return rc;
+	if (c->filter.comms) {
+		size_t cap = 0;
+		const char *q = c->filter.comms;
+		while (*q) {
+			const char *e = strchr(q, ',');
+			size_t len = e ? (size_t)(e - q) : strlen(q);
+			if (ARRAY_GROW(s->comm_list, cap, s->nr_comm + 1, 1u << 20))
+				return -ENOMEM;
+			s->comm_list[s->nr_comm++] = xstrndup(q, len);
+			q += len;
+			if (*q)
+				q++;
+		}
+	}
+	if (sink) {
+		memset(sink, 0, sizeof(*sink));
+		sink->ctx = s;
+		sink->begin = profile_begin;
+		sink->sample = profile_sample_cb;
+		sink->end = profile_end;
+	}
+	return 0;
+}
+
+void profile_sink_release(struct profile_sink *s)
+{
+	profile_release(&s->prof);
+	free(s->pid_list);
+	free(s->tid_list);
+	for (size_t i = 0; i < s->nr_comm; i++)
+		free(s->comm_list[i]);
+	free(s->comm_list);
+}
+
+static bool in_u32(const uint32_t *l, size_t n, uint32_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] == v)
+			return true;
+	return false;
+}
+
+static bool keep_sample(struct profile_sink *s, const struct resolved_sample *rs)
+{
+	if (s->nr_pid && !in_u32(s->pid_list, s->nr_pid, rs->pid))
+		return false;
+	if (s->nr_tid && !in_u32(s->tid_list, s->nr_tid, rs->tid))
+		return false;
+	if (s->nr_comm) {
+		const char *c = rs->comm ? rs->comm : "";
+		for (size_t i = 0; i < s->nr_comm; i++)
+			if (!strcmp(s->comm_list[i], c))
+				return true;
+		return false;
+	}
+	return true;
+}
+
+static bool choose_event(struct profile_sink *s, const struct resolved_sample *rs)
+{
+	int idx = rs->ev ? rs->ev->s.attr_idx : 0;
+	if (s->attr_idx >= 0)
+		return idx == s->attr_idx;
+	const struct perf_attr *a = rs->attr;
+	const char *name = a && a->name ? a->name : "";
+	if (s->cfg.filter.event) {
+		/* "cpu-clock" matches "cpu-clock:pppH" (perf's modifiers) */
+		size_t n = strlen(s->cfg.filter.event);
+		if (strncmp(name, s->cfg.filter.event, n) || (name[n] && name[n] != ':'))
+			return false;
+	}
+	s->attr_idx = idx;
+	s->event_name = name;
+	if (a) {
+		s->event_type = a->attr.type;
+		s->event_config = a->attr.config;
+		s->freq = a->attr.freq;
+	}
+	return true;
+}
+
+bool profile_sink_period_is_ns(const struct profile_sink *s)
+{
+	return s->event_type == PERF_TYPE_SOFTWARE &&
+	       (s->event_config == PERF_COUNT_SW_CPU_CLOCK ||
+		s->event_config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* The frame as the profile names it. */
+static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
+{
+	struct profile *p = &s->prof;
+	struct pframe f = {
+		.dso = fr->dso, .file = fr->file, .line = fr->line, .kind = fr->kind,
+		.inlined = fr->inlined, .ip = fr->ip, .sym_start = fr->sym_start,
+	};
+	uint64_t addr = fr->rel ? fr->rel : fr->ip;
+	if (fr->sym) {
+		f.name = fr->sym;
+		if (s->cfg.by_addr)
+			f.addr = addr;
+	} else {
+		char tmp[300];
+		f.unknown = true;
+		if (s->cfg.unknown_by_addr || s->cfg.by_addr) {
+			snprintf(tmp, sizeof(tmp), "0x%016" PRIx64, addr);
+			f.addr = addr;
+		} else if (fr->dso) {
+			snprintf(tmp, sizeof(tmp), "[%s]", profile_basename(fr->dso));
+			/* "[[kernel.kallsyms]]" reads badly */
+			if (fr->dso[0] == '[')
+				snprintf(tmp, sizeof(tmp), "%s", fr->dso);
+		} else {
+			snprintf(tmp, sizeof(tmp), "[unknown]");
+		}
+		f.name = profile_str(p, tmp);
+		if (!fr->dso)
+			s->frames_dropped++;
+	}
+	return profile_frame(p, &f);
+}
+
+int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs)
+{
+	struct profile *p = &s->prof;
+	s->samples_seen++;
+	if (!choose_event(s, rs)) {
+		s->samples_other_event++;
+		return 0;
+	}
+	if (!keep_sample(s, rs)) {
+		s->samples_filtered++;
+		return 0;
+	}
+	uint64_t t = rs->ev ? rs->ev->s.time : 0;
+	if (t) {
+		if (!s->time_first || t < s->time_first)
+			s->time_first = t;
+		if (t > s->time_last)
+			s->time_last = t;
+	}
+	uint32_t node = 0;
+	const char *comm = rs->comm && rs->comm[0] ? rs->comm : NULL;
+	char tmp[64];
+	if (!comm) {
+		snprintf(tmp, sizeof(tmp), ":%u", rs->tid);
+		comm = profile_str(p, tmp);
+	}
+	if (s->cfg.root == PROFILE_ROOT_COMM) {
+		struct pframe f = { .name = comm, .kind = PF_COMM };
+		node = profile_child(p, node, profile_frame(p, &f));
+	} else if (s->cfg.root == PROFILE_ROOT_THREAD) {
+		struct pframe f = { .name = comm, .kind = PF_THREAD,
+				    .addr = (uint64_t)rs->pid << 32 | rs->tid };
+		node = profile_child(p, node, profile_frame(p, &f));
+	}
+	/* frames are leaf first: walk from the outermost */
+	for (uint32_t i = rs->nr_frames; i-- > 0;) {
+		const struct frame *fr = &rs->frames[i];
+		/* without inlined frames, keep the outermost frame of an ip's
+		 * group even when it is an inlined one (no caller frame came
+		 * with it), so no sample loses its leaf */
+		if (fr->inlined && !s->cfg.inline_frames && i + 1 < rs->nr_frames &&
+		    rs->frames[i + 1].ip == fr->ip)
+			continue;
+		if (!s->cfg.kernel && fr->kind != FRAME_USER && fr->kind != FRAME_GUEST_USER)
+			continue;
+		node = profile_child(p, node, intern_frame(s, fr));
+	}
+	uint64_t period = rs->ev ? rs->ev->s.period : 0;
+	if (!period && rs->attr && !rs->attr->attr.freq)
+		period = rs->attr->attr.sample_period;
+	if (!period)
+		period = 1;
+	profile_add(p, node, 1, period);
+	if (s->cfg.on_sample)
+		s->cfg.on_sample(s->cfg.on_sample_ctx, node, rs);
+	return 0;
+}

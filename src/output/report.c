@@ -1,0 +1,691 @@
+/*
+ * report.c: see report.h.
+ *
+ * One preorder pass over the profile computes every entry: a node maps to
+ * the entry of its frame (under its command when comm is a sort key); self
+ * adds the node's self weight; children adds the node's inclusive weight only
+ * when no ancestor maps to the same entry (an on-path count per entry,
+ * maintained with a stack of the entries on the current path), which counts
+ * a recursive function once per sample. The same pass marks those topmost
+ * nodes; a call tree of an entry merges the subtrees of its topmost nodes
+ * (callees) or the paths above its nodes with self weight (callers, in
+ * --no-children mode) into a scratch profile, then prints it by weight.
+ */
+#include "output/report.h"
+#include "util/buf.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SK_COMM 1
+#define SK_DSO 2
+#define SK_SYM 4
+#define TOPMOST 0x80000000u
+#define NO_ENTRY UINT32_MAX
+
+void report_config_init(struct report_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->children = true;
+	c->sort = "comm,dso,sym";
+	c->top = 40;
+	c->tree = 5;
+	c->tree_limit = 1.0;
+	c->width = 80;
+}
+
+void report_sink_config(struct profile_sink_config *pc)
+{
+	pc->root = PROFILE_ROOT_COMM;
+	pc->inline_frames = false;
+	pc->unknown_by_addr = true;
+	pc->by_addr = false;
+}
+
+static int parse_sort(const char *s, unsigned *mask, char *err, size_t errlen)
+{
+	*mask = 0;
+	if (!s || !*s)
+		s = "comm,dso,sym";
+	const char *q = s;
+	while (*q) {
+		size_t n = strcspn(q, ",");
+		if (n == 4 && !strncmp(q, "comm", 4))
+			*mask |= SK_COMM;
+		else if (n == 3 && !strncmp(q, "dso", 3))
+			*mask |= SK_DSO;
+		else if ((n == 3 && !strncmp(q, "sym", 3)) || (n == 6 && !strncmp(q, "symbol", 6)))
+			*mask |= SK_SYM;
+		else {
+			if (err)
+				snprintf(err, errlen, "unknown sort key '%.*s' (known: comm, dso, sym)",
+					 (int)n, q);
+			return -EINVAL;
+		}
+		q += n;
+		if (*q)
+			q++;
+	}
+	if (!*mask) {
+		if (err)
+			snprintf(err, errlen, "empty sort key list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int report_check_config(const struct report_config *c, char *err, size_t errlen)
+{
+	unsigned mask;
+	return parse_sort(c->sort, &mask, err, errlen);
+}
+
+/* ---- entries ---- */
+
+struct etab {
+	struct report_entries *e;
+	size_t cap;
+	uint32_t *h;
+	size_t hcap;
+};
+
+static uint64_t ekey_hash(const char *a, const char *b, const char *c)
+{
+	return hash_u64(hash_u64(hash_u64((uintptr_t)a) ^ (uintptr_t)b) ^ (uintptr_t)c);
+}
+
+static void etab_rehash(struct etab *t)
+{
+	size_t ncap = t->hcap ? t->hcap * 2 : 1024;
+	uint32_t *h = xcalloc(ncap, sizeof(uint32_t));
+	memset(h, 0xff, ncap * sizeof(uint32_t));
+	for (size_t i = 0; i < t->e->n; i++) {
+		const struct report_entry *x = &t->e->v[i];
+		size_t j = ekey_hash(x->comm, x->dso, x->sym) & (ncap - 1);
+		while (h[j] != NO_ENTRY)
+			j = (j + 1) & (ncap - 1);
+		h[j] = (uint32_t)i;
+	}
+	free(t->h);
+	t->h = h;
+	t->hcap = ncap;
+}
+
+static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, const char *sym,
+			 uint8_t kind)
+{
+	if ((t->e->n + 1) * 2 > t->hcap)
+		etab_rehash(t);
+	size_t mask = t->hcap - 1, j = ekey_hash(comm, dso, sym) & mask;
+	while (t->h[j] != NO_ENTRY) {
+		const struct report_entry *x = &t->e->v[t->h[j]];
+		if (x->comm == comm && x->dso == dso && x->sym == sym)
+			return t->h[j];
+		j = (j + 1) & mask;
+	}
+	if (ARRAY_GROW(t->e->v, t->cap, t->e->n + 1, TOPMOST - 1))
+		abort();
+	t->e->v[t->e->n] = (struct report_entry){ .comm = comm, .dso = dso, .sym = sym, .kind = kind,
+						    .index = (uint32_t)t->e->n };
+	t->h[j] = (uint32_t)t->e->n;
+	return (uint32_t)t->e->n++;
+}
+
+static bool sort_children;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct report_entry *x = a, *y = b;
+	uint64_t kx = sort_children ? x->total_period : x->self_period;
+	uint64_t ky = sort_children ? y->total_period : y->self_period;
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	kx = sort_children ? x->self_period : x->total_period;
+	ky = sort_children ? y->self_period : y->total_period;
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	int r = strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
+	if (!r)
+		r = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+	if (!r)
+		r = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
+	return r;
+}
+
+static const char *unknown_name = "[unknown]";
+
+int report_entries(const struct profile *p, const struct report_config *c,
+		   struct report_entries *out, uint32_t **node_entry)
+{
+	unsigned mask;
+	memset(out, 0, sizeof(*out));
+	if (parse_sort(c->sort, &mask, NULL, 0))
+		return -EINVAL;
+	struct etab t = { .e = out };
+	uint32_t *ne = xcalloc(p->nr_nodes, sizeof(uint32_t));
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
+	const char *comm = NULL;
+	ne[0] = NO_ENTRY;
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		uint32_t id = order[i];
+		const struct pnode *n = &p->nodes[id];
+		if (!n->depth)
+			continue;
+		const struct pframe *f = &p->frames[n->frame];
+		uint32_t e;
+		if (n->depth == 1) {
+			/* the command pseudo-frame; an entry only for samples that
+			 * had no frames at all */
+			comm = f->name;
+			if (!n->self_period && !n->self_samples) {
+				ne[id] = NO_ENTRY;
+				continue;
+			}
+			e = etab_get(&t, mask & SK_COMM ? comm : NULL, NULL,
+				     mask & SK_SYM ? unknown_name : NULL, PF_USER);
+		} else {
+			e = etab_get(&t, mask & SK_COMM ? comm : NULL, mask & SK_DSO ? f->dso : NULL,
+				     mask & SK_SYM ? f->name : NULL, f->kind);
+		}
+		ne[id] = e;
+		out->v[e].self_period += n->self_period;
+		out->v[e].self_samples += n->self_samples;
+	}
+	/* Children: a second pass with an explicit on-path count, which is
+	 * simpler to get right than mixing it into the first. */
+	uint32_t *cnt = xcalloc(out->n ? out->n : 1, sizeof(uint32_t));
+	uint32_t *stack = NULL; /* entry per depth, NO_ENTRY for none */
+	size_t cap_stack = 0, sp = 0; /* sp = depth of the last pushed node */
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		uint32_t id = order[i];
+		const struct pnode *n = &p->nodes[id];
+		if (!n->depth)
+			continue;
+		while (sp >= n->depth) {
+			if (stack[sp] != NO_ENTRY)
+				cnt[stack[sp]]--;
+			sp--;
+		}
+		if (ARRAY_GROW(stack, cap_stack, n->depth + 1, PROFILE_MAX_NODES))
+			abort();
+		uint32_t e = ne[id];
+		stack[n->depth] = e;
+		sp = n->depth;
+		if (e == NO_ENTRY)
+			continue;
+		if (!cnt[e]) {
+			/* a command node's entry holds only its frameless samples */
+			out->v[e].total_period += n->depth == 1 ? n->self_period : n->period;
+			out->v[e].total_samples += n->depth == 1 ? n->self_samples : n->samples;
+			ne[id] |= TOPMOST;
+		}
+		cnt[e]++;
+	}
+	free(cnt);
+	free(stack);
+	free(order);
+	free(t.h);
+	/* sort, then renumber node_entry through the permutation */
+	uint32_t *rank = NULL;
+	if (out->n) {
+		sort_children = c->children;
+		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
+		rank = xcalloc(out->n, sizeof(uint32_t));
+		for (size_t i = 0; i < out->n; i++)
+			rank[out->v[i].index] = (uint32_t)i;
+		for (size_t i = 0; i < p->nr_nodes; i++)
+			if (ne[i] != NO_ENTRY)
+				ne[i] = rank[ne[i] & ~TOPMOST] | (ne[i] & TOPMOST);
+	}
+	free(rank);
+	if (node_entry)
+		*node_entry = ne;
+	else
+		free(ne);
+	return 0;
+}
+
+void report_entries_release(struct report_entries *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+/* ---- printing ---- */
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* Print s in exactly w columns (truncated with ".." when longer). */
+static void put_col(FILE *out, const char *s, int w, bool last)
+{
+	int len = (int)strlen(s);
+	if (len > w && w > 2) {
+		fprintf(out, "%.*s..", w - 2, s);
+	} else if (last) {
+		fputs(s, out);
+	} else {
+		fprintf(out, "%-*s", w, s);
+	}
+}
+
+static const char *kind_tag(uint8_t kind)
+{
+	switch (kind) {
+	case PF_KERNEL:
+	case PF_GUEST_KERNEL:
+		return "[k] ";
+	case PF_HV:
+		return "[H] ";
+	default:
+		return "[.] ";
+	}
+}
+
+static void human_count(char *buf, size_t n, uint64_t v)
+{
+	if (v >= 10000000)
+		snprintf(buf, n, "%" PRIu64 "M", v / 1000000);
+	else if (v >= 10000)
+		snprintf(buf, n, "%" PRIu64 "K", v / 1000);
+	else
+		snprintf(buf, n, "%" PRIu64, v);
+}
+
+struct tree_ctx {
+	FILE *out;
+	const struct profile *src;
+	const struct profile *t;
+	uint64_t total;
+	double limit;
+	int width;
+	char prefix[256];
+	bool truncated;
+};
+
+static int cmp_u32_by_period(const void *a, const void *b, void *arg)
+{
+	const struct profile *t = arg;
+	const struct pnode *x = &t->nodes[*(const uint32_t *)a], *y = &t->nodes[*(const uint32_t *)b];
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void frame_label(const struct profile *src, uint32_t frame, char *buf, size_t n)
+{
+	const struct pframe *f = &src->frames[frame];
+	if (f->kind == PF_COMM)
+		snprintf(buf, n, "%s (command)", f->name);
+	else
+		snprintf(buf, n, "%s%s", f->name,
+			 f->kind == PF_KERNEL || f->kind == PF_GUEST_KERNEL ? " [k]" : "");
+}
+
+static void print_tree(struct tree_ctx *c, uint32_t node, size_t plen)
+{
+	const struct profile *t = c->t;
+	uint32_t kids[4096];
+	size_t nk = 0;
+	bool more = false;
+	for (uint32_t k = t->nodes[node].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling) {
+		if (pct(t->nodes[k].period, c->total) < c->limit)
+			continue;
+		if (nk == sizeof(kids) / sizeof(kids[0])) {
+			more = true;
+			break;
+		}
+		kids[nk++] = k;
+	}
+	(void)more;
+	qsort_r(kids, nk, sizeof(uint32_t), cmp_u32_by_period, (void *)t);
+	if (nk && plen + 8 > (size_t)c->width - 20) {
+		fprintf(c->out, "%s ...\n", c->prefix);
+		c->truncated = true;
+		return;
+	}
+	for (size_t i = 0; i < nk; i++) {
+		bool last = i + 1 == nk;
+		char label[512], line[1024];
+		frame_label(c->src, t->nodes[kids[i]].frame, label, sizeof(label));
+		snprintf(line, sizeof(line), "%s%s%.2f%%  %s", c->prefix, last ? "`--" : "|--",
+			 pct(t->nodes[kids[i]].period, c->total), label);
+		put_col(c->out, line, c->width, true);
+		putc('\n', c->out);
+		if (plen + 4 < sizeof(c->prefix)) {
+			memcpy(c->prefix + plen, last ? "    " : "|   ", 5);
+			print_tree(c, kids[i], plen + 4);
+			c->prefix[plen] = 0;
+		}
+	}
+}
+
+/* Build the call tree of entry e into t: callees (merged subtrees of its
+ * topmost nodes) or callers (the paths above its nodes with self weight). */
+static void build_tree(struct profile *t, const struct profile *p, const uint32_t *ne,
+		       const uint32_t *order, uint32_t e, bool callers)
+{
+	profile_init(t);
+	if (!callers) {
+		uint32_t *stack = NULL;
+		size_t cap = 0;
+		for (size_t i = 0; i < p->nr_nodes; i++) {
+			uint32_t id = order[i];
+			if (ne[id] != (e | TOPMOST))
+				continue;
+			uint32_t base = p->nodes[id].depth;
+			if (ARRAY_GROW(stack, cap, 2, PROFILE_MAX_NODES))
+				abort();
+			stack[0] = 0;
+			profile_add(t, 0, p->nodes[id].self_samples, p->nodes[id].self_period);
+			size_t j = i + 1;
+			for (; j < p->nr_nodes && p->nodes[order[j]].depth > base; j++) {
+				const struct pnode *n = &p->nodes[order[j]];
+				uint32_t d = n->depth - base;
+				if (ARRAY_GROW(stack, cap, d + 1, PROFILE_MAX_NODES))
+					abort();
+				stack[d] = profile_child(t, stack[d - 1], n->frame);
+				if (n->self_period || n->self_samples)
+					profile_add(t, stack[d], n->self_samples, n->self_period);
+			}
+			i = j - 1;
+		}
+		free(stack);
+		return;
+	}
+	for (size_t id = 1; id < p->nr_nodes; id++) {
+		if (ne[id] == NO_ENTRY || (ne[id] & ~TOPMOST) != e)
+			continue;
+		const struct pnode *n = &p->nodes[id];
+		if (!n->self_period && !n->self_samples)
+			continue;
+		uint32_t tn = 0;
+		for (uint32_t a = n->parent; a != PROFILE_NONE && p->nodes[a].depth > 1; a = p->nodes[a].parent)
+			tn = profile_child(t, tn, p->nodes[a].frame);
+		profile_add(t, tn, n->self_samples, n->self_period);
+	}
+}
+
+/* The first-level child of t's root that carries >= 95% of it, or NONE. */
+static uint32_t dominant_child(const struct profile *t)
+{
+	for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
+		if (t->nodes[k].period * 100 >= t->nodes[0].period * 95)
+			return t->nodes[k].frame;
+	return PROFILE_NONE;
+}
+
+static bool has_branch(const struct profile *t, uint64_t total, double limit)
+{
+	for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
+		if (pct(t->nodes[k].period, total) >= limit)
+			return true;
+	return false;
+}
+
+/* Print the call trees of the top entries. In children mode an entry's
+ * callees; a leaf entry (no callee over the limit) gets its callers. An
+ * entry that is the dominant callee (>= 95%) of one already shown is
+ * skipped: its tree would repeat the one above it (main under
+ * __libc_start_main). */
+static void print_trees(FILE *out, const struct profile *p, const struct report_entries *es,
+			const uint32_t *ne, const struct report_config *c, uint64_t total)
+{
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
+	const char *skip[256];
+	size_t nskip = 0;
+	int done = 0;
+	fprintf(out, "# Call trees of the top %d entries (%s)\n"
+		"# in %% of all samples; branches under %.1f%% are cut\n\n", c->tree,
+		c->children ? "what each calls" : "where each is called from", c->tree_limit);
+	for (size_t i = 0; i < es->n && done < c->tree; i++) {
+		const struct report_entry *x = &es->v[i];
+		uint64_t v = c->children ? x->total_period : x->self_period;
+		if (!x->sym || x->sym == unknown_name)
+			continue;
+		if (pct(v, total) < c->tree_limit)
+			break;
+		bool skipped = false;
+		for (size_t k = 0; k < nskip; k++)
+			if (skip[k] == x->sym)
+				skipped = true;
+		bool callers = !c->children;
+		struct profile t;
+		build_tree(&t, p, ne, order, (uint32_t)i, callers);
+		if (!callers && !has_branch(&t, total, c->tree_limit)) {
+			profile_release(&t);
+			callers = true;
+			build_tree(&t, p, ne, order, (uint32_t)i, callers);
+		}
+		uint32_t dom = callers ? PROFILE_NONE : dominant_child(&t);
+		if (dom != PROFILE_NONE && nskip < sizeof(skip) / sizeof(skip[0]))
+			skip[nskip++] = p->frames[dom].name;
+		if (!skipped) {
+			char head[600];
+			snprintf(head, sizeof(head), "%.2f%%  %s%s%s%s%s", pct(v, total), x->sym,
+				 x->dso ? "  (" : "", x->dso ? profile_basename(x->dso) : "",
+				 x->dso ? ")" : "", callers ? "  called from:" : "");
+			put_col(out, head, c->width, true);
+			putc('\n', out);
+			struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total,
+					       .limit = c->tree_limit,
+					       .width = c->width < 40 ? 40 : c->width };
+			if (callers && !has_branch(&t, total, c->tree_limit))
+				fputs("`-- (no callers: the recorded stacks end here)\n", out);
+			else
+				print_tree(&tc, 0, 0);
+			putc('\n', out);
+			done++;
+		}
+		profile_release(&t);
+	}
+	free(order);
+}
+
+struct group {
+	const char *key;
+	uint64_t period, samples;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return strcmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+/* Self weight grouped by DSO (by_comm false) or command. */
+static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint64_t total,
+			 const struct report_config *c)
+{
+	struct group *g = NULL;
+	size_t ng = 0, cap = 0;
+	const char *comm = NULL;
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		const struct pnode *n = &p->nodes[order[i]];
+		if (!n->depth)
+			continue;
+		const struct pframe *f = &p->frames[n->frame];
+		if (n->depth == 1)
+			comm = f->name;
+		if (!n->self_period && !n->self_samples)
+			continue;
+		const char *key = by_comm ? comm : (n->depth == 1 ? NULL : f->dso);
+		if (!by_comm && key)
+			key = profile_basename(key);
+		size_t j;
+		for (j = 0; j < ng; j++)
+			if (g[j].key == key)
+				break;
+		if (j == ng) {
+			if (ng >= 4096)
+				continue;
+			if (ARRAY_GROW(g, cap, ng + 1, 4096))
+				abort();
+			g[ng++] = (struct group){ .key = key };
+		}
+		g[j].period += n->self_period;
+		g[j].samples += n->self_samples;
+	}
+	free(order);
+	if (ng > 1 || !by_comm) {
+		qsort(g, ng, sizeof(*g), cmp_group);
+		fprintf(out, "# Self by %s\n", by_comm ? "command" : "shared object");
+		size_t shown = 0;
+		for (size_t j = 0; j < ng; j++) {
+			double pc = pct(g[j].period, total);
+			if (shown >= 15 || (pc < c->percent_limit && shown))
+				break;
+			char num[32];
+			human_count(num, sizeof(num), g[j].samples);
+			char line[512];
+			snprintf(line, sizeof(line), "  %7.2f%%  %8s  %s", pc, num,
+				 by_comm ? g[j].key : g[j].key ? g[j].key : "[unknown]");
+			put_col(out, line, c->width, true);
+			putc('\n', out);
+			shown++;
+		}
+		if (ng > shown)
+			fprintf(out, "  (%zu more)\n", ng - shown);
+		putc('\n', out);
+	}
+	free(g);
+}
+
+int report_write(const struct profile_sink *s, const struct report_config *c, FILE *out)
+{
+	const struct profile *p = &s->prof;
+	struct report_entries es;
+	uint32_t *ne = NULL;
+	int rc = report_entries(p, c, &es, &ne);
+	if (rc)
+		return rc;
+	uint64_t total = p->period;
+	unsigned mask = 0;
+	parse_sort(c->sort, &mask, NULL, 0);
+
+	char line0[1024], num[32];
+	snprintf(line0, sizeof(line0), "# scorch report%s%s", c->input ? ": " : "",
+		 c->input ? c->input : "");
+	put_col(out, line0, c->width, true);
+	putc('\n', out);
+	snprintf(line0, sizeof(line0), "# Samples: %" PRIu64 " of event '%s'", p->samples,
+		 s->event_name ? s->event_name : "?");
+	put_col(out, line0, c->width, true);
+	fprintf(out, "\n# Event count: %" PRIu64, total);
+	if (profile_sink_period_is_ns(s))
+		fprintf(out, " (%.3f s)", (double)total / 1e9);
+	putc('\n', out);
+	if (s->samples_filtered || s->samples_other_event)
+		fprintf(out, "# Not counted: %" PRIu64 " samples of other events, %" PRIu64
+			" filtered out\n", s->samples_other_event, s->samples_filtered);
+	if (!p->samples) {
+		fprintf(out, "# no samples\n");
+		free(ne);
+		report_entries_release(&es);
+		return ferror(out) ? -EIO : 0;
+	}
+	fprintf(out, "#\n");
+
+	/* columns: fit comm and dso to the data, cap them, give the rest to sym */
+	int wcomm = 7, wdso = 13;
+	size_t limit = c->top > 0 && (size_t)c->top < es.n ? (size_t)c->top : es.n;
+	for (size_t i = 0; i < limit; i++) {
+		const struct report_entry *x = &es.v[i];
+		if (x->comm && (int)strlen(x->comm) > wcomm)
+			wcomm = (int)strlen(x->comm);
+		const char *d = x->dso ? profile_basename(x->dso) : "[unknown]";
+		if ((int)strlen(d) > wdso)
+			wdso = (int)strlen(d);
+	}
+	if (wcomm > 15)
+		wcomm = 15;
+	if (wdso > 20)
+		wdso = 20;
+	/* narrow terminals: the symbol keeps at least 20 columns */
+	int fixed = (c->children ? 9 : 0) + 10 + (c->show_samples ? 9 : 0) +
+		    ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;
+	while ((mask & SK_SYM) && c->width - fixed < 20 && (wcomm > 7 || wdso > 8)) {
+		if ((mask & SK_DSO) && wdso > 8 && (wdso >= wcomm || !(mask & SK_COMM) || wcomm <= 7))
+			wdso--;
+		else if ((mask & SK_COMM) && wcomm > 7)
+			wcomm--;
+		else
+			break;
+		fixed--;
+	}
+
+	char line[2048];
+	int o = 0;
+	o += snprintf(line + o, sizeof(line) - o, "#");
+	if (c->children)
+		o += snprintf(line + o, sizeof(line) - o, " Children");
+	o += snprintf(line + o, sizeof(line) - o, "%s", c->children ? "     Self" : "     Self");
+	if (c->show_samples)
+		o += snprintf(line + o, sizeof(line) - o, "  Samples");
+	if (mask & SK_COMM)
+		o += snprintf(line + o, sizeof(line) - o, "  %-*s", wcomm, "Command");
+	if (mask & SK_DSO)
+		o += snprintf(line + o, sizeof(line) - o, "  %-*s", wdso, "Shared Object");
+	if (mask & SK_SYM)
+		o += snprintf(line + o, sizeof(line) - o, "  Symbol");
+	fprintf(out, "%s\n", line);
+
+	size_t shown = 0;
+	for (size_t i = 0; i < es.n; i++) {
+		const struct report_entry *x = &es.v[i];
+		double key = pct(c->children ? x->total_period : x->self_period, total);
+		if (key < c->percent_limit || (key == 0 && c->percent_limit <= 0 && !c->children))
+			break; /* sorted: the rest is smaller */
+		if (c->top > 0 && shown >= (size_t)c->top)
+			break;
+		o = 0;
+		if (c->children)
+			o += snprintf(line + o, sizeof(line) - o, " %7.2f%%", pct(x->total_period, total));
+		o += snprintf(line + o, sizeof(line) - o, "  %6.2f%%", pct(x->self_period, total));
+		if (c->show_samples) {
+			human_count(num, sizeof(num), c->children ? x->total_samples : x->self_samples);
+			o += snprintf(line + o, sizeof(line) - o, " %8s", num);
+		}
+		fputs(line, out);
+		if (mask & SK_COMM) {
+			fputs("  ", out);
+			put_col(out, x->comm ? x->comm : "", wcomm, false);
+		}
+		if (mask & SK_DSO) {
+			fputs("  ", out);
+			put_col(out, x->dso ? profile_basename(x->dso) : "[unknown]", wdso, false);
+		}
+		if (mask & SK_SYM) {
+			int used = o + ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;
+			int w = c->width - used;
+			if (w < 12)
+				w = 12;
+			char sym[1024];
+			snprintf(sym, sizeof(sym), "%s%s", kind_tag(x->kind), x->sym ? x->sym : "");
+			fputs("  ", out);
+			put_col(out, sym, w, true);
+		}
+		putc('\n', out);
+		shown++;
+	}
+	if (shown < es.n)
+		fprintf(out, "# (%zu more below %s: --top, --percent-limit)\n", es.n - shown,
+			c->top > 0 && shown >= (size_t)c->top ? "the top" : "the limit");
+	putc('\n', out);
+
+	print_groups(out, p, true, total, c);
+	if (mask & SK_DSO)
+		print_groups(out, p, false, total, c);
+
+	if (c->tree > 0 && (mask & SK_SYM))
+		print_trees(out, p, &es, ne, c, total);
+	free(ne);
+	report_entries_release(&es);
+	return ferror(out) ? -EIO : 0;
+}

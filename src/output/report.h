@@ -1,0 +1,59 @@
+/*
+ * report.h: the text report: top entries by total (children) and self time,
+ * per command and DSO where there is more than one, and the call tree under
+ * the top entries, like `perf report --stdio` but fitted to a width.
+ *
+ * An entry is a group of frames with equal sort keys (comm, dso, sym; perf's
+ * defaults). Self is the weight of samples whose leaf is in the entry;
+ * children (total) the weight of samples with the entry anywhere on the
+ * stack, counted once per sample however often it recurses. Percentages are
+ * of the weight (period) of all samples kept, as perf's are.
+ *
+ * Built from a profile collected with PROFILE_ROOT_COMM, inlined frames off
+ * and unknown symbols per address (report_sink_config sets that up).
+ */
+#ifndef SCORCH_REPORT_H
+#define SCORCH_REPORT_H
+
+#include "output/profile.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+struct report_config {
+	bool children;        /* sort by total and show it (default); else self */
+	const char *sort;     /* keys: comm,dso,sym (default all three) */
+	double percent_limit; /* hide entries below this percent */
+	int top;              /* at most this many entries, 0 = all */
+	int tree;             /* call trees for the top N entries (0: none) */
+	double tree_limit;    /* cut branches below this percent */
+	int width;            /* columns (80) */
+	bool show_samples;    /* a Samples column (perf -n) */
+	const char *input;    /* file name for the heading */
+};
+
+void report_config_init(struct report_config *c);
+/* The collector settings a report needs. */
+void report_sink_config(struct profile_sink_config *pc);
+/* Check c->sort; returns 0 or -EINVAL with a message in err. */
+int report_check_config(const struct report_config *c, char *err, size_t errlen);
+
+/* Computed entries (also used by tests and by pprof's checks). */
+struct report_entry {
+	const char *comm, *dso, *sym; /* NULL where not a sort key */
+	uint8_t kind;
+	uint32_t index;         /* creation order (private) */
+	uint64_t self_period, self_samples;
+	uint64_t total_period, total_samples;
+};
+struct report_entries {
+	struct report_entry *v;
+	size_t n;
+};
+/* Entries sorted by total (children) or self. Returns 0 or -EINVAL (bad sort). */
+int report_entries(const struct profile *p, const struct report_config *c,
+		   struct report_entries *out, uint32_t **node_entry);
+void report_entries_release(struct report_entries *e);
+
+int report_write(const struct profile_sink *s, const struct report_config *c, FILE *out);
+
+#endif

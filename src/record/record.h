@@ -1,0 +1,101 @@
+/*
+ * record.h: the recorder's public API, all the CLI sees. A struct of options
+ * in, a result out; the recorder never touches argv, exit codes or signal
+ * handlers: the CLI owns those and passes the flags its handlers set.
+ *
+ * record_run: open the events (per CPU, per target thread), map one ring per
+ * CPU, synthesize what already exists (kernel, modules, running processes),
+ * start the workload, then loop: poll, copy every ring's new records into a
+ * user buffer (releasing the kernel's space at once), end the pass with
+ * FINISHED_ROUND, hand full buffers to the asynchronous writer. At the end:
+ * drain, wait for the writer, add build ids and the other features, write
+ * the header.
+ */
+#ifndef SCORCH_RECORD_H
+#define SCORCH_RECORD_H
+
+#include "util/err.h"
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum record_io { RECORD_IO_AUTO, RECORD_IO_URING, RECORD_IO_AIO, RECORD_IO_SYNC };
+enum record_cg { RECORD_CG_NONE, RECORD_CG_FP, RECORD_CG_DWARF, RECORD_CG_LBR };
+enum record_switch { RECORD_SWITCH_NONE, RECORD_SWITCH_SIGNAL, RECORD_SWITCH_SIZE,
+		     RECORD_SWITCH_TIME };
+
+#define RECORD_MAX_EVENTS 16
+#define RECORD_MAX_TARGETS 256
+
+/* One -e event, resolved to a kernel type/config. */
+struct record_event {
+	char name[96];
+	uint32_t type;
+	uint64_t config;
+	bool is_default;   /* cycles chosen by default: may fall back to cpu-clock */
+	bool is_tracepoint;
+	bool excl_user, excl_kernel;
+};
+
+struct record_opts {
+	const char *output;             /* file, "-" for pipe mode */
+	struct record_event events[RECORD_MAX_EVENTS];
+	size_t nr_events;
+	uint64_t freq;                  /* -F; 0 when -c */
+	uint64_t period;                /* -c */
+	enum record_cg cg;
+	uint32_t dwarf_size;
+	unsigned mmap_pages;            /* data pages per ring, power of two */
+	pid_t targets[RECORD_MAX_TARGETS]; /* -p pids or -t tids */
+	size_t nr_targets;
+	bool targets_are_tids;
+	bool system_wide;               /* -a, or -C without a target */
+	int cpus[1024];                 /* -C list; nr_cpus 0 = all online */
+	size_t nr_cpus;
+	bool no_inherit;
+	enum record_io io;
+	unsigned aio_n;                 /* buffers in flight per ring */
+	int comp_level;                 /* 0: no compression */
+	enum record_switch switch_mode;
+	uint64_t switch_size;           /* bytes */
+	uint64_t switch_ms;
+	bool quiet;
+	char **cmd;                     /* command to launch, NULL-terminated, or NULL */
+	int argc;                       /* the record command line, for HEADER_CMDLINE */
+	char **argv;
+	const volatile sig_atomic_t *stop;        /* set by SIGINT/SIGTERM */
+	const volatile sig_atomic_t *switch_req;  /* set by SIGUSR2 */
+	/* Progress and warnings (one line, no newline); may be NULL. */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+};
+
+struct record_result {
+	uint64_t samples;
+	uint64_t lost;                  /* samples the kernel reported lost */
+	uint64_t bytes;                 /* bytes written to the output(s) */
+	uint64_t wakeups;
+	unsigned files;                 /* files written (switch-output) */
+	char last_file[4096];
+	const char *io_used;            /* "io_uring", "posix-aio", "sync" */
+	bool child_ran;
+	int child_status;               /* waitpid status of the launched command */
+	bool interrupted;
+	uint64_t comp_in, comp_out;     /* -z: bytes before and after */
+};
+
+void record_opts_init(struct record_opts *o);
+
+/* Resolve an event name (cpu-clock, task-clock, page-faults, cycles, ...,
+ * SUBSYS:NAME tracepoints) into ev. Returns 0 or -ENOENT with e filled. */
+int record_event_parse(const char *name, struct record_event *ev, struct err *e);
+
+/* Run a recording. Returns 0, or a negative code with e filled (the message
+ * names the file or event). -EINVAL/-EACCES/-ENOENT mean an impossible
+ * request (the CLI exits 2), others are I/O failures. res is filled either way
+ * with what was done. */
+int record_run(const struct record_opts *o, struct record_result *res, struct err *e);
+
+#endif

@@ -1,0 +1,94 @@
+#!/bin/bash
+# perfparser_hotspot.sh: hotspot 1.3.0 itself, headless, reading scorch's
+# stream. Records the pp_threads workload (DWARF and frame-pointer call
+# graphs), runs hotspot with HOTSPOT_PERFPARSER pointing at scorch and
+# HOTSPOT_GENERATE_SCRIPT_OUTPUT=1 (hotspot prints its own per-sample view),
+# then again with hotspot-perfparser, and checks:
+#   - the parser exits 0 and hotspot logs no stream error;
+#   - hotspot shows as many samples with scorch as with its own parser, and
+#     as perf script prints;
+#   - hotspot's stacks agree with perf script's (function names, inline and
+#     kernel frames): the agreement is printed for scorch and for
+#     hotspot-perfparser, with the kinds of difference.
+# hotspot stays up as a GUI after parsing; a wrapper around the parser marks
+# when it exited and the test stops hotspot once its output is complete.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/e2e/lib.sh"
+REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+PP=$TOP/build/scorch-perfparser
+DEC=$TOP/tests/tools/perfparser_decode.py
+if ! command -v hotspot > /dev/null || ! command -v perf > /dev/null || [ ! -x "$REF" ]; then
+	pass "perfparser_hotspot (skipped: needs hotspot, perf and $REF)"
+	exit 0
+fi
+if ! gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pp_threads" \
+	"$TOP/tests/workloads/pp_threads.c" -lm; then
+	fail "perfparser_hotspot: build workload"
+	exit 0
+fi
+
+cat > "$W/wrap.sh" << 'EOF'
+#!/bin/sh
+"$PP_REAL" "$@"
+rc=$?
+echo $rc > "$PP_DONE"
+exit $rc
+EOF
+chmod +x "$W/wrap.sh"
+
+# run_hotspot PARSER DATA OUT: hotspot's script view in OUT, parser status in OUT.rc
+run_hotspot() {
+	rm -f "$3.rc"
+	PP_REAL=$1 PP_DONE=$3.rc QT_QPA_PLATFORM=offscreen HOTSPOT_PERFPARSER=$W/wrap.sh \
+		HOTSPOT_GENERATE_SCRIPT_OUTPUT=1 XDG_RUNTIME_DIR=$W \
+		timeout 120 hotspot "$2" > "$3" 2> "$3.err" &
+	local hp=$! i prev=-1 s
+	for i in $(seq 1 1200); do
+		[ -e "$3.rc" ] && break
+		kill -0 $hp 2> /dev/null || break
+		sleep 0.1
+	done
+	# the parser is done; wait until hotspot has printed everything
+	for i in $(seq 1 100); do
+		s=$(stat -c %s "$3")
+		[ "$s" = "$prev" ] && break
+		prev=$s
+		sleep 0.3
+	done
+	kill $hp 2> /dev/null
+	wait $hp 2> /dev/null
+	[ -e "$3.rc" ] || echo none > "$3.rc"
+}
+
+for cg in dwarf fp; do
+	d=$W/$cg.data
+	if ! perf record -q -e cpu-clock --call-graph $cg -o "$d" "$W/pp_threads" 300 > /dev/null 2>&1; then
+		fail "perfparser_hotspot $cg: perf record"
+		continue
+	fi
+	perf script -i "$d" --ns --inline -F pid,tid,time,ip,sym,dso > "$W/$cg.ps" 2> /dev/null
+	nperf=$(grep -c '^ *[0-9]*/[0-9]* ' "$W/$cg.ps")
+	run_hotspot "$PP" "$d" "$W/$cg.ours"
+	run_hotspot "$REF" "$d" "$W/$cg.ref"
+	check "perfparser_hotspot $cg: scorch parser exit $(cat "$W/$cg.ours.rc")" [ "$(cat "$W/$cg.ours.rc")" = 0 ]
+	errs=$(grep -ciE 'perfparser|failed to read|invalid event|did not consume' "$W/$cg.ours.err")
+	check "perfparser_hotspot $cg: hotspot logs no stream error ($errs)" [ "$errs" = 0 ]
+	nours=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$cg.ours")
+	nref=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$cg.ref")
+	check "perfparser_hotspot $cg: hotspot shows $nours samples with scorch, $nref with hotspot-perfparser, perf script $nperf" \
+		[ "$nours" = "$nref" ] && [ "$nours" = "$nperf" ] && [ "$nours" -gt 100 ]
+	python3 "$DEC" hotspot-vs-script "$W/$cg.ours" "$W/$cg.ps" > "$W/$cg.cmp.ours"
+	python3 "$DEC" hotspot-vs-script "$W/$cg.ref" "$W/$cg.ps" > "$W/$cg.cmp.ref"
+	po=$(sed -n 's/^same stacks: .*(\(.*\)%)$/\1/p' "$W/$cg.cmp.ours")
+	pr=$(sed -n 's/^same stacks: .*(\(.*\)%)$/\1/p' "$W/$cg.cmp.ref")
+	echo "  scorch vs perf script:"
+	sed 's/^/    /' "$W/$cg.cmp.ours"
+	echo "  hotspot-perfparser vs perf script:"
+	sed 's/^/    /' "$W/$cg.cmp.ref"
+	if ! grep -qvP '^\t[0-9a-f]+ \[unknown\] ' <(grep -P '^\t' "$W/$cg.ours"); then
+		echo "SKIP perfparser_hotspot $cg: stacks (this build has no symbolizer: every frame [unknown])"
+	else
+		check "perfparser_hotspot $cg: stacks agree with perf script (scorch ${po}%, hotspot-perfparser ${pr}%)" \
+			awk -v a="$po" -v b="$pr" 'BEGIN { exit !(a >= 90 || (a >= b && a >= 50)) }'
+	fi
+done

@@ -1,0 +1,137 @@
+#!/bin/bash
+# record_basic.sh: scorch record against perf's readers: the file from each
+# mode (call graphs, writers, compression, pipe, targets) is read by
+# perf report --stats, perf script and hotspot-perfparser without complaint
+# and shows the workload's samples under the right comm with whole stacks.
+. "$(dirname "$0")/lib/record_common.sh"
+
+# frame-pointer call graphs, fork + threads (inherit)
+"$SCORCH" record -g -o "$T/g.data" -- "$SPIN" 0.4 2 fork 2>"$T/err"
+check record_g_exit test $? = 0
+check record_g_mode0600 mode_is "$T/g.data" 600
+check record_g_perf_stats perf_ok "$T/g.data"
+check record_g_perf_script perf_script_has "$T/g.data" record_spin 100
+check record_g_perfparser perfparser_ok "$T/g.data"
+# complete stacks: spin_leaf <- spin_mid <- spin_outer
+n=$(perf script -i "$T/g.data" 2>/dev/null | awk 'BEGIN{RS=""} /spin_leaf/ && /spin_mid/ && /spin_outer/ && /main/{n++} END{print n+0}')
+check record_g_stacks test "$n" -ge 50
+# inherit: the forked child and the threads are recorded
+np=$(perf script -F pid -i "$T/g.data" 2>/dev/null | sort -u | wc -l)
+nt=$(perf script -F tid -i "$T/g.data" 2>/dev/null | sort -u | wc -l)
+check record_g_inherit_procs test "$np" -ge 2
+check record_g_inherit_threads test "$nt" -ge 3
+# build ids for the DSOs with samples (the workload and the kernel)
+perf buildid-list -i "$T/g.data" > "$T/bids" 2>/dev/null
+check record_g_buildid_workload grep -q 'record_spin$' "$T/bids"
+check record_g_buildid_kernel grep -q 'kernel.kallsyms' "$T/bids"
+# header features perf shows
+perf report --header-only -i "$T/g.data" > "$T/hdr" 2>&1
+ok=1
+for k in 'hostname :' 'os release :' 'arch :' 'nrcpus online :' 'cpudesc :' 'cpuid :' 'total memory :' 'cmdline :' 'event : name = cpu-clock' 'time of first sample' 'clockid frequency'; do
+	grep -q "$k" "$T/hdr" || { echo "missing header: $k" >&2; ok=0; }
+done
+grep -q 'missing features:.*CPU_TOPOLOGY' "$T/hdr" && ok=0
+check record_g_features test $ok = 1
+# kernel map as perf writes it
+perf script --show-mmap-events -i "$T/g.data" 2>/dev/null | grep -m1 'kallsyms' > "$T/kmap"
+check record_g_kernel_map grep -qE 'PERF_RECORD_MMAP -1/0: \[0x([0-9a-f]+)\(0x[0-9a-f]+\) @ 0x\1\]: x \[kernel.kallsyms\]_text' "$T/kmap"
+# summary line
+check record_g_summary grep -qE '^\[ scorch record: Captured and wrote [0-9.]+ MB .*g.data \([0-9]+ samples\) \]' "$T/err"
+
+# the same workload under perf: the same event name and stack shape in perf script
+perf record -q -e cpu-clock -g -o "$T/perf.data" -- "$SPIN" 0.3 1 2>/dev/null
+"$SCORCH" record -q -e cpu-clock -g -o "$T/s.data" -- "$SPIN" 0.3 1
+ev_p=$(perf script -F event -i "$T/perf.data" 2>/dev/null | sort -u)
+ev_s=$(perf script -F event -i "$T/s.data" 2>/dev/null | sort -u)
+check record_same_event_as_perf test "$ev_p" = "$ev_s"
+stack_of() { perf script -F ip,sym -i "$1" 2>/dev/null | awk 'BEGIN{RS=""} /spin_leaf/ && /main/{print; exit}' | awk '{print $2}' | tr '\n' ' '; }
+f_p=$(stack_of "$T/perf.data")
+f_s=$(stack_of "$T/s.data")
+check record_same_stack_as_perf test -n "$f_s" -a "$f_s" = "$f_p"
+
+# DWARF call graphs: perf unwinds them through main
+"$SCORCH" record -q --call-graph dwarf -o "$T/d.data" -- "$SPIN" 0.3 1
+check record_dwarf_perf_stats perf_ok "$T/d.data"
+n=$(perf script -i "$T/d.data" 2>/dev/null | awk 'BEGIN{RS=""} /spin_leaf/ && /main/{n++} END{print n+0}')
+check record_dwarf_unwinds test "$n" -ge 50
+check record_dwarf_perfparser perfparser_ok "$T/d.data"
+
+# every writer
+for io in "--io sync" "--aio" "--aio=4" "--io uring"; do
+	name=$(echo "$io" | tr -d ' =-')
+	"$SCORCH" record -q $io -g -o "$T/$name.data" -- "$SPIN" 0.2 1
+	check "record_writer_${name}_stats" perf_ok "$T/$name.data"
+	check "record_writer_${name}_script" perf_script_has "$T/$name.data" record_spin 50
+done
+
+# zstd compression
+"$SCORCH" record -q -z -g -o "$T/z.data" -- "$SPIN" 0.3 1
+check record_z_perf_stats perf_ok "$T/z.data"
+check record_z_has_compressed sh -c "perf report --stats -i '$T/z.data' 2>/dev/null | grep -q 'COMPRESSED events'"
+check record_z_perf_script perf_script_has "$T/z.data" record_spin 50
+perf report --header-only -i "$T/z.data" 2>/dev/null | grep -q 'missing features:.*COMPRESSED' && zf=1 || zf=0
+check record_z_feature test $zf = 0
+
+# pipe mode
+"$SCORCH" record -q -g -o - -- "$SPIN" 0.3 1 > "$T/pipe.data"
+check record_pipe_perf_stats perf_ok "$T/pipe.data"
+n=$("$SCORCH" record -q -g -o - -- "$SPIN" 0.3 1 | perf script -i - 2>/dev/null | grep -c spin_leaf)
+check record_pipe_perf_script_stdin test "$n" -ge 50
+check record_pipe_perfparser perfparser_ok "$T/pipe.data"
+"$SCORCH" record -q -z -o - -- "$SPIN" 0.2 1 > "$T/pipez.data"
+check record_pipe_z_perf_script perf_script_has "$T/pipez.data" record_spin 30
+
+# existing process (-p), thread (-t); stop with SIGINT
+"$SPIN" 5 2 & wp=$!
+sleep 0.2
+"$SCORCH" record -q -g -p "$wp" -o "$T/p.data" & rp=$!
+sleep 0.5; kill -INT $rp; wait $rp; rc=$?
+check record_p_sigint_exit test $rc = 0
+check record_p_perf_stats perf_ok "$T/p.data"
+check record_p_perf_script perf_script_has "$T/p.data" record_spin 50
+n=$(perf script -i "$T/p.data" 2>/dev/null | grep -c spin_leaf)
+check record_p_symbols test "$n" -ge 50
+kill $wp 2>/dev/null; wait $wp 2>/dev/null
+"$SPIN" 3 2 & wp=$!
+sleep 0.2
+tid=$(ls /proc/$wp/task | sort -n | tail -1)
+"$SCORCH" record -q -t "$tid" -o "$T/t.data" & rp=$!
+sleep 0.6; kill -INT $rp; wait $rp
+t=$(perf script -F tid -i "$T/t.data" 2>/dev/null | sort -u | tr -d ' ')
+check record_t_one_thread test "$t" = "$tid"
+kill $wp 2>/dev/null; wait $wp 2>/dev/null
+
+# system-wide and -C
+"$SCORCH" record -q -a -o "$T/a.data" -- "$SPIN" 0.3 1
+check record_a_perf_stats perf_ok "$T/a.data"
+check record_a_perf_script perf_script_has "$T/a.data" record_spin 30
+"$SCORCH" record -q -C 1 -o "$T/c.data" -- "$SPIN" 0.3 2
+c=$(perf script -F cpu -i "$T/c.data" 2>/dev/null | sort -u | tr -d ' []')
+check record_C_only_cpu1 test "$c" = "001" -o "$c" = "1"
+
+# other events
+"$SCORCH" record -q -e task-clock,page-faults -o "$T/e.data" -- "$SPIN" 0.2 1
+ev=$(perf script -F event -i "$T/e.data" 2>/dev/null | tr -d ' :' | LC_ALL=C sort -u | tr '\n' ' ')
+check record_e_two_events test "$ev" = "page-faults task-clock "
+check record_e_perf_stats perf_ok "$T/e.data"
+"$SCORCH" record -q -c 100000 -e task-clock -o "$T/cnt.data" -- "$SPIN" 0.2 1
+p=$(perf script -F period -i "$T/cnt.data" 2>/dev/null | sort -u | tr -d ' ')
+check record_c_period test "$p" = "100000"
+
+# our own reader agrees with perf on our files (file, -z, pipe)
+for f in g z pipe d; do
+	s_ours=$("$SCORCH" stats -i "$T/$f.data" 2>/dev/null | awk '/^samples:/{print $2; exit}')
+	s_perf=$(samples_of "$T/$f.data")
+	check "record_reader_${f}_samples_agree" test -n "$s_ours" -a "$s_ours" = "$s_perf"
+	v=$("$SCORCH" stats -i "$T/$f.data" 2>/dev/null | awk '/^time violations:/{print $3}')
+	check "record_reader_${f}_ordered" test "$v" = 0
+done
+# sample lines (comm pid [cpu] time: period event:) are the same in
+# perf script and scorch script of a scorch file
+perf script -i "$T/g.data" 2>/dev/null | grep -v '^\s' > "$T/ps"
+"$SCORCH" script -i "$T/g.data" 2>/dev/null | grep -v '^\s' > "$T/ss"
+check record_script_lines_match cmp -s "$T/ps" "$T/ss"
+# and scorch script of perf's file names the same events as perf script of ours
+ev_sp=$("$SCORCH" script -i "$T/perf.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
+ev_ps=$(perf script -i "$T/s.data" 2>/dev/null | awk '/cpu-clock/{for (i = 1; i <= NF; i++) if ($i ~ /cpu-clock/) {print $i; exit}}')
+check record_script_event_names test -n "$ev_sp" -a "$ev_sp" = "$ev_ps"

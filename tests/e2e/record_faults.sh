@@ -1,0 +1,101 @@
+#!/bin/bash
+# record_faults.sh: faults during recording leave a valid file: SIGINT and
+# SIGTERM mid-run, a crashing or failing command, a full disk (small tmpfs),
+# RLIMIT_FSIZE, a reader that closes the pipe; bad flags and impossible
+# requests give one line and exit status 2; --switch-output files are each
+# complete.
+. "$(dirname "$0")/lib/record_common.sh"
+
+# SIGINT / SIGTERM: stop, drain, header written, workload stopped
+for sig in INT TERM; do
+	"$SCORCH" record -q -g -o "$T/sig.data" -- "$SPIN" 10 1 & rp=$!
+	sleep 0.6; kill -$sig $rp; wait $rp; rc=$?
+	check record_sig${sig}_exit test $rc = 0
+	check record_sig${sig}_perf_stats perf_ok "$T/sig.data"
+	check record_sig${sig}_samples perf_script_has "$T/sig.data" record_spin 50
+	check record_sig${sig}_workload_gone sh -c "! pgrep -f 'record_spi[n] 10 1' >/dev/null"
+done
+
+# a crashing command: complete file, status reported
+"$SCORCH" record -g -o "$T/crash.data" -- "$SPIN" 0.2 1 crash 2>"$T/err"
+check record_crash_exit test $? = 0
+check record_crash_reported grep -q 'terminated by signal 11' "$T/err"
+check record_crash_perf_stats perf_ok "$T/crash.data"
+check record_crash_samples perf_script_has "$T/crash.data" record_spin 20
+"$SCORCH" record -o "$T/exit3.data" -- "$SPIN" 0.1 1 exit3 2>"$T/err"
+check record_exit3_reported grep -q 'exited with status 3' "$T/err"
+check record_exit3_perf_stats perf_ok "$T/exit3.data"
+
+# a full disk: a clear error naming the file, the file valid up to the last round
+if mkdir -p "$T/small" && mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null; then
+	"$SCORCH" record --call-graph dwarf -o "$T/small/full.data" -- "$SPIN" 2 1 2>"$T/err"
+	rc=$?
+	check record_enospc_exit test $rc = 1
+	check record_enospc_message grep -q "full.data: No space left on device" "$T/err"
+	check record_enospc_perf_stats perf_ok "$T/small/full.data"
+	check record_enospc_samples perf_script_has "$T/small/full.data" record_spin 10
+	check record_enospc_no_workload sh -c "! pgrep -f 'record_spi[n] 2 1' >/dev/null"
+	umount "$T/small"
+else
+	echo "SKIP record_enospc (cannot mount tmpfs)"
+fi
+
+# RLIMIT_FSIZE: EFBIG, same guarantees
+(ulimit -f 512; exec "$SCORCH" record --call-graph dwarf -o "$T/big.data" -- "$SPIN" 2 1 2>"$T/err")
+rc=$?
+check record_efbig_exit test $rc = 1
+check record_efbig_message grep -q "big.data: File too large" "$T/err"
+check record_efbig_perf_stats perf_ok "$T/big.data"
+check record_efbig_samples perf_script_has "$T/big.data" record_spin 10
+
+# a reader that goes away: EPIPE reported, no hang, workload stopped
+start=$(date +%s)
+"$SCORCH" record -g -o - -- "$SPIN" 5 1 2>"$T/err" | head -c 4096 >/dev/null
+rc=${PIPESTATUS[0]}
+end=$(date +%s)
+check record_epipe_exit test $rc = 1
+check record_epipe_message grep -q -- "-: Broken pipe" "$T/err"
+check record_epipe_fast test $((end - start)) -le 3
+check record_epipe_no_workload sh -c "! pgrep -f 'record_spi[n] 5 1' >/dev/null"
+
+# --switch-output: SIGUSR2 rotates; every file stands alone
+mkdir -p "$T/sw"
+"$SCORCH" record -q -g --switch-output -o "$T/sw/out.data" -- "$SPIN" 1.2 1 & rp=$!
+sleep 0.6; kill -USR2 $rp; wait $rp
+n=$(ls "$T/sw" | grep -c '^out.data.[0-9]\{16\}$')
+check record_switch_signal_files test "$n" = 2
+for f in "$T"/sw/out.data.*; do
+	b=$(basename "$f")
+	check "record_switch_signal_stats_$b" perf_ok "$f"
+	n=$(perf script -i "$f" 2>/dev/null | grep -c spin_leaf)
+	check "record_switch_signal_symbols_$b" test "$n" -ge 20
+done
+rm -rf "$T/sw"; mkdir -p "$T/sw"
+"$SCORCH" record -q --call-graph dwarf --switch-output=1M -o "$T/sw/sz.data" -- "$SPIN" 0.6 1
+n=$(ls "$T/sw" | grep -c '^sz.data.')
+check record_switch_size_files test "$n" -ge 2
+ok=1; for f in "$T"/sw/sz.data.*; do perf_ok "$f" || ok=0; done
+check record_switch_size_all_valid test $ok = 1
+
+# bad flags and impossible requests: one line, exit 2, no file
+bad() { # NAME ARGS...
+	local n=$1; shift
+	rm -f "$T/bad.data"
+	"$SCORCH" record -o "$T/bad.data" "$@" >"$T/out" 2>"$T/err"
+	local rc=$? lines
+	lines=$(wc -l < "$T/err")
+	if [ $rc = 2 ] && [ "$lines" = 1 ] && [ ! -e "$T/bad.data" ]; then pass "$n"; else
+		fail "$n" "rc=$rc lines=$lines: $(head -3 "$T/err")"; fi
+}
+bad record_bad_option --bogus -- true
+bad record_bad_m_pow2 -m 3 -- true
+bad record_bad_event -e no-such-event -- true
+bad record_bad_freq -F abc -- true
+bad record_bad_aio --aio=99 -- true
+bad record_bad_io --io floppy -- true
+bad record_bad_callgraph --call-graph xyz -- true
+bad record_bad_no_target
+bad record_bad_pid -p 999999999
+bad record_bad_command -- /nonexistent/command
+bad record_bad_switch --switch-output=soon -- true
+bad record_bad_missing_value -o

@@ -1,0 +1,141 @@
+/* test_report.c: report entries (self, children with recursion), the
+ * printed table, folded lines. */
+#include "output/folded.h"
+#include "output/report.h"
+#include "test.h"
+
+static const char *DSO = "/usr/bin/demo";
+
+static void add(struct profile_sink *s, const char *comm, uint64_t period, const char **root_first, int n)
+{
+	struct perf_event ev = { .type = PERF_RECORD_SAMPLE };
+	ev.s.period = period;
+	struct perf_attr attr = { .name = "cpu-clock" };
+	attr.attr.type = PERF_TYPE_SOFTWARE;
+	attr.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	struct frame fr[16];
+	memset(fr, 0, sizeof(fr));
+	for (int i = 0; i < n; i++) {
+		fr[n - 1 - i].sym = root_first[i];
+		fr[n - 1 - i].dso = DSO;
+		fr[n - 1 - i].ip = 0x100 + (uint64_t)i;
+	}
+	struct resolved_sample rs = { .ev = &ev, .attr = &attr, .comm = comm, .pid = 1, .tid = 1,
+				      .frames = fr, .nr_frames = (uint32_t)n };
+	profile_sink_sample(s, &rs);
+}
+
+static const char *MAIN = "main", *FIB = "fib", *LEAF = "leaf", *OTHER = "other";
+
+static void build(struct profile_sink *s)
+{
+	struct profile_sink_config c;
+	profile_sink_config_init(&c);
+	report_sink_config(&c);
+	CHECK_EQ(profile_sink_init(s, &c, NULL), 0);
+	const char *a[] = { MAIN, FIB, FIB, FIB, LEAF }; /* recursion */
+	const char *b[] = { MAIN, OTHER };
+	const char *d[] = { MAIN };
+	for (int i = 0; i < 6; i++)
+		add(s, "demo", 100, a, 5);
+	for (int i = 0; i < 3; i++)
+		add(s, "demo", 100, b, 2);
+	add(s, "demo", 100, d, 1);
+}
+
+static const struct report_entry *find(const struct report_entries *e, const char *sym)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].sym && !strcmp(e->v[i].sym, sym))
+			return &e->v[i];
+	return NULL;
+}
+
+TEST(report_children_count_recursion_once)
+{
+	struct profile_sink s;
+	build(&s);
+	struct report_config rc;
+	report_config_init(&rc);
+	struct report_entries e;
+	CHECK_EQ(report_entries(&s.prof, &rc, &e, NULL), 0);
+	CHECK_EQ(e.n, 4);
+	const struct report_entry *m = find(&e, "main"), *f = find(&e, "fib"), *l = find(&e, "leaf");
+	CHECK(m && f && l);
+	CHECK_EQ(m->total_period, 1000);
+	CHECK_EQ(m->self_period, 100);
+	CHECK_EQ(f->total_period, 600);
+	CHECK_EQ(f->total_samples, 6);
+	CHECK_EQ(f->self_period, 0);
+	CHECK_EQ(l->self_period, 600);
+	/* sorted by children: main first */
+	CHECK_STR(e.v[0].sym, "main");
+	report_entries_release(&e);
+	rc.children = false;
+	CHECK_EQ(report_entries(&s.prof, &rc, &e, NULL), 0);
+	CHECK_STR(e.v[0].sym, "leaf");
+	report_entries_release(&e);
+	profile_sink_release(&s);
+}
+
+TEST(report_sort_keys)
+{
+	struct profile_sink s;
+	build(&s);
+	struct report_config rc;
+	report_config_init(&rc);
+	rc.sort = "dso";
+	struct report_entries e;
+	CHECK_EQ(report_entries(&s.prof, &rc, &e, NULL), 0);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.v[0].total_period, 1000);
+	CHECK_EQ(e.v[0].self_period, 1000);
+	report_entries_release(&e);
+	rc.sort = "bogus";
+	char msg[128];
+	CHECK(report_check_config(&rc, msg, sizeof(msg)) < 0);
+	CHECK(strstr(msg, "bogus"));
+	profile_sink_release(&s);
+}
+
+TEST(report_text_fits_width)
+{
+	struct profile_sink s;
+	build(&s);
+	s.event_name = "cpu-clock";
+	s.event_type = PERF_TYPE_SOFTWARE;
+	s.event_config = PERF_COUNT_SW_CPU_CLOCK;
+	struct report_config rc;
+	report_config_init(&rc);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK_EQ(report_write(&s, &rc, f), 0);
+	fclose(f);
+	CHECK(strstr(text, "100.00%"));
+	CHECK(strstr(text, "[.] main"));
+	CHECK(strstr(text, "60.00%"));
+	CHECK(strstr(text, "|--60.00%  fib") || strstr(text, "`--60.00%  fib"));
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if ((int)strlen(line) > 80)
+			fprintf(stderr, "too wide: '%s'\n", line);
+		CHECK((int)strlen(line) <= 80);
+	}
+	free(text);
+	profile_sink_release(&s);
+}
+
+TEST(folded_lines_and_total)
+{
+	struct profile_sink s;
+	build(&s);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct folded_config fc = { 0 };
+	CHECK_EQ(folded_write(&s.prof, &fc, f), 0);
+	fclose(f);
+	CHECK_STR(text, "demo;main 1\ndemo;main;fib;fib;fib;leaf 6\ndemo;main;other 3\n");
+	free(text);
+	profile_sink_release(&s);
+}
