@@ -37,6 +37,7 @@ struct resolver {
 	const char *unknown_name;
 	resolver_warn_fn warn;
 	void *warn_ctx;
+	struct resolve_view cur;  /* the maps of the sample being resolved */
 };
 
 static void forward_warn(void *ctx, const char *msg)
@@ -84,6 +85,14 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 {
 	r->warn = fn;
 	r->warn_ctx = ctx;
+}
+
+void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
+{
+	uint64_t *a = (uint64_t *)to;
+	const uint64_t *b = (const uint64_t *)from;
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		a[i] += b[i];
 }
 
 void resolver_free(struct resolver *r)
@@ -140,7 +149,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->ip = ip;
 	f->kind = kind;
 	if (is_kernel_kind(kind)) {
-		const struct map *m = session_find_map(r->s, SESSION_KERNEL_PID, ip);
+		const struct map *m = proc_find_map(r->cur.kernel, ip);
 		f->map = m;
 		f->rel = ip;
 		const struct symtab *kt = symbols_kernel(r->syms);
@@ -160,7 +169,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		}
 		return NULL;
 	}
-	const struct map *m = session_find_map(r->s, pid, ip);
+	const struct map *m = proc_find_map(r->cur.proc, ip);
 	f->map = m;
 	if (!m) {
 		/* JIT code without a mapping record */
@@ -211,6 +220,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 
 void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind, struct frame *f)
 {
+	r->cur.proc = session_process(r->s, pid);
+	r->cur.kernel = session_process(r->s, SESSION_KERNEL_PID);
 	struct dso *d = symbolize(r, pid, ip, kind, f);
 	if (d) {
 		const struct inline_entry *e;
@@ -292,7 +303,7 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	if (max > MAX_UNWIND)
 		max = MAX_UNWIND;
-	const struct process *proc = session_process(r->s, s->pid);
+	const struct process *proc = r->cur.proc;
 	int n = unwinder_unwind(r->unw, proc, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
 				&retried);
 	if (n < 0)
@@ -325,12 +336,26 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		     const struct perf_attr *attr, struct resolved_sample *out)
 {
 	const struct perf_sample *s = &ev->s;
+	struct resolve_view v = {
+		.proc = session_process(r->s, s->pid),
+		.kernel = session_process(r->s, SESSION_KERNEL_PID),
+		.comm = session_comm(r->s, s->tid, s->time),
+	};
+	return resolver_resolve_view(r, &v, ev, attr, out);
+}
+
+int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
+			  const struct perf_event *ev, const struct perf_attr *attr,
+			  struct resolved_sample *out)
+{
+	const struct perf_sample *s = &ev->s;
+	r->cur = *v;
 	memset(out, 0, sizeof(*out));
 	out->ev = ev;
 	out->attr = attr;
 	out->pid = s->pid;
 	out->tid = s->tid;
-	out->comm = session_comm(r->s, s->tid, s->time);
+	out->comm = v->comm;
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
