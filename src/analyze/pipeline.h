@@ -41,6 +41,9 @@ struct pipeline_config {
 	int max_frames;             /* default 64 */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	int jobs;                   /* worker threads, 0 = online CPUs */
+	bool parallel_samples;      /* the sink takes sample() later than event() of newer
+				     * records (samples stay in order): -j resolves samples
+				     * on worker threads (see analyze/workers.h) */
 	bool progress;              /* allow a progress bar on a tty stderr */
 };
 

@@ -38,6 +38,8 @@ struct resolver {
 	resolver_warn_fn warn;
 	void *warn_ctx;
 	struct resolve_view cur;  /* the maps of the sample being resolved */
+	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
+	bool defer_a2l;           /* leave them to the caller (worker threads) */
 };
 
 static void forward_warn(void *ctx, const char *msg)
@@ -81,6 +83,27 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	return r;
 }
 
+void resolver_defer_a2l(struct resolver *r)
+{
+	r->defer_a2l = true;
+}
+
+void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs)
+{
+	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+		struct frame *f = &rs->frames[i];
+		if (!f->a2l)
+			continue;
+		const struct inline_entry *e = f->a2l;
+		const char *name = a2l_decide(st, f->a2l_dso, f->rel, e);
+		if (!name)
+			name = f->elf_sym;
+		f->sym = name;
+		f->inlined = !(name && f->elf_sym && !strcmp(name, f->elf_sym));
+		f->a2l = NULL;
+	}
+}
+
 void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 {
 	r->warn = fn;
@@ -100,6 +123,7 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	unwinder_free(r->unw);
+	a2l_state_release(&r->a2l);
 	symbols_free(r->syms);
 	free(r->frames);
 	free(r->uf);
@@ -269,7 +293,18 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 		o->file = e[i].file;
 		o->line = e[i].line;
 		o->column = e[i].column;
-		const char *name = e[i].name ? e[i].name : f.sym;
+		const char *name = e[i].name;
+		if (e[i].a2l) {
+			if (r->defer_a2l) {
+				o->a2l = &e[i];
+				o->a2l_dso = d->id;
+				o->elf_sym = f.sym;
+			} else {
+				name = a2l_decide(&r->a2l, d->id, f.rel, &e[i]);
+			}
+		}
+		if (!name)
+			name = f.sym;
 		bool real = name && f.sym && !strcmp(name, f.sym);
 		o->sym = name;
 		if (!real) {

@@ -90,6 +90,12 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			  const struct perf_event *ev, const struct perf_attr *attr,
 			  struct resolved_sample *out);
 
+/* Worker threads: leave the names that depend on lookup order (addr2line's,
+ * see symbols.h a2l_decide) to resolver_apply_a2l, called in sample order. */
+struct a2l_state;
+void resolver_defer_a2l(struct resolver *r);
+void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs);
+
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */
 void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,

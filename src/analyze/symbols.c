@@ -1244,6 +1244,7 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 		return NULL;
 	n->dso.name = symbols_intern(s, name);
 	n->dso.owner = s;
+	n->dso.id = k;
 	if (build_id_size) {
 		memcpy(n->dso.build_id, build_id, build_id_size);
 		n->dso.build_id_size = (uint8_t)build_id_size;
@@ -1334,8 +1335,8 @@ static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
  * addr2line per DSO and asks once per address, in sample order, and so do
  * we: the result depends on that order, which is the same.
  */
-static const char *a2l_innermost_name(struct symbols *s, struct dso *d, Dwarf_Die *die,
-				      uint64_t rel, const char *dwarf_name)
+static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64_t rel,
+			struct inline_entry *e)
 {
 	/* binutils treats DW_AT_name as the linkage name in languages that do
 	 * not mangle (C, assembler, Fortran 77, Pascal, ...) */
@@ -1348,35 +1349,70 @@ static const char *a2l_innermost_name(struct symbols *s, struct dso *d, Dwarf_Di
 	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
 	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
 	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_PLI: case DW_LANG_UPC:
-		return dwarf_name;
+		return;
 	default:
 		break;
 	}
 	if (!d->a2l_loaded)
 		load_a2l_syms(s, d);
 	if (!d->a2l_syms.nr)
-		return dwarf_name;
-	if (!d->a2l_seen) {
-		d->a2l_seen = calloc(1, sizeof(struct hmap));
-		if (!d->a2l_seen)
-			return dwarf_name;
-		hmap_init(d->a2l_seen);
-	}
-	uint64_t key = dwarf_dieoffset(die);
-	const char *v = hmap_get(d->a2l_seen, key);
-	if (v)
-		return v;
+		return;
+	e->a2l = true;
+	e->die = dwarf_dieoffset(die);
 	const struct sym *y = symtab_find(&d->a2l_syms, rel);
-	const char *name = y ? symbols_demangle(s, y->name) : dwarf_name;
-	const char *keep = dwarf_name;
 	if (y) {
-		Dwarf_Addr base, lo, hi, lo_rel;
-		if (dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && svma_to_rel(d, lo, &lo_rel) &&
-		    lo_rel == y->start)
-			keep = name;
+		e->alt_name = symbols_demangle(s, y->name);
+		Dwarf_Addr base, lo, hi;
+		uint64_t lo_rel;
+		e->keep_alt = dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && svma_to_rel(d, lo, &lo_rel) &&
+			      lo_rel == y->start;
 	}
-	hmap_put(d->a2l_seen, key, (void *)(keep ? keep : ""));
+}
+
+const char *a2l_decide(struct a2l_state *st, uint64_t dso_id, uint64_t rel,
+		       const struct inline_entry *e)
+{
+	if (!e->a2l)
+		return e->name;
+	if (!st->addr) {
+		st->addr = calloc(1, sizeof(struct hmap));
+		st->die = calloc(1, sizeof(struct hmap));
+		if (!st->addr || !st->die)
+			abort();
+		hmap_init(st->addr);
+		hmap_init(st->die);
+	}
+	static const char none[] = "";
+	uint64_t ka = hash_u64(dso_id ^ hash_u64(rel));
+	const char *v = hmap_get(st->addr, ka);
+	if (v)
+		return v == none ? NULL : v;
+	uint64_t kd = hash_u64(dso_id ^ hash_u64(e->die ^ 0xd1e));
+	const char *name = hmap_get(st->die, kd);
+	if (name) {
+		if (name == none)
+			name = NULL;
+	} else {
+		/* first lookup of the DIE: the ELF name when one covers rel */
+		name = e->alt_name ? e->alt_name : e->name;
+		const char *keep = e->keep_alt && e->alt_name ? e->alt_name : e->name;
+		hmap_put(st->die, kd, (void *)(keep ? keep : none));
+	}
+	hmap_put(st->addr, ka, (void *)(name ? name : none));
 	return name;
+}
+
+void a2l_state_release(struct a2l_state *st)
+{
+	if (st->addr) {
+		hmap_release(st->addr);
+		free(st->addr);
+	}
+	if (st->die) {
+		hmap_release(st->die);
+		free(st->die);
+	}
+	st->addr = st->die = NULL;
 }
 
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
@@ -1428,8 +1464,11 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		tmp[k].name = die_name(s, &scopes[i]);
+		tmp[k].a2l = tmp[k].keep_alt = false;
+		tmp[k].alt_name = NULL;
+		tmp[k].die = 0;
 		if (k == 0 && !has_linkage_name(&scopes[i]))
-			tmp[k].name = a2l_innermost_name(s, d, &scopes[i], rel, tmp[k].name);
+			a2l_prepare(s, d, &scopes[i], rel, &tmp[k]);
 		tmp[k].file = file;
 		tmp[k].line = (uint32_t)(line > 0 ? line : 0);
 		tmp[k].column = (uint32_t)(col > 0 ? col : 0);
@@ -1743,10 +1782,6 @@ static void dso_release(struct dso *d)
 	free(d->debug_path);
 	free(d->symtab.syms);
 	free(d->a2l_syms.syms);
-	if (d->a2l_seen) {
-		hmap_release(d->a2l_seen);
-		free(d->a2l_seen);
-	}
 	if (d->inl_cache) {
 		hmap_release(d->inl_cache);
 		free(d->inl_cache);

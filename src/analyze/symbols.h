@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include "util/hash.h"
 
 struct sym {
 	uint64_t start, end;   /* rel (file offset) or absolute address; end exclusive */
@@ -53,7 +54,24 @@ struct inline_entry {
 	const char *name;      /* demangled, NULL when DWARF has none */
 	const char *file;
 	uint32_t line, column;
+	/* Innermost entry only: addr2line's naming depends on lookup order
+	 * (see a2l_decide); a2l says the decision applies, alt_name is the ELF
+	 * symbol addr2line would give on the DIE's first lookup. */
+	bool a2l, keep_alt;
+	const char *alt_name;
+	uint64_t die;
 };
+
+/* The order-dependent part of addr2line's names, replayed in sample order:
+ * the name an address gets is fixed at its first lookup. */
+struct a2l_state {
+	struct hmap *addr;     /* (dso, rel) -> name */
+	struct hmap *die;      /* (dso, DIE) -> name later lookups give */
+};
+void a2l_state_release(struct a2l_state *st);
+/* The name of innermost entry e (a2l set) of address rel of DSO dso_id. */
+const char *a2l_decide(struct a2l_state *st, uint64_t dso_id, uint64_t rel,
+		       const struct inline_entry *e);
 
 struct load_seg {
 	uint64_t off, vaddr, filesz, memsz;
@@ -61,6 +79,7 @@ struct load_seg {
 
 struct dso {
 	const char *name;      /* as recorded (map filename) */
+	uint64_t id;           /* hash of build id (else name): the same in every cache */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	char *path;            /* the file used, NULL when not found */
@@ -81,7 +100,6 @@ struct dso {
 	struct symtab symtab;
 	struct symtab a2l_syms; /* what addr2line sees (see symbols.c) */
 	bool a2l_loaded;
-	void *a2l_seen;        /* DIE offset -> name addr2line now gives it */
 	void *inl_cache;       /* rel -> cached inline chain (struct hmap *) */
 	bool missing;          /* file not found or build id mismatch */
 	bool loaded;

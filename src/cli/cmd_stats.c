@@ -75,6 +75,7 @@ static int run(const char *name, int argc, char **argv, int (*init)(struct sink 
 		if (!strcmp(name, "stats") && !strcmp(argv[i], "--unwind")) {
 			unwind = true;
 			c.resolve = true;
+			c.parallel_samples = true;
 			i++;
 			continue;
 		}
