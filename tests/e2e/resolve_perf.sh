@@ -65,6 +65,18 @@ else
 	fail "parallel-build (perf record failed)"
 fi
 
+# -j N: worker threads give the same output as the sequential resolver
+for f in cxx-dwarf calls-fp; do
+	[ -s "$W/$f.data" ] || continue
+	"$SCORCH" script -j 1 -i "$W/$f.data" > "$W/$f.j1" 2>/dev/null
+	ok=1
+	for j in 2 3; do
+		"$SCORCH" script -j $j -i "$W/$f.data" > "$W/$f.j$j" 2>/dev/null
+		cmp -s "$W/$f.j1" "$W/$f.j$j" || ok=0
+	done
+	[ $ok = 1 ] && pass "resolve-jobs-$f" || fail "resolve-jobs-$f (-j 2/3 output differs from -j 1)"
+done
+
 # stripped binary: symbols come from the separate debug file (debuglink)
 if grep -q 'leaf_mul' "$W/calls-stripped-dwarf.scorch" 2>/dev/null; then
 	pass calls-stripped-debuglink-symbols
