@@ -442,23 +442,11 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
 				return rc;
 		} else if (lbr) {
+			/* perf's LBR call stack (callee order): the target of the
+			 * newest call (the current function), then the call site of
+			 * every entry */
 			r->st.lbr_samples++;
-			/* the sampled ip, then the call sites of the LBR call stack */
-			uint64_t uip = s->ip;
-			if (is_kernel_kind(kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK))) {
-				/* find the user ip in the callchain */
-				uip = 0;
-				bool user = false;
-				for (uint64_t i = 0; i < s->callchain_nr; i++) {
-					if (s->callchain[i] == PERF_CONTEXT_USER)
-						user = true;
-					else if (user && s->callchain[i] < PERF_CONTEXT_MAX) {
-						uip = s->callchain[i];
-						break;
-					}
-				}
-			}
-			if (uip && (rc = push(r, out, s->pid, uip, FRAME_USER, &physical, false)) < 0)
+			if ((rc = push(r, out, s->pid, s->branch[0].to, FRAME_USER, &physical, false)) < 0)
 				return rc;
 			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
 				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false)) < 0)

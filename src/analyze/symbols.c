@@ -29,6 +29,9 @@
 #ifdef HAVE_LZMA
 #include <lzma.h>
 #endif
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 
 /* ---- string arena ------------------------------------------------------ */
 
@@ -52,6 +55,9 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 
 struct symbols {
 	struct symbols_config cfg;
+#ifdef HAVE_DEBUGINFOD
+	debuginfod_client *dbgd;
+#endif
 	struct dso_fast fast[DSO_FAST];
 	char *buildid_dir;
 	struct hmap dsos;       /* hash(build id or name) -> struct dso_node * */
@@ -778,6 +784,38 @@ static void dbg_in_dir(void *ctx, const char *dir)
 	}
 }
 
+static bool try_binary(struct symbols *s, struct dso *d, const char *p, bool *mismatch);
+
+/* Optional: ask debuginfod (only when DEBUGINFOD_URLS is set) for the
+ * debug file or the executable of a build id; the client caches files. */
+static bool debuginfod_fetch(struct symbols *s, struct dso *d, bool executable)
+{
+#ifdef HAVE_DEBUGINFOD
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (!urls || !*urls)
+		return false;
+	if (!s->dbgd)
+		s->dbgd = debuginfod_begin();
+	if (!s->dbgd)
+		return false;
+	char *path = NULL;
+	int fd = executable ? debuginfod_find_executable(s->dbgd, d->build_id, d->build_id_size, &path)
+			    : debuginfod_find_debuginfo(s->dbgd, d->build_id, d->build_id_size, &path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	bool mm = false;
+	bool ok = path && (executable ? try_binary(s, d, path, &mm) : try_debug(d, path, false, 0));
+	free(path);
+	return ok;
+#else
+	(void)s;
+	(void)d;
+	(void)executable;
+	return false;
+#endif
+}
+
 static void find_debug_file(struct symbols *s, struct dso *d)
 {
 	char p[PATH_MAX * 2];
@@ -819,6 +857,8 @@ static void find_debug_file(struct symbols *s, struct dso *d)
 		if (try_debug(d, p, false, 0))
 			return;
 	}
+	if (d->build_id_size && debuginfod_fetch(s, d, false))
+		return;
 	if (ds.link && d->path) {
 		snprintf(p, sizeof p, "%s/%s", origdir, ds.link);
 		if (try_debug(d, p, true, ds.crc))
@@ -895,6 +935,8 @@ static void find_binary(struct symbols *s, struct dso *d)
 	}
 	each_path(s->cfg.extra_paths, bin_in_dir, &bs);
 	if (bs.found)
+		return;
+	if (d->build_id_size && debuginfod_fetch(s, d, true))
 		return;
 	if (mismatch)
 		warn_once(s, d->name, "%s: build id differs from the recorded one, not used for symbols",
@@ -1818,6 +1860,10 @@ void symbols_free(struct symbols *s)
 	free(s->kernel.syms);
 	free(s->kmod_names);
 	free(s->buildid_dir);
+#ifdef HAVE_DEBUGINFOD
+	if (s->dbgd)
+		debuginfod_end(s->dbgd);
+#endif
 	while (s->chunks) {
 		struct chunk *c = s->chunks->next;
 		free(s->chunks);

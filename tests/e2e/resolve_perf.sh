@@ -6,6 +6,7 @@
 # for >= 99.5%; complete stacks at least as often as the better peer.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
+unset DEBUGINFOD_URLS  # no network lookups in tests
 WL=$TOP/build/workloads
 CMP="python3 $TOP/tests/e2e/resolve_compare.py"
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$W/probe.data" true 2>/dev/null; then

@@ -4,6 +4,7 @@
 # resolver under ASan on real recordings.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
+unset DEBUGINFOD_URLS  # no network lookups in tests
 WL=$TOP/build/workloads
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$W/probe.data" true 2>/dev/null; then
 	echo "SKIP resolve_robust (perf record not usable)"
