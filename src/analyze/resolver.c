@@ -361,8 +361,8 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	if (n == max)
 		r->st.truncated++;
 	const char *o = outermost_name(out);
-	if (o && (!strcmp(o, "_start") || !strcmp(o, "start_thread") || !strcmp(o, "clone3") ||
-		  !strcmp(o, "__clone3") || !strcmp(o, "clone")))
+	if (o && (!strcmp(o, "_start") || !strcmp(o, "_dl_start_user") || !strcmp(o, "start_thread") ||
+		  !strcmp(o, "clone3") || !strcmp(o, "__clone3") || !strcmp(o, "clone")))
 		r->st.dwarf_complete++;
 	return 0;
 }

@@ -285,8 +285,8 @@ char *demangle_alloc(const char *name)
 	}
 	if (name[1] != 'Z')
 		return NULL;
-	/* GCC clone suffixes (".isra.0", ".cold") are kept as " [clone .isra.0]"
-	 * by the demangler; perf keeps the raw suffix. Demangle the base. */
+	/* GCC clone suffixes (".isra.0", ".cold"): a demangler without
+	 * DMGL_PARAMS (perf's) stops before them, so they are dropped */
 	const char *dot = strchr(name, '.');
 	char *base = dot ? strndup(name, (size_t)(dot - name)) : NULL;
 	int st = 0;
@@ -303,15 +303,6 @@ char *demangle_alloc(const char *name)
 		rust_unescape(d);
 	} else {
 		strip_params(d);
-	}
-	if (dot) {
-		char *r = malloc(strlen(d) + strlen(dot) + 1);
-		if (r) {
-			strcpy(r, d);
-			strcat(r, dot);
-		}
-		free(d);
-		d = r;
 	}
 	free(base);
 	return d;

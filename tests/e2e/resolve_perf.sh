@@ -45,7 +45,7 @@ run calls-fp fp -- "$WL/calls-fp" 300
 run calls-nofp-dwarf dwarf --min-complete 99.6 -- "$WL/calls-nofp" 300
 run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 300
 run threads-dwarf dwarf --min-complete 99.0 -- "$WL/threads" 150 2
-run cxx-dwarf dwarf --min-complete 99.0 -- "$WL/cxx" 250 2
+run cxx-dwarf dwarf --min-complete 99.5 -- "$WL/cxx" 250 2
 run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 300
 run forkexec-dwarf dwarf -- "$WL/forkexec" "$WL/calls-nofp" 200
 run forkexec-fp fp -- "$WL/forkexec" "$WL/calls-fp" 200
