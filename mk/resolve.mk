@@ -15,7 +15,7 @@ WL_SRC  := tests/workloads
 WL_CF   := -O2 -g -Wall
 WORKLOADS := $(WL)/calls-fp $(WL)/calls-nofp $(WL)/calls-stripped $(WL)/recurse \
 	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo \
-	$(WL)/jit
+	$(WL)/jit $(WL)/calls-minidebug
 
 .PHONY: workloads
 all: workloads
@@ -34,6 +34,19 @@ $(WL)/calls-stripped: $(WL_SRC)/calls.c
 	objcopy --only-keep-debug $@.full $(WL)/.debug/calls-stripped.debug
 	objcopy --strip-all --add-gnu-debuglink=$(WL)/.debug/calls-stripped.debug $@.full $@
 	rm -f $@.full
+# Stripped binary carrying its function symbols as MiniDebugInfo
+# (.gnu_debugdata: an xz-compressed ELF with a .symtab), Fedora's recipe.
+$(WL)/calls-minidebug: $(WL_SRC)/calls.c
+	@mkdir -p $(WL)/mini
+	gcc $(WL_CF) -fomit-frame-pointer -o $(WL)/mini/full $<
+	nm -D $(WL)/mini/full --format=posix --defined-only | awk '{print $$1}' | sort > $(WL)/mini/dynsyms
+	nm $(WL)/mini/full --format=posix --defined-only | awk '$$2 ~ /[TtW]/ {print $$1}' | sort > $(WL)/mini/funcsyms
+	comm -13 $(WL)/mini/dynsyms $(WL)/mini/funcsyms > $(WL)/mini/keep
+	objcopy --only-keep-debug $(WL)/mini/full $(WL)/mini/debug
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=$(WL)/mini/keep $(WL)/mini/debug $(WL)/mini/mini
+	rm -f $(WL)/mini/mini.xz && xz -k $(WL)/mini/mini
+	strip --strip-all -R .comment -o $@ $(WL)/mini/full
+	objcopy --add-section .gnu_debugdata=$(WL)/mini/mini.xz $@
 $(WL)/recurse: $(WL_SRC)/recurse.c
 	@mkdir -p $(WL)
 	gcc $(WL_CF) -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<

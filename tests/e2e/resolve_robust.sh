@@ -77,6 +77,17 @@ else
 	fail "resolve-jit-perf-map ($(diff "$W/jit.perf" "$W/jit.scorch" | grep -c '^<') lines differ)"
 fi
 
+# 7a. MiniDebugInfo (.gnu_debugdata): a stripped binary still names its
+#     functions (perf 6.1 here shows [unknown])
+perf record -q -N -e cpu-clock --call-graph dwarf -o "$W/mini.data" -- "$WL/calls-minidebug" 150 >/dev/null 2>&1
+"$SCORCH" script -i "$W/mini.data" > "$W/mini.txt" 2>/dev/null
+if grep -q "leaf_copy+0x[0-9a-f]* ($WL/calls-minidebug)" "$W/mini.txt" &&
+	grep -q "main+0x[0-9a-f]* ($WL/calls-minidebug)" "$W/mini.txt"; then
+	pass resolve-minidebuginfo
+else
+	fail resolve-minidebuginfo
+fi
+
 # 7. ASan+UBSan build on a DWARF and an fp recording: no error, same output
 if [ -x "$SCORCH_ASAN" ]; then
 	perf record -q -e cpu-clock --call-graph dwarf -o "$W/asan.data" -- "$WL/cxx" 150 2 >/dev/null 2>&1
