@@ -30,6 +30,7 @@ struct resolver {
 	int max_frames;
 	bool no_inline;
 	bool no_dwarf;            /* the recording's arch has no register table */
+	char arch_msg[128];       /* its warning, given on the first DWARF sample */
 	struct frame *frames;
 	size_t cap;
 	struct unwind_frame *uf;
@@ -82,9 +83,8 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
 	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
 		r->no_dwarf = true;
-		char msg[128];
-		snprintf(msg, sizeof msg, "recorded on %s: DWARF stacks not unwound (x86_64 only)", h->arch);
-		forward_warn(r, msg);
+		snprintf(r->arch_msg, sizeof r->arch_msg,
+			 "recorded on %s: DWARF stacks not unwound (x86_64 only)", h->arch);
 	}
 	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
@@ -402,7 +402,14 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	bool dwarf = !r->no_dwarf && has_dwarf_stack(attr, s);
+	bool dwarf = has_dwarf_stack(attr, s);
+	if (dwarf && r->no_dwarf) {
+		dwarf = false;
+		if (r->arch_msg[0]) {
+			forward_warn(r, r->arch_msg);
+			r->arch_msg[0] = 0;
+		}
+	}
 	bool lbr = attr && (attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
 		   (attr->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->branch_nr;
 	uint32_t physical = 0;
