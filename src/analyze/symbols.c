@@ -400,13 +400,7 @@ static void symtab_build(struct symbols *s, struct symtab *t, struct rawsym *raw
 		y->end = raw[i].start + raw[i].size;
 		if (!raw[i].size)
 			y->end = i + 1 < w ? raw[i + 1].start : (y->start & ~4095ULL) + 4096;
-		char *dm = demangle_alloc(raw[i].name);
-		if (dm) {
-			y->name = arena_strdup(s, dm);
-			free(dm);
-		} else {
-			y->name = raw[i].name;
-		}
+		y->name = raw[i].name; /* demangled on first lookup (dso_find_sym) */
 	}
 }
 
@@ -1290,7 +1284,16 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 
 const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 {
-	return symtab_find(&d->symtab, rel);
+	struct sym *y = (struct sym *)symtab_find(&d->symtab, rel);
+	if (y && !y->demangled) {
+		char *dm = demangle_alloc(y->name);
+		if (dm) {
+			y->name = arena_strdup(d->owner, dm);
+			free(dm);
+		}
+		y->demangled = true;
+	}
+	return y;
 }
 
 /* ---- DWARF inline chains ------------------------------------------------ */

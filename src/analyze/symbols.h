@@ -37,7 +37,10 @@
 
 struct sym {
 	uint64_t start, end;   /* rel (file offset) or absolute address; end exclusive */
-	const char *name;      /* demangled */
+	const char *name;      /* DSO symbols: demangled once dso_find_sym returned it;
+				* perf maps and kallsyms: as written (perf does not
+				* demangle them either) */
+	bool demangled;
 };
 
 struct symtab {
