@@ -1451,6 +1451,153 @@ void a2l_state_release(struct a2l_state *st)
 	st->addr = st->die = NULL;
 }
 
+/*
+ * Per-CU index of function ranges, built once per CU: finding the function
+ * of an address is then a binary search instead of a walk over the CU's
+ * DIE tree (dwarf_getscopes, dwarf_getscopes_die), which was the largest
+ * cost of symbolizing C++ code.
+ */
+struct fn_range {
+	uint64_t lo, hi;
+	uint64_t off;      /* DIE offset */
+	uint32_t seq;      /* DIE order */
+};
+
+struct cu_index {
+	struct fn_range *r;
+	size_t n, cap;
+	bool asm_cu;
+};
+
+static int fn_range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (ix->n == ix->cap) {
+					ix->cap = ix->cap ? ix->cap * 2 : 64;
+					ix->r = realloc(ix->r, ix->cap * sizeof(*ix->r));
+					if (!ix->r)
+						abort();
+				}
+				ix->r[ix->n] = (struct fn_range){ lo, hi, dwarf_dieoffset(&c), (uint32_t)ix->n };
+				ix->n++;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			index_scope(ix, &c, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static struct cu_index *cu_index_of(struct dso *d, Dwarf_Die *cu)
+{
+	if (!d->cu_index) {
+		d->cu_index = calloc(1, sizeof(struct hmap));
+		if (!d->cu_index)
+			return NULL;
+		hmap_init(d->cu_index);
+	}
+	uint64_t key = dwarf_dieoffset(cu);
+	struct cu_index *ix = hmap_get(d->cu_index, key);
+	if (ix)
+		return ix;
+	ix = calloc(1, sizeof(*ix));
+	if (!ix)
+		return NULL;
+	Dwarf_Attribute a;
+	Dwarf_Word lang = 0;
+	if (dwarf_attr(cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
+	index_scope(ix, cu, 0);
+	qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
+	hmap_put(d->cu_index, key, ix);
+	return ix;
+}
+
+/* The function DIE containing svma: the first in DIE order, or for gas's
+ * alias subprograms the last (see last_alias). */
+static bool index_find(struct dso *d, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out)
+{
+	struct cu_index *ix = cu_index_of(d, cu);
+	if (!ix || !ix->n)
+		return false;
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ix->r[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct fn_range *best = NULL;
+	/* ranges of different functions do not overlap, but aliases share one
+	 * and a function may have several; look back over a few */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
+		const struct fn_range *r = &ix->r[i];
+		if (svma >= r->lo && svma < r->hi) {
+			if (!best || (ix->asm_cu ? r->seq > best->seq : r->seq < best->seq))
+				best = r;
+		}
+	}
+	return best && dwarf_offdie(d->dwarf, best->off, out) != NULL;
+}
+
+/* Descend from a function DIE to the innermost inlined subroutine at svma;
+ * path[0] is the function, path[n-1] the innermost. */
+static int descend_inlines(Dwarf_Die *fn, uint64_t svma, Dwarf_Die *path, int max)
+{
+	int n = 0;
+	path[n++] = *fn;
+	Dwarf_Die scope = *fn;
+	for (int guard = 0; guard < 256 && n < max; guard++) {
+		Dwarf_Die c;
+		bool found = false, descend = false;
+		if (dwarf_child(&scope, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					path[n++] = c;
+					scope = c;
+					found = true;
+					break;
+				}
+			} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+				   tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
+				   tag == DW_TAG_common_block) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					scope = c;
+					descend = true;
+					break;
+				}
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found && !descend)
+			break;
+	}
+	return n;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
@@ -1461,28 +1608,42 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	if (!dwarf_addrdie(d->dwarf, svma, &cu))
 		return NULL;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(&cu, svma, &scopes);
-	Dwarf_Die inner;
-	bool found = false;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-			inner = scopes[i];
-			found = true;
-			break;
+	int n;
+	Dwarf_Die fn, path[64];
+	if (index_find(d, &cu, svma, &fn)) {
+		/* fast path: the function from the CU index, then its inlines;
+		 * scopes innermost first, as dwarf_getscopes_die gives them */
+		int np = descend_inlines(&fn, svma, path, 64);
+		scopes = malloc((size_t)np * sizeof(*scopes));
+		if (!scopes)
+			return NULL;
+		for (int i = 0; i < np; i++)
+			scopes[i] = path[np - 1 - i];
+		n = np;
+	} else {
+		n = dwarf_getscopes(&cu, svma, &scopes);
+		Dwarf_Die inner;
+		bool found = false;
+		for (int i = 0; i < n; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+				inner = scopes[i];
+				found = true;
+				break;
+			}
 		}
-	}
-	free(scopes);
-	scopes = NULL;
-	if (!found)
-		return NULL;
-	if (dwarf_tag(&inner) == DW_TAG_subprogram)
-		last_alias(&cu, &inner, svma);
-	/* the concrete nesting (dwarf_getscopes follows abstract origins) */
-	n = dwarf_getscopes_die(&inner, &scopes);
-	if (n <= 0) {
 		free(scopes);
-		return NULL;
+		scopes = NULL;
+		if (!found)
+			return NULL;
+		if (dwarf_tag(&inner) == DW_TAG_subprogram)
+			last_alias(&cu, &inner, svma);
+		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
+		n = dwarf_getscopes_die(&inner, &scopes);
+		if (n <= 0) {
+			free(scopes);
+			return NULL;
+		}
 	}
 	struct inline_entry tmp[64];
 	unsigned k = 0;
@@ -1818,6 +1979,17 @@ static void dso_release(struct dso *d)
 	free(d->debug_path);
 	free(d->symtab.syms);
 	free(d->a2l_syms.syms);
+	if (d->cu_index) {
+		struct hmap *h = d->cu_index;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->used[i]) {
+				struct cu_index *ix = h->vals[i];
+				free(ix->r);
+				free(ix);
+			}
+		hmap_release(h);
+		free(h);
+	}
 	if (d->inl_cache) {
 		hmap_release(d->inl_cache);
 		free(d->inl_cache);

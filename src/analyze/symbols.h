@@ -104,6 +104,7 @@ struct dso {
 	struct symtab a2l_syms; /* what addr2line sees (see symbols.c) */
 	bool a2l_loaded;
 	void *inl_cache;       /* rel -> cached inline chain (struct hmap *) */
+	void *cu_index;        /* CU offset -> function ranges (symbols.c) */
 	bool missing;          /* file not found or build id mismatch */
 	bool loaded;
 	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */
