@@ -380,7 +380,8 @@ static bool sym_better(const struct rawsym *a, const struct rawsym *b)
  */
 static void symtab_build(struct symbols *s, struct symtab *t, struct rawsym *raw, size_t n)
 {
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
@@ -1124,7 +1125,8 @@ static void load_a2l_syms(struct symbols *s, struct dso *d)
 		if (raw[i].size)
 			raw[w++] = raw[i];
 	n = w;
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
@@ -1528,7 +1530,8 @@ static struct cu_index *cu_index_of(struct dso *d, Dwarf_Die *cu)
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
 	index_scope(ix, cu, 0);
-	qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
+	if (ix->n)
+		qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
 	hmap_put(d->cu_index, key, ix);
 	return ix;
 }
@@ -1799,7 +1802,8 @@ static void load_kallsyms(struct symbols *s)
 	/* perf (kallsyms): sort, extend unsized symbols to the next one (page
 	 * rounding where vmlinux meets a module), then drop aliases, so of
 	 * symbols sharing an address only the last one has a size and wins. */
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end;
 		if (i + 1 < n) {

@@ -41,16 +41,16 @@ run() {
 	echo "$name: lines differing from perf script: $d of $(wc -l < "$W/$name.perf")"
 }
 
-run calls-fp fp -- "$WL/calls-fp" 300
-run calls-nofp-dwarf dwarf --min-complete 99.6 -- "$WL/calls-nofp" 300
-run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 300
+run calls-fp fp -- "$WL/calls-fp" 200
+run calls-nofp-dwarf dwarf --min-complete 99.6 -- "$WL/calls-nofp" 200
+run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 200
 run threads-dwarf dwarf --min-complete 99.0 -- "$WL/threads" 150 2
-run cxx-dwarf dwarf --min-complete 99.5 -- "$WL/cxx" 250 2
-run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 300
+run cxx-dwarf dwarf --min-complete 99.5 -- "$WL/cxx" 200 2
+run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 200
 run forkexec-dwarf dwarf -- "$WL/forkexec" "$WL/calls-nofp" 200
 run forkexec-fp fp -- "$WL/forkexec" "$WL/calls-fp" 200
-run recurse-fp fp -- "$WL/recurse" 300 300
-run recurse-dwarf dwarf -- "$WL/recurse" 300 40
+run recurse-fp fp -- "$WL/recurse" 150 300
+run recurse-dwarf dwarf -- "$WL/recurse" 200 40
 
 # a parallel build (cc1, as, ld in many short processes): perf script's
 # inline lookups (an addr2line child with a timeout) are not reliable under
@@ -86,7 +86,7 @@ else
 fi
 # deep recursion: with --max-frames 1024 scorch unwinds all 200 levels to
 # main from the DWARF stack copy (perf script stops at 127 frames)
-if perf record -q -e cpu-clock --call-graph dwarf -o "$W/deep.data" -- "$WL/recurse" 200 200 >/dev/null 2>&1; then
+if perf record -q -e cpu-clock --call-graph dwarf -o "$W/deep.data" -- "$WL/recurse" 150 200 >/dev/null 2>&1; then
 	"$SCORCH" script --max-frames 1024 -i "$W/deep.data" > "$W/deep.txt" 2>/dev/null
 	deep=$(awk '/cpu-clock/{n=0} /descend/{n++} / main\+/{ if (n >= 200) ok++ } END{print ok+0}' "$W/deep.txt")
 	echo "recurse-deep: $deep samples unwound through 200 levels to main"
