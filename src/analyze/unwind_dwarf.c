@@ -10,12 +10,14 @@
  * for the CFI row, and evaluating its rules on the registers and the stack
  * copy. Nothing is built per process or per sample.
  *
- * The walk reproduces libdwfl's (elfutils 0.188, what perf and perfparser
- * use): CFI lookup at pc - 1 except in the first frame and after a signal
- * frame; .eh_frame first, then .debug_frame, then the frame-pointer
- * heuristic (rbp chain) when a pc has no CFI; the walk ends when the return
- * address is undefined, zero or unreadable. Reported pcs are pc - 1 for
- * callers ("isactivation" false), as perf prints them.
+ * The walk follows libdwfl's (elfutils 0.188, perfparser's) and libunwind's
+ * (perf 6.1's on Debian): CFI lookup at pc - 1 except in the first frame and
+ * after a signal frame; .eh_frame first, then .debug_frame, then the
+ * frame-pointer heuristic (rbp chain) when a pc has no CFI; registers the CFI
+ * leaves undefined keep their value (libunwind), except the return address,
+ * whose undefined rule ends the walk, as do a zero or unreadable return
+ * address. Reported pcs are pc - 1 for callers ("isactivation" false), as
+ * perf prints them.
  *
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
@@ -236,15 +238,15 @@ static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_F
 			continue;
 		uint64_t v;
 		if (nops == 0) {
-			if (ops == mem) {
-				if ((int)r == ra)
-					ra_undefined = true;
-				continue; /* undefined */
+			if (ops == mem && (int)r == ra) {
+				ra_undefined = true;
+				continue;
 			}
-			if (!ops) { /* same value */
-				if (!reg_get(s, r, &v))
-					continue;
-			} else
+			if (ops && ops != mem)
+				continue;
+			/* same value (and "undefined" for other registers, see
+			 * rule_from_frame) */
+			if (!reg_get(s, r, &v))
 				continue;
 		} else {
 			/* a location description: the register's value is in memory
@@ -322,7 +324,11 @@ static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
 		if (dwarf_frame_register(fr, (int)reg, mem, &ops, &nops))
 			return false;
 		if (nops == 0) {
-			r->kind[reg] = ops == mem ? R_UNDEF : R_SAME;
+			/* undefined: the end of the stack for the return address;
+			 * for other registers libdw (without an ABI backend) says
+			 * so for every register the CFI does not mention, where
+			 * libunwind (perf's unwinder) keeps the value */
+			r->kind[reg] = ops == mem && (int)reg == r->ra ? R_UNDEF : R_SAME;
 			if (ops && ops != mem)
 				return false;
 			continue;
