@@ -18,12 +18,14 @@ tally() { # tally NAME LOGFILE: count PASS/FAIL lines of a component
 		tail -20 "$2"
 	fi
 	pass=$((pass + p)); fail=$((fail + f))
-	echo "== $1: $p passed, $f failed"
+	echo "== $1: $p passed, $f failed $(tail -1 "$log/times" 2>/dev/null)"
 }
 run_component() { # NAME TIMEOUT CMD...
 	local name=$1 to=$2; shift 2
+	local t0=$SECONDS
 	timeout "$to" "$@" > "$log/$name.log" 2>&1
 	local rc=$?
+	echo "($name took $((SECONDS - t0)) s)" >> "$log/times"
 	if [ $rc = 124 ]; then echo "FAIL $name (timed out after ${to}s)" >> "$log/$name.log"; fi
 	if [ $rc != 0 ] && ! grep -q '^FAIL ' "$log/$name.log"; then
 		echo "FAIL $name (exit status $rc)" >> "$log/$name.log"

@@ -219,18 +219,20 @@ static int chunk_skip(struct input *in, uint64_t n, struct err *e)
 
 static void swap_attr(uint8_t *a, size_t n)
 {
-	/* u32 type, size; u64 config, period, sample_type, read_format, flags */
+	/* u32 type, size; u64 config, period, sample_type, read_format; then the
+	 * flags bitfield, which keeps its byte order (see below) */
 	for (size_t o = 0; o + 4 <= 8 && o + 4 <= n; o += 4) {
 		uint32_t v;
 		memcpy(&v, a + o, 4);
 		v = bswap_32(v);
 		memcpy(a + o, &v, 4);
 	}
-	for (size_t o = 8; o + 8 <= 48 && o + 8 <= n; o += 8) {
+	for (size_t o = 8; o + 8 <= 40 && o + 8 <= n; o += 8) {
 		uint64_t v = bswap_64(ld64(a + o));
 		memcpy(a + o, &v, 8);
 	}
-	/* the flags bitfield: the bit order inside each byte flips too */
+	/* the flags bitfield: a big-endian compiler allocates bits from the most
+	 * significant end, so bytes stay in place and the bits of each flip */
 	if (n >= 48)
 		for (size_t i = 40; i < 48; i++) {
 			uint8_t b = a[i], r = 0;

@@ -10,6 +10,7 @@
 #include "analyze/resolver.h"
 #include "analyze/workers.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,14 @@ static int deliver_resolved(void *ctx, const struct resolved_sample *rs)
 	return p->sink->sample(p->sink->ctx, p, rs);
 }
 
+static void warn(struct pipeline *p, const char *msg)
+{
+	if (p->cfg->warn)
+		p->cfg->warn(p->cfg->warn_ctx, msg);
+	else
+		fprintf(stderr, "scorch: %s: %s\n", p->cfg->input ? p->cfg->input : "-", msg);
+}
+
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {
 	struct pipeline *p = ctx;
@@ -94,6 +103,8 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	p.ord = order_new(&c->order, deliver, &p);
 	if (sink->sample)
 		p.res = resolver_new(c, p.sess, input_header(p.in));
+	if (p.res && c->warn)
+		resolver_set_warn(p.res, c->warn, c->warn_ctx);
 	if (sink->sample && c->parallel_samples && !c->unordered) {
 		/* default: one worker per CPU beside the thread driving the
 		 * session; with 2 CPUs or fewer that does not pay for the extra
@@ -127,6 +138,13 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		rc = order_flush_all(p.ord);
 	if (rc == 0 && p.wk)
 		rc = workers_drain(p.wk);
+	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "%llu MMAP records arrived out of time order (after samples that may need them); "
+			 "raise --buffer-size", (unsigned long long)order_stats(p.ord)->mmap_violations);
+		warn(&p, msg);
+	}
 out:
 	if (rc > 0)
 		rc = 0; /* a sink asked to stop */

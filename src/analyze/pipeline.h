@@ -45,6 +45,10 @@ struct pipeline_config {
 				     * records (samples stay in order): -j resolves samples
 				     * on worker threads (see analyze/workers.h) */
 	bool progress;              /* allow a progress bar on a tty stderr */
+	/* Warnings (missing binaries, records out of time order): one call per
+	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

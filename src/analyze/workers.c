@@ -48,6 +48,7 @@ struct worker {
 };
 
 struct workers {
+	const struct pipeline_config *cfg;
 	struct session *sess;
 	const struct perf_evlist *el;
 	workers_deliver_fn deliver;
@@ -115,11 +116,15 @@ static void warn_once(void *ctx, const char *msg)
 	uint64_t h = hash_bytes(msg, strlen(msg));
 	pthread_mutex_lock(&w->warn_mu);
 	bool seen = hmap_get(&w->warned, h) != NULL;
-	if (!seen)
+	if (!seen) {
 		hmap_put(&w->warned, h, (void *)1);
+		/* under the lock: the callback need not be thread-safe */
+		if (w->cfg && w->cfg->warn)
+			w->cfg->warn(w->cfg->warn_ctx, msg);
+		else
+			fprintf(stderr, "scorch: %s\n", msg);
+	}
 	pthread_mutex_unlock(&w->warn_mu);
-	if (!seen)
-		fprintf(stderr, "scorch: %s\n", msg);
 }
 
 static void resolve_slot(struct resolver *r, const struct perf_evlist *el, struct slot *s)
@@ -179,6 +184,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 	struct workers *w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
+	w->cfg = c;
 	w->sess = sess;
 	w->el = el;
 	w->deliver = deliver;

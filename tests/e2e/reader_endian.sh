@@ -1,0 +1,28 @@
+#!/bin/bash
+# reader_endian.sh: a perf.data file as a big-endian machine writes it
+# (tests/tools/swap_endian.py turns perf's little-endian output around) reads
+# the same as the original: every sample's fields and the symbolized stacks.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/e2e/lib.sh"
+cat > "$W/w.c" <<'C'
+#include <stdio.h>
+static volatile double x;
+__attribute__((noinline)) static void leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
+__attribute__((noinline)) static void mid(int n) { leaf(n); }
+int main(void) { for (int k = 0; k < 300; k++) mid(100000); printf("%f\n", x); return 0; }
+C
+gcc -O1 -g -fno-omit-frame-pointer -o "$W/w" "$W/w.c"
+perf record -q -e cpu-clock -F 2000 -g -o "$W/fp.data" "$W/w" > /dev/null 2>&1
+perf record -q -e cpu-clock -e page-faults -F 2000 -o "$W/two.data" "$W/w" > /dev/null 2>&1
+for n in fp two; do
+	python3 "$TOP/tests/tools/swap_endian.py" "$W/$n.data" "$W/$n.be"
+	"$SCORCH" header -i "$W/$n.be" > "$W/h" 2>&1
+	check "endian/$n: detected as opposite endian" grep -q 'opposite endian' "$W/h"
+	"$SCORCH" script --raw -i "$W/$n.data" > "$W/a" 2>/dev/null
+	"$SCORCH" script --raw -i "$W/$n.be" > "$W/b" 2>/dev/null
+	check "endian/$n: $(wc -l < "$W/a") samples, fields equal" cmp -s "$W/a" "$W/b"
+	"$SCORCH" script -i "$W/$n.data" > "$W/a" 2>/dev/null
+	"$SCORCH" script -i "$W/$n.be" > "$W/b" 2>/dev/null
+	check "endian/$n: symbolized stacks equal" cmp -s "$W/a" "$W/b"
+	check "endian/$n: nonempty" [ -s "$W/a" ]
+done
