@@ -4,7 +4,8 @@
 # Workloads: calls-fp (frame pointers), calls-nofp (no frame pointers),
 # calls-stripped + .debug/calls-stripped.debug (separate debug file found via
 # .gnu_debuglink), recurse, threads, forkexec, dlopen + libplugin.so,
-# cxx (C++ templates, std containers, threads), demo.
+# cxx (C++ templates, std containers, threads), jit (code in anonymous
+# memory described by /tmp/perf-PID.map), demo.
 
 # __cxa_demangle for C++ names.
 LDLIBS += -lstdc++
@@ -13,7 +14,8 @@ WL      := build/workloads
 WL_SRC  := tests/workloads
 WL_CF   := -O2 -g -Wall
 WORKLOADS := $(WL)/calls-fp $(WL)/calls-nofp $(WL)/calls-stripped $(WL)/recurse \
-	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo
+	$(WL)/threads $(WL)/forkexec $(WL)/dlopen $(WL)/libplugin.so $(WL)/cxx $(WL)/demo \
+	$(WL)/jit $(WL)/calls-minidebug
 
 .PHONY: workloads
 all: workloads
@@ -32,6 +34,19 @@ $(WL)/calls-stripped: $(WL_SRC)/calls.c
 	objcopy --only-keep-debug $@.full $(WL)/.debug/calls-stripped.debug
 	objcopy --strip-all --add-gnu-debuglink=$(WL)/.debug/calls-stripped.debug $@.full $@
 	rm -f $@.full
+# Stripped binary carrying its function symbols as MiniDebugInfo
+# (.gnu_debugdata: an xz-compressed ELF with a .symtab), Fedora's recipe.
+$(WL)/calls-minidebug: $(WL_SRC)/calls.c
+	@mkdir -p $(WL)/mini
+	gcc $(WL_CF) -fomit-frame-pointer -o $(WL)/mini/full $<
+	nm -D $(WL)/mini/full --format=posix --defined-only | awk '{print $$1}' | sort > $(WL)/mini/dynsyms
+	nm $(WL)/mini/full --format=posix --defined-only | awk '$$2 ~ /[TtW]/ {print $$1}' | sort > $(WL)/mini/funcsyms
+	comm -13 $(WL)/mini/dynsyms $(WL)/mini/funcsyms > $(WL)/mini/keep
+	objcopy --only-keep-debug $(WL)/mini/full $(WL)/mini/debug
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=$(WL)/mini/keep $(WL)/mini/debug $(WL)/mini/mini
+	rm -f $(WL)/mini/mini.xz && xz -k $(WL)/mini/mini
+	strip --strip-all -R .comment -o $@ $(WL)/mini/full
+	objcopy --add-section .gnu_debugdata=$(WL)/mini/mini.xz $@
 $(WL)/recurse: $(WL_SRC)/recurse.c
 	@mkdir -p $(WL)
 	gcc $(WL_CF) -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
@@ -50,6 +65,9 @@ $(WL)/dlopen: $(WL_SRC)/dlopen.c $(WL)/libplugin.so
 $(WL)/cxx: $(WL_SRC)/cxx.cpp
 	@mkdir -p $(WL)
 	g++ $(WL_CF) -pthread -o $@ $<
+$(WL)/jit: $(WL_SRC)/jit.c
+	@mkdir -p $(WL)
+	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
 $(WL)/demo: $(WL_SRC)/demo.c
 	@mkdir -p $(WL)
 	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<

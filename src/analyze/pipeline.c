@@ -8,6 +8,7 @@
  */
 #include "analyze/pipeline.h"
 #include "analyze/resolver.h"
+#include "analyze/workers.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@ struct pipeline {
 	struct session *sess;
 	struct order *ord;
 	struct resolver *res;
+	struct workers *wk;          /* -j N: samples resolved on worker threads */
+	struct resolver_stats wstats;
 	struct sink *sink;
 	struct err *e;
 };
@@ -39,6 +42,20 @@ struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
 const struct order_stats *pipeline_order_stats(struct pipeline *p) { return order_stats(p->ord); }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
+const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
+{
+	if (p->wk) {
+		workers_stats(p->wk, &p->wstats);
+		return &p->wstats;
+	}
+	return p->res ? resolver_stats(p->res) : NULL;
+}
+
+static int deliver_resolved(void *ctx, const struct resolved_sample *rs)
+{
+	struct pipeline *p = ctx;
+	return p->sink->sample(p->sink->ctx, p, rs);
+}
 
 static void warn(struct pipeline *p, const char *msg)
 {
@@ -62,6 +79,8 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
 		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
+		if (p->wk)
+			return workers_submit(p->wk, rec, file_off, &ev, pa);
 		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
 			return err_set(p->e, rc, "out of memory resolving a sample");
 		rc = p->sink->sample(p->sink->ctx, p, &rs);
@@ -86,6 +105,15 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		p.res = resolver_new(c, p.sess, input_header(p.in));
 	if (p.res && c->warn)
 		resolver_set_warn(p.res, c->warn, c->warn_ctx);
+	if (sink->sample && c->parallel_samples && !c->unordered) {
+		/* default: one worker per CPU beside the thread driving the
+		 * session; with 2 CPUs or fewer that does not pay for the extra
+		 * per-worker DSO caches, so resolve inline */
+		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
+		if (jobs > 1)
+			p.wk = workers_new(c, p.sess, input_header(p.in), input_evlist(p.in), jobs,
+					   deliver_resolved, &p);
+	}
 	if (sink->begin && (rc = sink->begin(sink->ctx, &p)))
 		goto out;
 	for (;;) {
@@ -108,6 +136,8 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	}
 	if (rc == 0)
 		rc = order_flush_all(p.ord);
+	if (rc == 0 && p.wk)
+		rc = workers_drain(p.wk);
 	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
 		char msg[200];
 		snprintf(msg, sizeof(msg),
@@ -125,6 +155,7 @@ out:
 		if (!rc)
 			rc = r2;
 	}
+	workers_free(p.wk);
 	resolver_free(p.res);
 	order_free(p.ord);
 	session_free(p.sess);

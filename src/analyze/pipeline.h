@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 struct pipeline;
+struct resolver_stats;
 
 struct sink {
 	void *ctx;
@@ -40,6 +41,9 @@ struct pipeline_config {
 	int max_frames;             /* default 64 */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	int jobs;                   /* worker threads, 0 = online CPUs */
+	bool parallel_samples;      /* the sink takes sample() later than event() of newer
+				     * records (samples stay in order): -j resolves samples
+				     * on worker threads (see analyze/workers.h) */
 	bool progress;              /* allow a progress bar on a tty stderr */
 	/* Warnings (missing binaries, records out of time order): one call per
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
@@ -57,5 +61,7 @@ struct input *pipeline_input(struct pipeline *p);
 struct session *pipeline_session(struct pipeline *p);
 const struct order_stats *pipeline_order_stats(struct pipeline *p);
 const struct pipeline_config *pipeline_config(struct pipeline *p);
+/* The resolver's counters (NULL when samples are not resolved). */
+const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p);
 
 #endif

@@ -38,6 +38,11 @@ struct frame {
 	bool guessed;           /* not unwound, inferred */
 	const void *dso_handle; /* opaque identity of the DSO (for sinks' tables) */
 	const struct map *map;  /* the map the ip fell in, NULL unmapped */
+	/* resolver-internal (workers): a naming decision left to the in-order
+	 * delivery stage; sinks never see it set */
+	const void *a2l;
+	uint64_t a2l_dso;
+	const char *elf_sym;
 };
 
 struct resolved_sample {

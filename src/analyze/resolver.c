@@ -29,6 +29,8 @@ struct resolver {
 	struct unwinder *unw;
 	int max_frames;
 	bool no_inline;
+	bool no_dwarf;            /* the recording's arch has no register table */
+	char arch_msg[128];       /* its warning, given on the first DWARF sample */
 	struct frame *frames;
 	size_t cap;
 	struct unwind_frame *uf;
@@ -37,6 +39,9 @@ struct resolver {
 	const char *unknown_name;
 	resolver_warn_fn warn;
 	void *warn_ctx;
+	struct resolve_view cur;  /* the maps of the sample being resolved */
+	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
+	bool defer_a2l;           /* leave them to the caller (worker threads) */
 };
 
 static void forward_warn(void *ctx, const char *msg)
@@ -75,9 +80,36 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 			symbols_add_build_id(r->syms, h->build_ids[i].filename, h->build_ids[i].id,
 					     h->build_ids[i].size);
 	r->unw = unwinder_new(r->syms, s);
+	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
+	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
+		r->no_dwarf = true;
+		snprintf(r->arch_msg, sizeof r->arch_msg,
+			 "recorded on %s: DWARF stacks not unwound (x86_64 only)", h->arch);
+	}
 	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
 	return r;
+}
+
+void resolver_defer_a2l(struct resolver *r)
+{
+	r->defer_a2l = true;
+}
+
+void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs)
+{
+	for (uint32_t i = 0; i < rs->nr_frames; i++) {
+		struct frame *f = &rs->frames[i];
+		if (!f->a2l)
+			continue;
+		const struct inline_entry *e = f->a2l;
+		const char *name = a2l_decide(st, f->a2l_dso, f->rel, e);
+		if (!name)
+			name = f->elf_sym;
+		f->sym = name;
+		f->inlined = !(name && f->elf_sym && !strcmp(name, f->elf_sym));
+		f->a2l = NULL;
+	}
 }
 
 void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
@@ -86,11 +118,20 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 	r->warn_ctx = ctx;
 }
 
+void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
+{
+	uint64_t *a = (uint64_t *)to;
+	const uint64_t *b = (const uint64_t *)from;
+	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		a[i] += b[i];
+}
+
 void resolver_free(struct resolver *r)
 {
 	if (!r)
 		return;
 	unwinder_free(r->unw);
+	a2l_state_release(&r->a2l);
 	symbols_free(r->syms);
 	free(r->frames);
 	free(r->uf);
@@ -140,7 +181,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->ip = ip;
 	f->kind = kind;
 	if (is_kernel_kind(kind)) {
-		const struct map *m = session_find_map(r->s, SESSION_KERNEL_PID, ip);
+		const struct map *m = proc_find_map(r->cur.kernel, ip);
 		f->map = m;
 		f->rel = ip;
 		const struct symtab *kt = symbols_kernel(r->syms);
@@ -160,7 +201,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		}
 		return NULL;
 	}
-	const struct map *m = session_find_map(r->s, pid, ip);
+	const struct map *m = proc_find_map(r->cur.proc, ip);
 	f->map = m;
 	if (!m) {
 		/* JIT code without a mapping record */
@@ -211,6 +252,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 
 void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind, struct frame *f)
 {
+	r->cur.proc = session_process(r->s, pid);
+	r->cur.kernel = session_process(r->s, SESSION_KERNEL_PID);
 	struct dso *d = symbolize(r, pid, ip, kind, f);
 	if (d) {
 		const struct inline_entry *e;
@@ -258,7 +301,18 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 		o->file = e[i].file;
 		o->line = e[i].line;
 		o->column = e[i].column;
-		const char *name = e[i].name ? e[i].name : f.sym;
+		const char *name = e[i].name;
+		if (e[i].a2l) {
+			if (r->defer_a2l) {
+				o->a2l = &e[i];
+				o->a2l_dso = d->id;
+				o->elf_sym = f.sym;
+			} else {
+				name = a2l_decide(&r->a2l, d->id, f.rel, &e[i]);
+			}
+		}
+		if (!name)
+			name = f.sym;
 		bool real = name && f.sym && !strcmp(name, f.sym);
 		o->sym = name;
 		if (!real) {
@@ -292,7 +346,8 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	if (max > MAX_UNWIND)
 		max = MAX_UNWIND;
-	int n = unwinder_unwind(r->unw, s->pid, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
+	const struct process *proc = r->cur.proc;
+	int n = unwinder_unwind(r->unw, proc, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
 				&retried);
 	if (n < 0)
 		return n;
@@ -305,7 +360,7 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	}
 	for (int i = 0; i < n; i++) {
 		/* perf reports nothing past an address in no mapping */
-		if (!session_find_map(r->s, s->pid, r->uf[i].pc))
+		if (!proc_find_map(proc, r->uf[i].pc))
 			break;
 		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
 		if (rc)
@@ -314,8 +369,8 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	if (n == max)
 		r->st.truncated++;
 	const char *o = outermost_name(out);
-	if (o && (!strcmp(o, "_start") || !strcmp(o, "start_thread") || !strcmp(o, "clone3") ||
-		  !strcmp(o, "__clone3") || !strcmp(o, "clone")))
+	if (o && (!strcmp(o, "_start") || !strcmp(o, "_dl_start_user") || !strcmp(o, "start_thread") ||
+		  !strcmp(o, "clone3") || !strcmp(o, "__clone3") || !strcmp(o, "clone")))
 		r->st.dwarf_complete++;
 	return 0;
 }
@@ -324,16 +379,37 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		     const struct perf_attr *attr, struct resolved_sample *out)
 {
 	const struct perf_sample *s = &ev->s;
+	struct resolve_view v = {
+		.proc = session_process(r->s, s->pid),
+		.kernel = session_process(r->s, SESSION_KERNEL_PID),
+		.comm = session_comm(r->s, s->tid, s->time),
+	};
+	return resolver_resolve_view(r, &v, ev, attr, out);
+}
+
+int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
+			  const struct perf_event *ev, const struct perf_attr *attr,
+			  struct resolved_sample *out)
+{
+	const struct perf_sample *s = &ev->s;
+	r->cur = *v;
 	memset(out, 0, sizeof(*out));
 	out->ev = ev;
 	out->attr = attr;
 	out->pid = s->pid;
 	out->tid = s->tid;
-	out->comm = session_comm(r->s, s->tid, s->time);
+	out->comm = v->comm;
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool dwarf = has_dwarf_stack(attr, s);
+	if (dwarf && r->no_dwarf) {
+		dwarf = false;
+		if (r->arch_msg[0]) {
+			forward_warn(r, r->arch_msg);
+			r->arch_msg[0] = 0;
+		}
+	}
 	bool lbr = attr && (attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
 		   (attr->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->branch_nr;
 	uint32_t physical = 0;
@@ -381,23 +457,11 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
 				return rc;
 		} else if (lbr) {
+			/* perf's LBR call stack (callee order): the target of the
+			 * newest call (the current function), then the call site of
+			 * every entry */
 			r->st.lbr_samples++;
-			/* the sampled ip, then the call sites of the LBR call stack */
-			uint64_t uip = s->ip;
-			if (is_kernel_kind(kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK))) {
-				/* find the user ip in the callchain */
-				uip = 0;
-				bool user = false;
-				for (uint64_t i = 0; i < s->callchain_nr; i++) {
-					if (s->callchain[i] == PERF_CONTEXT_USER)
-						user = true;
-					else if (user && s->callchain[i] < PERF_CONTEXT_MAX) {
-						uip = s->callchain[i];
-						break;
-					}
-				}
-			}
-			if (uip && (rc = push(r, out, s->pid, uip, FRAME_USER, &physical, false)) < 0)
+			if ((rc = push(r, out, s->pid, s->branch[0].to, FRAME_USER, &physical, false)) < 0)
 				return rc;
 			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
 				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false)) < 0)

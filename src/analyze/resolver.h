@@ -75,11 +75,34 @@ void resolver_free(struct resolver *r);
 int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		     const struct perf_attr *attr, struct resolved_sample *out);
 
+/* What resolving reads from the session, as a snapshot a worker thread can
+ * use while the session moves on: the sample's process (its maps), the
+ * kernel's maps (pid -1) and the comm. */
+struct resolve_view {
+	const struct process *proc;
+	const struct process *kernel;
+	const char *comm;
+};
+
+/* resolver_resolve with the maps of v instead of the session's (for worker
+ * threads, each with a resolver of its own). */
+int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
+			  const struct perf_event *ev, const struct perf_attr *attr,
+			  struct resolved_sample *out);
+
+/* Worker threads: leave the names that depend on lookup order (addr2line's,
+ * see symbols.h a2l_decide) to resolver_apply_a2l, called in sample order. */
+struct a2l_state;
+void resolver_defer_a2l(struct resolver *r);
+void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs);
+
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */
 void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
 			struct frame *f);
 
 const struct resolver_stats *resolver_stats(const struct resolver *r);
+/* Add the counters of from to to (all fields are uint64_t counters). */
+void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from);
 
 #endif

@@ -29,6 +29,9 @@
 #ifdef HAVE_LZMA
 #include <lzma.h>
 #endif
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 
 /* ---- string arena ------------------------------------------------------ */
 
@@ -38,8 +41,24 @@ struct chunk {
 	char data[];
 };
 
+#define DSO_FAST 256
+
+struct dso_fast {
+	const char *name;
+	uint64_t key;
+	size_t bid_size;
+	struct dso *dso;
+};
+
+static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size);
+
 struct symbols {
 	struct symbols_config cfg;
+#ifdef HAVE_DEBUGINFOD
+	debuginfod_client *dbgd;
+#endif
+	struct dso_fast fast[DSO_FAST];
 	char *buildid_dir;
 	struct hmap dsos;       /* hash(build id or name) -> struct dso_node * */
 	struct hmap bid_by_path;/* hash(path) -> struct bid_node * */
@@ -86,6 +105,14 @@ static void *arena_alloc(struct symbols *s, size_t n)
 	}
 	void *p = s->chunks->data + s->chunks->used;
 	s->chunks->used += n;
+	return p;
+}
+
+static const char *arena_strdup(struct symbols *s, const char *str)
+{
+	size_t n = strlen(str);
+	char *p = arena_alloc(s, n + 1);
+	memcpy(p, str, n + 1);
 	return p;
 }
 
@@ -218,6 +245,9 @@ static void rust_unescape(char *d)
 	};
 	char *w = d;
 	for (char *r = d; *r;) {
+		/* an element starting with "_$" had the underscore added */
+		if (r[0] == '_' && r[1] == '$' && (r == d || (r - d >= 2 && r[-1] == ':' && r[-2] == ':')))
+			r++;
 		if (*r == '$') {
 			bool hit = false;
 			for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
@@ -255,8 +285,8 @@ char *demangle_alloc(const char *name)
 	}
 	if (name[1] != 'Z')
 		return NULL;
-	/* GCC clone suffixes (".isra.0", ".cold") are kept as " [clone .isra.0]"
-	 * by the demangler; perf keeps the raw suffix. Demangle the base. */
+	/* GCC clone suffixes (".isra.0", ".cold"): a demangler without
+	 * DMGL_PARAMS (perf's) stops before them, so they are dropped */
 	const char *dot = strchr(name, '.');
 	char *base = dot ? strndup(name, (size_t)(dot - name)) : NULL;
 	int st = 0;
@@ -273,15 +303,6 @@ char *demangle_alloc(const char *name)
 		rust_unescape(d);
 	} else {
 		strip_params(d);
-	}
-	if (dot) {
-		char *r = malloc(strlen(d) + strlen(dot) + 1);
-		if (r) {
-			strcpy(r, d);
-			strcat(r, dot);
-		}
-		free(d);
-		d = r;
 	}
 	free(base);
 	return d;
@@ -359,7 +380,8 @@ static bool sym_better(const struct rawsym *a, const struct rawsym *b)
  */
 static void symtab_build(struct symbols *s, struct symtab *t, struct rawsym *raw, size_t n)
 {
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
@@ -379,7 +401,7 @@ static void symtab_build(struct symbols *s, struct symtab *t, struct rawsym *raw
 		y->end = raw[i].start + raw[i].size;
 		if (!raw[i].size)
 			y->end = i + 1 < w ? raw[i + 1].start : (y->start & ~4095ULL) + 4096;
-		y->name = symbols_demangle(s, raw[i].name);
+		y->name = raw[i].name; /* demangled on first lookup (dso_find_sym) */
 	}
 }
 
@@ -504,8 +526,8 @@ static void collect_syms(struct symbols *s, Elf *e, Elf_Scn *scn, GElf_Shdr *sh,
 			 * through the runtime segments later */
 			rel = sym.st_value;
 		}
-		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size,
-					      .name = symbols_intern(s, name),
+		/* names point into the ELF's string table, alive as long as the DSO */
+		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size, .name = name,
 					      .idx = (uint32_t)*n, .bind = GELF_ST_BIND(sym.st_info) };
 		(*n)++;
 	}
@@ -558,7 +580,7 @@ static bool svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel)
 /* Symbols from a table whose section offsets do not describe the runtime
  * file (debug file, MiniDebugInfo): convert svma -> rel via segments. */
 static void collect_syms_svma(struct symbols *s, struct dso *d, Elf *e, Elf_Scn *scn,
-			      GElf_Shdr *sh, struct rawsym **raw, size_t *n, size_t *cap)
+			      GElf_Shdr *sh, struct rawsym **raw, size_t *n, size_t *cap, bool copy)
 {
 	size_t before = *n;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -595,7 +617,7 @@ static void collect_syms_svma(struct symbols *s, struct dso *d, Elf *e, Elf_Scn 
 				abort();
 		}
 		(*raw)[*n] = (struct rawsym){ .start = rel, .size = sym.st_size,
-					      .name = symbols_intern(s, name),
+					      .name = copy ? arena_strdup(s, name) : name,
 					      .idx = (uint32_t)*n, .bind = GELF_ST_BIND(sym.st_info) };
 		(*n)++;
 	}
@@ -748,6 +770,38 @@ static void dbg_in_dir(void *ctx, const char *dir)
 	}
 }
 
+static bool try_binary(struct symbols *s, struct dso *d, const char *p, bool *mismatch);
+
+/* Optional: ask debuginfod (only when DEBUGINFOD_URLS is set) for the
+ * debug file or the executable of a build id; the client caches files. */
+static bool debuginfod_fetch(struct symbols *s, struct dso *d, bool executable)
+{
+#ifdef HAVE_DEBUGINFOD
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (!urls || !*urls)
+		return false;
+	if (!s->dbgd)
+		s->dbgd = debuginfod_begin();
+	if (!s->dbgd)
+		return false;
+	char *path = NULL;
+	int fd = executable ? debuginfod_find_executable(s->dbgd, d->build_id, d->build_id_size, &path)
+			    : debuginfod_find_debuginfo(s->dbgd, d->build_id, d->build_id_size, &path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	bool mm = false;
+	bool ok = path && (executable ? try_binary(s, d, path, &mm) : try_debug(d, path, false, 0));
+	free(path);
+	return ok;
+#else
+	(void)s;
+	(void)d;
+	(void)executable;
+	return false;
+#endif
+}
+
 static void find_debug_file(struct symbols *s, struct dso *d)
 {
 	char p[PATH_MAX * 2];
@@ -789,6 +843,8 @@ static void find_debug_file(struct symbols *s, struct dso *d)
 		if (try_debug(d, p, false, 0))
 			return;
 	}
+	if (d->build_id_size && debuginfod_fetch(s, d, false))
+		return;
 	if (ds.link && d->path) {
 		snprintf(p, sizeof p, "%s/%s", origdir, ds.link);
 		if (try_debug(d, p, true, ds.crc))
@@ -865,6 +921,8 @@ static void find_binary(struct symbols *s, struct dso *d)
 	}
 	each_path(s->cfg.extra_paths, bin_in_dir, &bs);
 	if (bs.found)
+		return;
+	if (d->build_id_size && debuginfod_fetch(s, d, true))
 		return;
 	if (mismatch)
 		warn_once(s, d->name, "%s: build id differs from the recorded one, not used for symbols",
@@ -1067,7 +1125,8 @@ static void load_a2l_syms(struct symbols *s, struct dso *d)
 		if (raw[i].size)
 			raw[w++] = raw[i];
 	n = w;
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
@@ -1127,7 +1186,7 @@ static void load_dso(struct symbols *s, struct dso *d)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	if (d->debug_elf && (scn = find_scn(d->debug_elf, SHT_SYMTAB, NULL, &sh)))
-		collect_syms_svma(s, d, d->debug_elf, scn, &sh, &raw, &n, &cap);
+		collect_syms_svma(s, d, d->debug_elf, scn, &sh, &raw, &n, &cap, false);
 	else if (d->elf && (scn = find_scn(d->elf, SHT_SYMTAB, NULL, &sh)))
 		collect_syms(s, d->elf, scn, &sh, &raw, &n, &cap);
 	else if (d->elf) {
@@ -1138,7 +1197,7 @@ static void load_dso(struct symbols *s, struct dso *d)
 		Elf *m = minidebuginfo(d->elf, &buf);
 		if (m) {
 			if ((scn = find_scn(m, SHT_SYMTAB, NULL, &sh)))
-				collect_syms_svma(s, d, m, scn, &sh, &raw, &n, &cap);
+				collect_syms_svma(s, d, m, scn, &sh, &raw, &n, &cap, true);
 			elf_end(m);
 			free(buf);
 		}
@@ -1166,6 +1225,28 @@ static uint64_t dso_key(const char *name, const uint8_t *id, size_t size)
 struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *build_id,
 			size_t build_id_size)
 {
+	/* fast path: the session interns file names, so (name pointer, build
+	 * id) identifies a lookup; a direct-mapped cache in front of the hash */
+	uint64_t fk = (uint64_t)(uintptr_t)name ^ build_id_size;
+	if (build_id_size >= 8) {
+		uint64_t w;
+		memcpy(&w, build_id, 8);
+		fk ^= w;
+	}
+	struct dso_fast *fe = &s->fast[hash_u64(fk) & (DSO_FAST - 1)];
+	if (fe->name == name && fe->bid_size == build_id_size && fe->key == fk && fe->dso)
+		return fe->dso;
+	struct dso *d = symbols_dso_slow(s, name, build_id, build_id_size);
+	fe->name = name;
+	fe->bid_size = build_id_size;
+	fe->key = fk;
+	fe->dso = d;
+	return d;
+}
+
+static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size)
+{
 	if (build_id_size > 20)
 		build_id_size = 20;
 	if (!build_id_size) {
@@ -1192,6 +1273,7 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 		return NULL;
 	n->dso.name = symbols_intern(s, name);
 	n->dso.owner = s;
+	n->dso.id = k;
 	if (build_id_size) {
 		memcpy(n->dso.build_id, build_id, build_id_size);
 		n->dso.build_id_size = (uint8_t)build_id_size;
@@ -1204,7 +1286,16 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 
 const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 {
-	return symtab_find(&d->symtab, rel);
+	struct sym *y = (struct sym *)symtab_find(&d->symtab, rel);
+	if (y && !y->demangled) {
+		char *dm = demangle_alloc(y->name);
+		if (dm) {
+			y->name = arena_strdup(d->owner, dm);
+			free(dm);
+		}
+		y->demangled = true;
+	}
+	return y;
 }
 
 /* ---- DWARF inline chains ------------------------------------------------ */
@@ -1282,8 +1373,8 @@ static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
  * addr2line per DSO and asks once per address, in sample order, and so do
  * we: the result depends on that order, which is the same.
  */
-static const char *a2l_innermost_name(struct symbols *s, struct dso *d, Dwarf_Die *die,
-				      uint64_t rel, const char *dwarf_name)
+static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64_t rel,
+			struct inline_entry *e)
 {
 	/* binutils treats DW_AT_name as the linkage name in languages that do
 	 * not mangle (C, assembler, Fortran 77, Pascal, ...) */
@@ -1296,35 +1387,218 @@ static const char *a2l_innermost_name(struct symbols *s, struct dso *d, Dwarf_Di
 	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
 	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
 	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_PLI: case DW_LANG_UPC:
-		return dwarf_name;
+		return;
 	default:
 		break;
 	}
 	if (!d->a2l_loaded)
 		load_a2l_syms(s, d);
 	if (!d->a2l_syms.nr)
-		return dwarf_name;
-	if (!d->a2l_seen) {
-		d->a2l_seen = calloc(1, sizeof(struct hmap));
-		if (!d->a2l_seen)
-			return dwarf_name;
-		hmap_init(d->a2l_seen);
-	}
-	uint64_t key = dwarf_dieoffset(die);
-	const char *v = hmap_get(d->a2l_seen, key);
-	if (v)
-		return v;
+		return;
+	e->a2l = true;
+	e->die = dwarf_dieoffset(die);
 	const struct sym *y = symtab_find(&d->a2l_syms, rel);
-	const char *name = y ? symbols_demangle(s, y->name) : dwarf_name;
-	const char *keep = dwarf_name;
 	if (y) {
-		Dwarf_Addr base, lo, hi, lo_rel;
-		if (dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && svma_to_rel(d, lo, &lo_rel) &&
-		    lo_rel == y->start)
-			keep = name;
+		e->alt_name = symbols_demangle(s, y->name);
+		Dwarf_Addr base, lo, hi;
+		uint64_t lo_rel;
+		e->keep_alt = dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && svma_to_rel(d, lo, &lo_rel) &&
+			      lo_rel == y->start;
 	}
-	hmap_put(d->a2l_seen, key, (void *)(keep ? keep : ""));
+}
+
+const char *a2l_decide(struct a2l_state *st, uint64_t dso_id, uint64_t rel,
+		       const struct inline_entry *e)
+{
+	if (!e->a2l)
+		return e->name;
+	if (!st->addr) {
+		st->addr = calloc(1, sizeof(struct hmap));
+		st->die = calloc(1, sizeof(struct hmap));
+		if (!st->addr || !st->die)
+			abort();
+		hmap_init(st->addr);
+		hmap_init(st->die);
+	}
+	static const char none[] = "";
+	uint64_t ka = hash_u64(dso_id ^ hash_u64(rel));
+	const char *v = hmap_get(st->addr, ka);
+	if (v)
+		return v == none ? NULL : v;
+	uint64_t kd = hash_u64(dso_id ^ hash_u64(e->die ^ 0xd1e));
+	const char *name = hmap_get(st->die, kd);
+	if (name) {
+		if (name == none)
+			name = NULL;
+	} else {
+		/* first lookup of the DIE: the ELF name when one covers rel */
+		name = e->alt_name ? e->alt_name : e->name;
+		const char *keep = e->keep_alt && e->alt_name ? e->alt_name : e->name;
+		hmap_put(st->die, kd, (void *)(keep ? keep : none));
+	}
+	hmap_put(st->addr, ka, (void *)(name ? name : none));
 	return name;
+}
+
+void a2l_state_release(struct a2l_state *st)
+{
+	if (st->addr) {
+		hmap_release(st->addr);
+		free(st->addr);
+	}
+	if (st->die) {
+		hmap_release(st->die);
+		free(st->die);
+	}
+	st->addr = st->die = NULL;
+}
+
+/*
+ * Per-CU index of function ranges, built once per CU: finding the function
+ * of an address is then a binary search instead of a walk over the CU's
+ * DIE tree (dwarf_getscopes, dwarf_getscopes_die), which was the largest
+ * cost of symbolizing C++ code.
+ */
+struct fn_range {
+	uint64_t lo, hi;
+	uint64_t off;      /* DIE offset */
+	uint32_t seq;      /* DIE order */
+};
+
+struct cu_index {
+	struct fn_range *r;
+	size_t n, cap;
+	bool asm_cu;
+};
+
+static int fn_range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (ix->n == ix->cap) {
+					ix->cap = ix->cap ? ix->cap * 2 : 64;
+					ix->r = realloc(ix->r, ix->cap * sizeof(*ix->r));
+					if (!ix->r)
+						abort();
+				}
+				ix->r[ix->n] = (struct fn_range){ lo, hi, dwarf_dieoffset(&c), (uint32_t)ix->n };
+				ix->n++;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			index_scope(ix, &c, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static struct cu_index *cu_index_of(struct dso *d, Dwarf_Die *cu)
+{
+	if (!d->cu_index) {
+		d->cu_index = calloc(1, sizeof(struct hmap));
+		if (!d->cu_index)
+			return NULL;
+		hmap_init(d->cu_index);
+	}
+	uint64_t key = dwarf_dieoffset(cu);
+	struct cu_index *ix = hmap_get(d->cu_index, key);
+	if (ix)
+		return ix;
+	ix = calloc(1, sizeof(*ix));
+	if (!ix)
+		return NULL;
+	Dwarf_Attribute a;
+	Dwarf_Word lang = 0;
+	if (dwarf_attr(cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
+	index_scope(ix, cu, 0);
+	if (ix->n)
+		qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
+	hmap_put(d->cu_index, key, ix);
+	return ix;
+}
+
+/* The function DIE containing svma: the first in DIE order, or for gas's
+ * alias subprograms the last (see last_alias). */
+static bool index_find(struct dso *d, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out)
+{
+	struct cu_index *ix = cu_index_of(d, cu);
+	if (!ix || !ix->n)
+		return false;
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ix->r[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct fn_range *best = NULL;
+	/* ranges of different functions do not overlap, but aliases share one
+	 * and a function may have several; look back over a few */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
+		const struct fn_range *r = &ix->r[i];
+		if (svma >= r->lo && svma < r->hi) {
+			if (!best || (ix->asm_cu ? r->seq > best->seq : r->seq < best->seq))
+				best = r;
+		}
+	}
+	return best && dwarf_offdie(d->dwarf, best->off, out) != NULL;
+}
+
+/* Descend from a function DIE to the innermost inlined subroutine at svma;
+ * path[0] is the function, path[n-1] the innermost. */
+static int descend_inlines(Dwarf_Die *fn, uint64_t svma, Dwarf_Die *path, int max)
+{
+	int n = 0;
+	path[n++] = *fn;
+	Dwarf_Die scope = *fn;
+	for (int guard = 0; guard < 256 && n < max; guard++) {
+		Dwarf_Die c;
+		bool found = false, descend = false;
+		if (dwarf_child(&scope, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					path[n++] = c;
+					scope = c;
+					found = true;
+					break;
+				}
+			} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+				   tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
+				   tag == DW_TAG_common_block) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					scope = c;
+					descend = true;
+					break;
+				}
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found && !descend)
+			break;
+	}
+	return n;
 }
 
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
@@ -1337,28 +1611,42 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	if (!dwarf_addrdie(d->dwarf, svma, &cu))
 		return NULL;
 	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(&cu, svma, &scopes);
-	Dwarf_Die inner;
-	bool found = false;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-			inner = scopes[i];
-			found = true;
-			break;
+	int n;
+	Dwarf_Die fn, path[64];
+	if (index_find(d, &cu, svma, &fn)) {
+		/* fast path: the function from the CU index, then its inlines;
+		 * scopes innermost first, as dwarf_getscopes_die gives them */
+		int np = descend_inlines(&fn, svma, path, 64);
+		scopes = malloc((size_t)np * sizeof(*scopes));
+		if (!scopes)
+			return NULL;
+		for (int i = 0; i < np; i++)
+			scopes[i] = path[np - 1 - i];
+		n = np;
+	} else {
+		n = dwarf_getscopes(&cu, svma, &scopes);
+		Dwarf_Die inner;
+		bool found = false;
+		for (int i = 0; i < n; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+				inner = scopes[i];
+				found = true;
+				break;
+			}
 		}
-	}
-	free(scopes);
-	scopes = NULL;
-	if (!found)
-		return NULL;
-	if (dwarf_tag(&inner) == DW_TAG_subprogram)
-		last_alias(&cu, &inner, svma);
-	/* the concrete nesting (dwarf_getscopes follows abstract origins) */
-	n = dwarf_getscopes_die(&inner, &scopes);
-	if (n <= 0) {
 		free(scopes);
-		return NULL;
+		scopes = NULL;
+		if (!found)
+			return NULL;
+		if (dwarf_tag(&inner) == DW_TAG_subprogram)
+			last_alias(&cu, &inner, svma);
+		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
+		n = dwarf_getscopes_die(&inner, &scopes);
+		if (n <= 0) {
+			free(scopes);
+			return NULL;
+		}
 	}
 	struct inline_entry tmp[64];
 	unsigned k = 0;
@@ -1376,8 +1664,11 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		tmp[k].name = die_name(s, &scopes[i]);
+		tmp[k].a2l = tmp[k].keep_alt = false;
+		tmp[k].alt_name = NULL;
+		tmp[k].die = 0;
 		if (k == 0 && !has_linkage_name(&scopes[i]))
-			tmp[k].name = a2l_innermost_name(s, d, &scopes[i], rel, tmp[k].name);
+			a2l_prepare(s, d, &scopes[i], rel, &tmp[k]);
 		tmp[k].file = file;
 		tmp[k].line = (uint32_t)(line > 0 ? line : 0);
 		tmp[k].column = (uint32_t)(col > 0 ? col : 0);
@@ -1511,7 +1802,8 @@ static void load_kallsyms(struct symbols *s)
 	/* perf (kallsyms): sort, extend unsized symbols to the next one (page
 	 * rounding where vmlinux meets a module), then drop aliases, so of
 	 * symbols sharing an address only the last one has a size and wins. */
-	qsort(raw, n, sizeof *raw, rawsym_cmp);
+	if (n)
+		qsort(raw, n, sizeof *raw, rawsym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end;
 		if (i + 1 < n) {
@@ -1665,6 +1957,14 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 
 static void dso_release(struct dso *d)
 {
+	if (d->rules) {
+		struct hmap *h = d->rules;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->used[i] && (uintptr_t)h->vals[i] > 2)
+				free(h->vals[i]);
+		hmap_release(h);
+		free(h);
+	}
 	if (d->eh_cfi)
 		dwarf_cfi_end(d->eh_cfi);
 	if (d->rt_dwarf)
@@ -1683,9 +1983,16 @@ static void dso_release(struct dso *d)
 	free(d->debug_path);
 	free(d->symtab.syms);
 	free(d->a2l_syms.syms);
-	if (d->a2l_seen) {
-		hmap_release(d->a2l_seen);
-		free(d->a2l_seen);
+	if (d->cu_index) {
+		struct hmap *h = d->cu_index;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->used[i]) {
+				struct cu_index *ix = h->vals[i];
+				free(ix->r);
+				free(ix);
+			}
+		hmap_release(h);
+		free(h);
 	}
 	if (d->inl_cache) {
 		hmap_release(d->inl_cache);
@@ -1723,6 +2030,10 @@ void symbols_free(struct symbols *s)
 	free(s->kernel.syms);
 	free(s->kmod_names);
 	free(s->buildid_dir);
+#ifdef HAVE_DEBUGINFOD
+	if (s->dbgd)
+		debuginfod_end(s->dbgd);
+#endif
 	while (s->chunks) {
 		struct chunk *c = s->chunks->next;
 		free(s->chunks);

@@ -33,10 +33,14 @@
 #include <stdint.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include "util/hash.h"
 
 struct sym {
 	uint64_t start, end;   /* rel (file offset) or absolute address; end exclusive */
-	const char *name;      /* demangled */
+	const char *name;      /* DSO symbols: demangled once dso_find_sym returned it;
+				* perf maps and kallsyms: as written (perf does not
+				* demangle them either) */
+	bool demangled;
 };
 
 struct symtab {
@@ -53,7 +57,24 @@ struct inline_entry {
 	const char *name;      /* demangled, NULL when DWARF has none */
 	const char *file;
 	uint32_t line, column;
+	/* Innermost entry only: addr2line's naming depends on lookup order
+	 * (see a2l_decide); a2l says the decision applies, alt_name is the ELF
+	 * symbol addr2line would give on the DIE's first lookup. */
+	bool a2l, keep_alt;
+	const char *alt_name;
+	uint64_t die;
 };
+
+/* The order-dependent part of addr2line's names, replayed in sample order:
+ * the name an address gets is fixed at its first lookup. */
+struct a2l_state {
+	struct hmap *addr;     /* (dso, rel) -> name */
+	struct hmap *die;      /* (dso, DIE) -> name later lookups give */
+};
+void a2l_state_release(struct a2l_state *st);
+/* The name of innermost entry e (a2l set) of address rel of DSO dso_id. */
+const char *a2l_decide(struct a2l_state *st, uint64_t dso_id, uint64_t rel,
+		       const struct inline_entry *e);
 
 struct load_seg {
 	uint64_t off, vaddr, filesz, memsz;
@@ -61,6 +82,7 @@ struct load_seg {
 
 struct dso {
 	const char *name;      /* as recorded (map filename) */
+	uint64_t id;           /* hash of build id (else name): the same in every cache */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	char *path;            /* the file used, NULL when not found */
@@ -74,14 +96,15 @@ struct dso {
 	Dwarf *rt_dwarf;       /* of path itself (its .debug_frame), for unwinding */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;
 	bool cfi_tried;
+	void *rules;           /* svma -> unwind rule (struct hmap *, unwind_dwarf.c) */
 	uint16_t e_type;
 	struct load_seg segs[16];
 	unsigned nr_segs;
 	struct symtab symtab;
 	struct symtab a2l_syms; /* what addr2line sees (see symbols.c) */
 	bool a2l_loaded;
-	void *a2l_seen;        /* DIE offset -> name addr2line now gives it */
 	void *inl_cache;       /* rel -> cached inline chain (struct hmap *) */
+	void *cu_index;        /* CU offset -> function ranges (symbols.c) */
 	bool missing;          /* file not found or build id mismatch */
 	bool loaded;
 	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */

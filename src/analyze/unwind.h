@@ -20,6 +20,26 @@
 
 struct unwinder;
 
+/* The map of proc containing addr, or NULL (binary search; one process
+ * lookup per sample instead of one per frame). */
+static inline const struct map *proc_find_map(const struct process *p, uint64_t addr)
+{
+	if (!p || !p->nr_maps)
+		return NULL;
+	size_t lo = 0, hi = p->nr_maps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct map *m = &p->maps[lo - 1];
+	return addr < m->end ? m : NULL;
+}
+
 struct unwind_frame {
 	uint64_t pc;        /* as perf shows it: the return address - 1 for callers */
 	bool activation;    /* the first frame or after a signal frame */
@@ -29,16 +49,18 @@ struct unwinder *unwinder_new(struct symbols *syms, struct session *sess);
 void unwinder_free(struct unwinder *u);
 
 /*
- * Unwind the user stack of sample s (of a process pid, thread tid) whose
+ * Unwind the user stack of sample s (of process proc, thread tid) whose
  * attr recorded regs_mask user registers. Fills up to max frames; returns
  * their number (0: the sample has no usable registers). *retried is never
  * set: maps are read from the session at each frame, never stale.
  */
-int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct perf_sample *s,
-		    uint64_t regs_mask, struct unwind_frame *out, int max, bool *retried);
+int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid,
+		    const struct perf_sample *s, uint64_t regs_mask, struct unwind_frame *out, int max,
+		    bool *retried);
 
 struct unwinder_stats {
 	uint64_t unwinds, frames;
+	uint64_t rule_hits, rule_misses; /* the per-DSO unwind rule cache */
 	uint64_t cfi_rows;      /* CFI rows looked up */
 	uint64_t fp_fallbacks;  /* frames unwound by the rbp chain (no CFI) */
 };

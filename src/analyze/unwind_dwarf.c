@@ -10,12 +10,14 @@
  * for the CFI row, and evaluating its rules on the registers and the stack
  * copy. Nothing is built per process or per sample.
  *
- * The walk reproduces libdwfl's (elfutils 0.188, what perf and perfparser
- * use): CFI lookup at pc - 1 except in the first frame and after a signal
- * frame; .eh_frame first, then .debug_frame, then the frame-pointer
- * heuristic (rbp chain) when a pc has no CFI; the walk ends when the return
- * address is undefined, zero or unreadable. Reported pcs are pc - 1 for
- * callers ("isactivation" false), as perf prints them.
+ * The walk follows libdwfl's (elfutils 0.188, perfparser's) and libunwind's
+ * (perf 6.1's on Debian): CFI lookup at pc - 1 except in the first frame and
+ * after a signal frame; .eh_frame first, then .debug_frame, then the
+ * frame-pointer heuristic (rbp chain) when a pc has no CFI; registers the CFI
+ * leaves undefined keep their value (libunwind), except the return address,
+ * whose undefined rule ends the walk, as do a zero or unreadable return
+ * address. Reported pcs are pc - 1 for callers ("isactivation" false), as
+ * perf prints them.
  *
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
@@ -236,15 +238,15 @@ static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_F
 			continue;
 		uint64_t v;
 		if (nops == 0) {
-			if (ops == mem) {
-				if ((int)r == ra)
-					ra_undefined = true;
-				continue; /* undefined */
+			if (ops == mem && (int)r == ra) {
+				ra_undefined = true;
+				continue;
 			}
-			if (!ops) { /* same value */
-				if (!reg_get(s, r, &v))
-					continue;
-			} else
+			if (ops && ops != mem)
+				continue;
+			/* same value (and "undefined" for other registers, see
+			 * rule_from_frame) */
+			if (!reg_get(s, r, &v))
 				continue;
 		} else {
 			/* a location description: the register's value is in memory
@@ -285,32 +287,166 @@ static bool fp_fallback(const struct ustate *s, const struct stackmem *m, struct
 	return true;
 }
 
+/*
+ * The unwind rule cache: a CFI row in a compact form, per DSO, keyed by the
+ * svma looked up. Rows whose rules are all "same", "undefined", "at CFA+N"
+ * or "CFA+N" with CFA = register + offset (all of them, in practice, but
+ * PLT entries) are cached; others go to libdw every time. Applying a
+ * cached row is exactly what handle_cfi does with the same row.
+ */
+enum { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET };
+
+struct urule {
+	int8_t cfa_reg;        /* -1: no FDE for this address (go to fallback) */
+	int8_t ra;             /* return address register */
+	uint8_t signal;
+	uint8_t kind[NREGS];
+	int32_t cfa_off;
+	int32_t off[NREGS];
+};
+
+static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	memset(r, 0, sizeof(*r));
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= NREGS || (int64_t)ops[0].number2 != (int32_t)ops[0].number2)
+		return false;
+	r->cfa_reg = (int8_t)ops[0].number;
+	r->cfa_off = (int32_t)ops[0].number2;
+	bool signal = false;
+	Dwarf_Addr fs, fe;
+	r->ra = (int8_t)dwarf_frame_info(fr, &fs, &fe, &signal);
+	r->signal = signal;
+	for (unsigned reg = 0; reg < NREGS; reg++) {
+		Dwarf_Op mem[3];
+		if (dwarf_frame_register(fr, (int)reg, mem, &ops, &nops))
+			return false;
+		if (nops == 0) {
+			/* undefined: the end of the stack for the return address;
+			 * for other registers libdw (without an ABI backend) says
+			 * so for every register the CFI does not mention, where
+			 * libunwind (perf's unwinder) keeps the value */
+			r->kind[reg] = ops == mem && (int)reg == r->ra ? R_UNDEF : R_SAME;
+			if (ops && ops != mem)
+				return false;
+			continue;
+		}
+		if (ops[0].atom != DW_OP_call_frame_cfa)
+			return false;
+		size_t i = 1;
+		int64_t off = 0;
+		if (i < nops && ops[i].atom == DW_OP_plus_uconst) {
+			off = (int64_t)ops[i].number;
+			i++;
+		}
+		bool value = false;
+		if (i < nops && ops[i].atom == DW_OP_stack_value) {
+			value = true;
+			i++;
+		}
+		if (i != nops || off != (int32_t)off)
+			return false;
+		r->kind[reg] = value ? R_VAL_OFFSET : R_OFFSET;
+		r->off[reg] = (int32_t)off;
+	}
+	return true;
+}
+
+static void apply_rule(const struct urule *r, const struct ustate *s, const struct stackmem *m,
+		       struct ustate *next)
+{
+	memset(next, 0, sizeof(*next));
+	next->signal = r->signal;
+	uint64_t cfa, v;
+	bool have_cfa = reg_get(s, (unsigned)r->cfa_reg, &cfa);
+	if (have_cfa)
+		cfa += (int64_t)r->cfa_off;
+	bool ra_undefined = false;
+	for (unsigned reg = 0; reg < NREGS; reg++) {
+		switch (r->kind[reg]) {
+		case R_UNDEF:
+			if ((int)reg == r->ra)
+				ra_undefined = true;
+			continue;
+		case R_SAME:
+			if (!reg_get(s, reg, &v))
+				continue;
+			break;
+		case R_OFFSET:
+			if (!have_cfa || !mem_read(m, cfa + (int64_t)r->off[reg], &v))
+				continue;
+			break;
+		default:
+			if (!have_cfa)
+				continue;
+			v = cfa + (int64_t)r->off[reg];
+			break;
+		}
+		next->regs[reg] = v;
+		next->valid |= 1u << reg;
+	}
+	if (!ra_undefined && r->ra >= 0 && reg_get(next, (unsigned)r->ra, &next->pc))
+		next->pc_set = next->pc != 0;
+}
+
+#define RULE_NONE ((struct urule *)1)   /* cached: no CFI for this address */
+#define RULE_COMPLEX ((struct urule *)2) /* cached: ask libdw each time */
+
 /* One step: the caller's state of s, false when the walk cannot go on. */
-static bool step(struct unwinder *u, uint32_t pid, const struct ustate *s,
+static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
 		 const struct stackmem *m, struct ustate *next)
 {
 	uint64_t pc = s->pc;
 	if (!s->initial && !s->signal)
 		pc--;
-	const struct map *map = session_find_map(u->sess, pid, pc);
+	const struct map *map = proc_find_map(proc, pc);
 	struct dso *d = NULL;
 	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
-	if (d && d->elf) {
-		uint64_t svma;
-		Dwarf_CFI *eh, *dbg;
-		dso_cfi(d, &eh, &dbg);
-		if (dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
+	uint64_t svma;
+	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
+		if (!d->rules) {
+			d->rules = calloc(1, sizeof(struct hmap));
+			if (d->rules)
+				hmap_init(d->rules);
+		}
+		struct urule *r = d->rules ? hmap_get(d->rules, svma) : NULL;
+		if (r && r != RULE_COMPLEX) {
+			u->st.rule_hits++;
+			if (r != RULE_NONE) {
+				apply_rule(r, s, m, next);
+				return true;
+			}
+		} else {
+			u->st.rule_misses += !r;
+			Dwarf_CFI *eh, *dbg;
+			dso_cfi(d, &eh, &dbg);
 			Dwarf_CFI *cfis[2] = { eh, dbg };
 			for (int i = 0; i < 2; i++) {
 				Dwarf_Frame *fr;
 				if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], svma, &fr))
 					continue;
+				u->st.cfi_rows++;
+				if (!r && d->rules) {
+					struct urule tmp;
+					if (rule_from_frame(fr, &tmp)) {
+						struct urule *c = malloc(sizeof(*c));
+						if (c) {
+							*c = tmp;
+							hmap_put(d->rules, svma, c);
+						}
+					} else {
+						hmap_put(d->rules, svma, RULE_COMPLEX);
+					}
+				}
 				handle_cfi(s, m, fr, next);
 				free(fr);
-				u->st.cfi_rows++;
 				return true;
 			}
+			if (!r && d->rules)
+				hmap_put(d->rules, svma, RULE_NONE);
 		}
 	}
 	u->st.fp_fallbacks++;
@@ -337,8 +473,9 @@ const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 	return &u->st;
 }
 
-int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct perf_sample *s,
-		    uint64_t regs_mask, struct unwind_frame *out, int max, bool *retried)
+int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid,
+		    const struct perf_sample *s, uint64_t regs_mask, struct unwind_frame *out, int max,
+		    bool *retried)
 {
 	*retried = false;
 	if (!s->regs_user_abi || !s->regs_user_nr || max <= 0)
@@ -370,7 +507,7 @@ int unwinder_unwind(struct unwinder *u, uint32_t pid, uint32_t tid, const struct
 	int n = 0;
 	struct ustate next;
 	while (n < max) {
-		bool ok = step(u, pid, &st, &m, &next);
+		bool ok = step(u, proc, &st, &m, &next);
 		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
 		out[n].pc = act ? st.pc : st.pc - 1;
 		out[n].activation = act;

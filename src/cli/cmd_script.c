@@ -18,6 +18,7 @@ int cmd_script(int argc, char **argv)
 {
 	struct pipeline_config c;
 	pipeline_config_init(&c);
+	c.parallel_samples = true; /* the script sink prints in sample(), in order */
 	struct script_opts so = { .show_inline = true };
 	for (int i = 1; i < argc;) {
 		int r = opts_analysis(&c, argc, argv, &i);

@@ -1,23 +1,87 @@
 /* cmd_stats.c: `scorch stats` and `scorch header`. */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "analyze/resolver.h"
 #include "output/stats.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+/* --unwind: also resolve every sample (unwind + symbolize, no printing) and
+ * print the resolver's counters: the cheapest full resolve, for benchmarks. */
+struct unwind_wrap {
+	struct sink inner;
+	FILE *out;
+	uint64_t frames;
+};
+
+static int uw_begin(void *ctx, struct pipeline *p)
+{
+	struct unwind_wrap *w = ctx;
+	return w->inner.begin ? w->inner.begin(w->inner.ctx, p) : 0;
+}
+
+static int uw_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
+{
+	struct unwind_wrap *w = ctx;
+	return w->inner.event ? w->inner.event(w->inner.ctx, p, ev) : 0;
+}
+
+static int uw_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
+{
+	struct unwind_wrap *w = ctx;
+	w->frames += rs->nr_frames;
+	return w->inner.sample ? w->inner.sample(w->inner.ctx, p, rs) : 0;
+}
+
+static int uw_end(void *ctx, struct pipeline *p, int rc)
+{
+	struct unwind_wrap *w = ctx;
+	int r = w->inner.end ? w->inner.end(w->inner.ctx, p, rc) : 0;
+	const struct resolver_stats *st = pipeline_resolver_stats(p);
+	if (rc || !st)
+		return r;
+	fprintf(w->out,
+		"resolved samples: %" PRIu64 "\n"
+		"frames: %" PRIu64 "\n"
+		"frames unknown: %" PRIu64 "\n"
+		"frames inlined: %" PRIu64 "\n"
+		"fp samples: %" PRIu64 "\n"
+		"dwarf samples: %" PRIu64 "\n"
+		"lbr samples: %" PRIu64 "\n"
+		"dwarf unwinds: %" PRIu64 "\n"
+		"dwarf complete stacks: %" PRIu64 "\n"
+		"cfi rows looked up: %" PRIu64 "\n"
+		"frame-pointer fallbacks: %" PRIu64 "\n"
+		"stacks cut at max frames: %" PRIu64 "\n",
+		st->samples, st->frames, st->frames_unknown, st->frames_inlined, st->fp_samples,
+		st->dwarf_samples, st->lbr_samples, st->dwarf_unwinds, st->dwarf_complete, st->cfi_rows,
+		st->fp_fallbacks, st->truncated);
+	return r;
+}
 
 static int run(const char *name, int argc, char **argv, int (*init)(struct sink *, FILE *))
 {
 	struct pipeline_config c;
 	pipeline_config_init(&c);
 	c.resolve = false;
+	bool unwind = false;
 	for (int i = 1; i < argc;) {
 		int r = opts_analysis(&c, argc, argv, &i);
 		if (r < 0)
 			return EXIT_BADINPUT;
 		if (r)
 			continue;
+		if (!strcmp(name, "stats") && !strcmp(argv[i], "--unwind")) {
+			unwind = true;
+			c.resolve = true;
+			c.parallel_samples = true;
+			i++;
+			continue;
+		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: scorch %s [-i FILE] [options]\n%s", name, opts_analysis_help);
+			printf("usage: scorch %s [-i FILE] [options]%s\n%s", name,
+			       !strcmp(name, "stats") ? " [--unwind]" : "", opts_analysis_help);
 			return 0;
 		}
 		fprintf(stderr, "scorch %s: unknown option '%s'\n", name, argv[i]);
@@ -25,6 +89,10 @@ static int run(const char *name, int argc, char **argv, int (*init)(struct sink 
 	}
 	struct sink sink;
 	init(&sink, stdout);
+	struct unwind_wrap w = { .inner = sink, .out = stdout };
+	if (unwind)
+		sink = (struct sink){ .ctx = &w, .begin = uw_begin, .event = uw_event,
+				      .sample = uw_sample, .end = uw_end };
 	struct err e = { 0 };
 	if (pipeline_run(&c, &sink, &e)) {
 		cli_print_err(c.input, &e);

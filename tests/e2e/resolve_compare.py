@@ -13,8 +13,9 @@ Samples are matched by their header line (comm pid/tid time period event).
 Frames are compared by function name, GCC clone suffixes (.isra.N,
 .constprop.N, .part.N, .cold) removed, as far as the shorter stack goes.
 Prints the measured agreement and PASS/FAIL lines.
-Complete stacks: the outermost user frame is _start, start_thread or clone3,
-counted over the samples that have user frames.
+Complete stacks: the outermost user frame is _start (or _dl_start_user, a
+label in ld.so's _start code), start_thread or clone3, counted over the
+samples that have user frames.
 """
 import re
 import sys
@@ -63,7 +64,9 @@ def complete(frames):
     user = [f for f in frames if not f[2].startswith('[kernel')]
     if not user:
         return None
-    return user[-1][0] in ('_start', 'start_thread', 'clone3', '__clone3')
+    # _dl_start_user is a label inside ld.so's _start (RTLD_START): the
+    # process entry while ld.so runs the constructors
+    return user[-1][0] in ('_start', 'start_thread', 'clone3', '__clone3', '_dl_start_user')
 
 
 def main():

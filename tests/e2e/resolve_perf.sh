@@ -6,6 +6,7 @@
 # for >= 99.5%; complete stacks at least as often as the better peer.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
+unset DEBUGINFOD_URLS  # no network lookups in tests
 WL=$TOP/build/workloads
 CMP="python3 $TOP/tests/e2e/resolve_compare.py"
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$W/probe.data" true 2>/dev/null; then
@@ -40,16 +41,16 @@ run() {
 	echo "$name: lines differing from perf script: $d of $(wc -l < "$W/$name.perf")"
 }
 
-run calls-fp fp -- "$WL/calls-fp" 300
-run calls-nofp-dwarf dwarf --min-complete 99.6 -- "$WL/calls-nofp" 300
-run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 300
+run calls-fp fp -- "$WL/calls-fp" 200
+run calls-nofp-dwarf dwarf --min-complete 99.6 -- "$WL/calls-nofp" 200
+run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 200
 run threads-dwarf dwarf --min-complete 99.0 -- "$WL/threads" 150 2
-run cxx-dwarf dwarf --min-complete 99.0 -- "$WL/cxx" 250 2
-run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 300
+run cxx-dwarf dwarf --min-complete 99.5 -- "$WL/cxx" 200 2
+run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 200
 run forkexec-dwarf dwarf -- "$WL/forkexec" "$WL/calls-nofp" 200
 run forkexec-fp fp -- "$WL/forkexec" "$WL/calls-fp" 200
-run recurse-fp fp -- "$WL/recurse" 300 300
-run recurse-dwarf dwarf -- "$WL/recurse" 300 40
+run recurse-fp fp -- "$WL/recurse" 150 300
+run recurse-dwarf dwarf -- "$WL/recurse" 200 40
 
 # a parallel build (cc1, as, ld in many short processes): perf script's
 # inline lookups (an addr2line child with a timeout) are not reliable under
@@ -65,6 +66,18 @@ else
 	fail "parallel-build (perf record failed)"
 fi
 
+# -j N: worker threads give the same output as the sequential resolver
+for f in cxx-dwarf calls-fp; do
+	[ -s "$W/$f.data" ] || continue
+	"$SCORCH" script -j 1 -i "$W/$f.data" > "$W/$f.j1" 2>/dev/null
+	ok=1
+	for j in 2 3; do
+		"$SCORCH" script -j $j -i "$W/$f.data" > "$W/$f.j$j" 2>/dev/null
+		cmp -s "$W/$f.j1" "$W/$f.j$j" || ok=0
+	done
+	[ $ok = 1 ] && pass "resolve-jobs-$f" || fail "resolve-jobs-$f (-j 2/3 output differs from -j 1)"
+done
+
 # stripped binary: symbols come from the separate debug file (debuglink)
 if grep -q 'leaf_mul' "$W/calls-stripped-dwarf.scorch" 2>/dev/null; then
 	pass calls-stripped-debuglink-symbols
@@ -73,7 +86,7 @@ else
 fi
 # deep recursion: with --max-frames 1024 scorch unwinds all 200 levels to
 # main from the DWARF stack copy (perf script stops at 127 frames)
-if perf record -q -e cpu-clock --call-graph dwarf -o "$W/deep.data" -- "$WL/recurse" 200 200 >/dev/null 2>&1; then
+if perf record -q -e cpu-clock --call-graph dwarf -o "$W/deep.data" -- "$WL/recurse" 150 200 >/dev/null 2>&1; then
 	"$SCORCH" script --max-frames 1024 -i "$W/deep.data" > "$W/deep.txt" 2>/dev/null
 	deep=$(awk '/cpu-clock/{n=0} /descend/{n++} / main\+/{ if (n >= 200) ok++ } END{print ok+0}' "$W/deep.txt")
 	echo "recurse-deep: $deep samples unwound through 200 levels to main"

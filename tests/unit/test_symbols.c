@@ -1,0 +1,176 @@
+/* test_symbols.c: demangling, perf's alias choice (kallsyms, perf maps),
+ * ELF symbols and DWARF names of this very binary. */
+#include "analyze/symbols.h"
+#include "test.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void check_demangle(const char *in, const char *want)
+{
+	char *d = demangle_alloc(in);
+	if (!want) {
+		if (d)
+			fprintf(stderr, "%s demangled to %s\n", in, d);
+		CHECK(d == NULL);
+		return;
+	}
+	CHECK_STR(d, want);
+	free(d);
+}
+
+TEST(symbols_demangle_cxx_without_params)
+{
+	/* perf prints C++ names without parameters and return types */
+	check_demangle("_ZN11scorch_test5churnImEET_RSt6vectorIS1_SaIS1_EEi",
+		       "scorch_test::churn<unsigned long>");
+	check_demangle("_ZNKSt5ctypeIcE8do_widenEc", "std::ctype<char>::do_widen");
+	check_demangle("_ZN1AclEv", "A::operator()");
+	check_demangle("_ZNK1AcviEv", "A::operator int");
+	check_demangle("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo");
+	/* clone suffixes go, as with perf's demangler (no DMGL_PARAMS) */
+	check_demangle("_ZN3foo3barEv.isra.0", "foo::bar");
+	check_demangle("main", NULL);
+	check_demangle("_Zgarbage", NULL);
+}
+
+TEST(symbols_demangle_rust_legacy)
+{
+	check_demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place");
+	check_demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE",
+		       "std::rt::lang_start::{{closure}}");
+}
+
+static char *write_tmp(const char *dir, const char *name, const char *text)
+{
+	static char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+TEST(symbols_kallsyms_aliases_and_modules)
+{
+	char dir[] = "/tmp/scorch-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	const char *p = write_tmp(dir, "kallsyms",
+				  "ffffffff81000000 T _stext\n"
+				  "ffffffff81000100 T __ia32_sys_x\n"
+				  "ffffffff81000100 T __x64_sys_x\n"
+				  "ffffffff81000200 W weak_fn\n"
+				  "ffffffff81000200 t local_fn\n"
+				  "ffffffff81000300 T last_text\n"
+				  "ffffffffc0000000 t mod_fn\t[mymod]\n"
+				  "ffffffffc0000040 t mod_fn2\t[mymod]\n");
+	struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
+	struct symbols *s = symbols_new(&c);
+	const struct symtab *k = symbols_kernel(s);
+	CHECK(k != NULL);
+	/* same address: perf gives the size to the last one, which then wins */
+	CHECK_STR(symtab_find(k, 0xffffffff81000105ULL)->name, "__x64_sys_x");
+	CHECK_STR(symtab_find(k, 0xffffffff81000200ULL)->name, "local_fn");
+	/* the last vmlinux symbol ends at the next page boundary + a page */
+	CHECK_STR(symtab_find(k, 0xffffffff81001fffULL)->name, "last_text");
+	CHECK(symtab_find(k, 0xffffffff81002000ULL) == NULL);
+	const struct sym *m = symtab_find(k, 0xffffffffc0000010ULL);
+	CHECK_STR(m->name, "mod_fn");
+	CHECK_STR(symbols_kernel_module(s, m), "[mymod]");
+	CHECK(symbols_kernel_module(s, symtab_find(k, 0xffffffff81000000ULL)) == NULL);
+	symbols_free(s);
+}
+
+TEST(symbols_kallsyms_hidden)
+{
+	char dir[] = "/tmp/scorch-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	const char *p = write_tmp(dir, "kallsyms", "0000000000000000 T _stext\n0000000000000000 T foo\n");
+	struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
+	struct symbols *s = symbols_new(&c);
+	CHECK(symbols_kernel(s) == NULL);
+	symbols_free(s);
+}
+
+TEST(symbols_perf_map)
+{
+	char dir[] = "/tmp/scorch-unit-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char sub[PATH_MAX];
+	snprintf(sub, sizeof sub, "%s/tmp", dir);
+	CHECK(mkdir(sub, 0700) == 0);
+	write_tmp(sub, "perf-4242.map",
+		  "7f0000001000 10 jit_a\n7f0000001010 20 Lua::jit b\ngarbage line\n");
+	struct symbols_config c = { .sysroot = dir, .buildid_dir = dir };
+	struct symbols *s = symbols_new(&c);
+	const struct symtab *t = symbols_perfmap(s, 4242);
+	CHECK(t != NULL);
+	CHECK_EQ(t->nr, 2);
+	CHECK_STR(symtab_find(t, 0x7f0000001005ULL)->name, "jit_a");
+	CHECK_STR(symtab_find(t, 0x7f000000102fULL)->name, "Lua::jit b");
+	CHECK(symtab_find(t, 0x7f0000001030ULL) == NULL);
+	CHECK(symbols_perfmap(s, 4243) == NULL);
+	symbols_free(s);
+}
+
+/* A function of this binary to look up. */
+__attribute__((noinline)) int unit_probe_function(int x)
+{
+	return x * 3 + 1;
+}
+
+/* rel (file offset) of an address of this process, from /proc/self/maps */
+static bool self_rel(uint64_t addr, char *path, size_t n, uint64_t *rel)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	bool ok = false;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi, off;
+		char perms[8], file[512] = "";
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &lo, &hi, perms, &off, file) < 4)
+			continue;
+		if (addr >= lo && addr < hi) {
+			snprintf(path, n, "%s", file);
+			*rel = addr - lo + off;
+			ok = true;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+TEST(symbols_elf_and_dwarf_of_self)
+{
+	char path[512];
+	uint64_t rel;
+	CHECK(self_rel((uint64_t)(uintptr_t)&unit_probe_function, path, sizeof path, &rel));
+	struct symbols_config c = { .buildid_dir = "/nonexistent" };
+	struct symbols *s = symbols_new(&c);
+	struct dso *d = symbols_dso(s, symbols_intern(s, path), NULL, 0);
+	CHECK(d != NULL && !d->missing);
+	/* the same DSO object for the same file */
+	CHECK(symbols_dso(s, symbols_intern(s, path), NULL, 0) == d);
+	const struct sym *y = dso_find_sym(d, rel);
+	CHECK(y != NULL);
+	CHECK_STR(y->name, "unit_probe_function");
+	CHECK_EQ(rel - y->start, 0);
+	uint64_t svma;
+	CHECK(dso_rel_to_svma(d, rel, &svma));
+	const struct inline_entry *e;
+	unsigned ne = dso_inlines(d, rel, &e);
+	CHECK(ne >= 1);
+	CHECK_STR(e[ne - 1].name, "unit_probe_function");
+	CHECK(e[0].file && strstr(e[0].file, "test_symbols.c"));
+	CHECK(e[0].line > 0);
+	/* a missing file: found missing once, no symbols, no crash */
+	struct dso *m = symbols_dso(s, symbols_intern(s, "/nonexistent/libgone.so"), NULL, 0);
+	CHECK(m != NULL && m->missing);
+	CHECK(dso_find_sym(m, 0x1000) == NULL);
+	symbols_free(s);
+}
