@@ -23,6 +23,6 @@ for f in "$W/fp.data" "$W/dw.data" "$TOP/tests/data/peer/vector_static_gcc/perf.
 		esac
 		rc=$?
 		check "valgrind/$n $cmd (rc $rc)" [ $rc -le 2 ]
-		[ $rc = 99 ] && grep -v '^scorch' "$W/err" | head -10
+		if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
 	done
 done
