@@ -11,8 +11,9 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 HAVE_DEBUGINFOD := $(shell pkg-config --exists libdebuginfod 2>/dev/null && echo 1)
 ifeq ($(HAVE_DEBUGINFOD),1)
+# loaded with dlopen at run time when DEBUGINFOD_URLS is set (src/analyze/symbols.c)
 PKG_CFLAGS += -DHAVE_DEBUGINFOD=1 $(shell pkg-config --cflags libdebuginfod)
-PKG_LIBS   += $(shell pkg-config --libs libdebuginfod)
+PKG_LIBS   += -ldl
 endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP -pthread
 LDLIBS  += $(PKG_LIBS) -lz -lpthread -lm -lrt

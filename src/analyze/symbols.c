@@ -30,6 +30,7 @@
 #include <lzma.h>
 #endif
 #ifdef HAVE_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #endif
 
@@ -772,6 +773,41 @@ static void dbg_in_dir(void *ctx, const char *dir)
 
 static bool try_binary(struct symbols *s, struct dso *d, const char *p, bool *mismatch);
 
+#ifdef HAVE_DEBUGINFOD
+/*
+ * libdebuginfod is loaded with dlopen, only when DEBUGINFOD_URLS is set:
+ * linking it pulls in libcurl, gnutls, kerberos and LDAP, whose relocation
+ * alone costs every scorch command ~15 ms at startup.
+ */
+struct dbgd_api {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+};
+
+static const struct dbgd_api *dbgd_api(void)
+{
+	static struct dbgd_api api;
+	static int state; /* 0 untried, 1 loaded, -1 unavailable; set once, single thread */
+	if (state == 0) {
+		void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+		state = -1;
+		if (h) {
+			api.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
+			api.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
+			api.find_executable = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
+				h, "debuginfod_find_executable");
+			api.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
+				h, "debuginfod_find_debuginfo");
+			if (api.begin && api.end && api.find_executable && api.find_debuginfo)
+				state = 1;
+		}
+	}
+	return state == 1 ? &api : NULL;
+}
+#endif
+
 /* Optional: ask debuginfod (only when DEBUGINFOD_URLS is set) for the
  * debug file or the executable of a build id; the client caches files. */
 static bool debuginfod_fetch(struct symbols *s, struct dso *d, bool executable)
@@ -780,13 +816,16 @@ static bool debuginfod_fetch(struct symbols *s, struct dso *d, bool executable)
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !*urls)
 		return false;
+	const struct dbgd_api *api = dbgd_api();
+	if (!api)
+		return false;
 	if (!s->dbgd)
-		s->dbgd = debuginfod_begin();
+		s->dbgd = api->begin();
 	if (!s->dbgd)
 		return false;
 	char *path = NULL;
-	int fd = executable ? debuginfod_find_executable(s->dbgd, d->build_id, d->build_id_size, &path)
-			    : debuginfod_find_debuginfo(s->dbgd, d->build_id, d->build_id_size, &path);
+	int fd = executable ? api->find_executable(s->dbgd, d->build_id, d->build_id_size, &path)
+			    : api->find_debuginfo(s->dbgd, d->build_id, d->build_id_size, &path);
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -2032,7 +2071,7 @@ void symbols_free(struct symbols *s)
 	free(s->buildid_dir);
 #ifdef HAVE_DEBUGINFOD
 	if (s->dbgd)
-		debuginfod_end(s->dbgd);
+		dbgd_api()->end(s->dbgd);
 #endif
 	while (s->chunks) {
 		struct chunk *c = s->chunks->next;
