@@ -9,7 +9,7 @@
 #        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
 set -e
 BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev g++"
-TEST="xz-utils linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils"
+TEST="xz-utils linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils debuginfod"
 PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 # node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a
 # node with npm is already there (NodeSource's nodejs bundles npm and
