@@ -8,6 +8,7 @@
  * Inline chains cost a DIE walk, so each address is looked up once.
  */
 #include "analyze/symbols.h"
+#include "analyze/demangle_rust.h"
 #include "util/buf.h"
 #include "util/hash.h"
 
@@ -280,10 +281,8 @@ char *demangle_alloc(const char *name)
 {
 	if (!name || name[0] != '_')
 		return NULL;
-	if (name[1] == 'R') {
-		/* Rust v0: not decoded here beyond leaving it as is */
-		return NULL;
-	}
+	if (name[1] == 'R')
+		return demangle_rust_v0(name); /* Rust v0 (RFC 2603) */
 	if (name[1] != 'Z')
 		return NULL;
 	/* GCC clone suffixes (".isra.0", ".cold"): a demangler without
