@@ -217,20 +217,27 @@ static int chunk_skip(struct input *in, uint64_t n, struct err *e)
 
 /* ---- header ------------------------------------------------------------- */
 
+/* Byte-swap the w-byte words (4 or 8) of a[from, to), as far as n reaches. */
+static void swap_words(uint8_t *a, size_t n, size_t from, size_t to, size_t w)
+{
+	for (size_t o = from; o + w <= to && o + w <= n; o += w) {
+		if (w == 8) {
+			uint64_t v = bswap_64(ld64(a + o));
+			memcpy(a + o, &v, 8);
+		} else {
+			uint32_t v;
+			memcpy(&v, a + o, 4);
+			v = bswap_32(v);
+			memcpy(a + o, &v, 4);
+		}
+	}
+}
+
+/* An attr written on an opposite-endian machine, n bytes of it. */
 static void swap_attr(uint8_t *a, size_t n)
 {
-	/* u32 type, size; u64 config, period, sample_type, read_format; then the
-	 * flags bitfield, which keeps its byte order (see below) */
-	for (size_t o = 0; o + 4 <= 8 && o + 4 <= n; o += 4) {
-		uint32_t v;
-		memcpy(&v, a + o, 4);
-		v = bswap_32(v);
-		memcpy(a + o, &v, 4);
-	}
-	for (size_t o = 8; o + 8 <= 40 && o + 8 <= n; o += 8) {
-		uint64_t v = bswap_64(ld64(a + o));
-		memcpy(a + o, &v, 8);
-	}
+	swap_words(a, n, 0, 8, 4);    /* u32 type, size */
+	swap_words(a, n, 8, 40, 8);   /* config, sample_period, sample_type, read_format */
 	/* the flags bitfield: a big-endian compiler allocates bits from the most
 	 * significant end, so bytes stay in place and the bits of each flip */
 	if (n >= 48)
@@ -240,28 +247,10 @@ static void swap_attr(uint8_t *a, size_t n)
 				r |= (uint8_t)(((b >> k) & 1) << (7 - k));
 			a[i] = r;
 		}
-	/* u32 wakeup, bp_type; u64 config1, config2, branch_sample_type, regs_user */
-	for (size_t o = 48; o + 4 <= 56 && o + 4 <= n; o += 4) {
-		uint32_t v;
-		memcpy(&v, a + o, 4);
-		v = bswap_32(v);
-		memcpy(a + o, &v, 4);
-	}
-	for (size_t o = 56; o + 8 <= 88 && o + 8 <= n; o += 8) {
-		uint64_t v = bswap_64(ld64(a + o));
-		memcpy(a + o, &v, 8);
-	}
-	/* u32 sample_stack_user, clockid; u64 regs_intr; u32 aux_watermark ... */
-	for (size_t o = 88; o + 4 <= 96 && o + 4 <= n; o += 4) {
-		uint32_t v;
-		memcpy(&v, a + o, 4);
-		v = bswap_32(v);
-		memcpy(a + o, &v, 4);
-	}
-	if (n >= 104) {
-		uint64_t v = bswap_64(ld64(a + 96));
-		memcpy(a + 96, &v, 8);
-	}
+	swap_words(a, n, 48, 56, 4);  /* wakeup_events, bp_type */
+	swap_words(a, n, 56, 88, 8);  /* config1, config2, branch_sample_type, sample_regs_user */
+	swap_words(a, n, 88, 96, 4);  /* sample_stack_user, clockid */
+	swap_words(a, n, 96, 104, 8); /* sample_regs_intr */
 }
 
 static int read_file_header(struct input *in, struct err *e)

@@ -181,7 +181,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->ip = ip;
 	f->kind = kind;
 	if (is_kernel_kind(kind)) {
-		const struct map *m = proc_find_map(r->cur.kernel, ip);
+		const struct map *m = process_find_map(r->cur.kernel, ip);
 		f->map = m;
 		f->rel = ip;
 		const struct symtab *kt = symbols_kernel(r->syms);
@@ -201,7 +201,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		}
 		return NULL;
 	}
-	const struct map *m = proc_find_map(r->cur.proc, ip);
+	const struct map *m = process_find_map(r->cur.proc, ip);
 	f->map = m;
 	if (!m) {
 		/* JIT code without a mapping record */
@@ -360,7 +360,7 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	}
 	for (int i = 0; i < n; i++) {
 		/* perf reports nothing past an address in no mapping */
-		if (!proc_find_map(proc, r->uf[i].pc))
+		if (!process_find_map(proc, r->uf[i].pc))
 			break;
 		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
 		if (rc)

@@ -205,21 +205,7 @@ static void map_insert(struct process *p, const struct map *m)
 
 const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr)
 {
-	struct process *p = hmap_get(&s->procs, pid);
-	if (!p || !p->nr_maps)
-		return NULL;
-	size_t lo = 0, hi = p->nr_maps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	const struct map *m = &p->maps[lo - 1];
-	return addr < m->end ? m : NULL;
+	return process_find_map(hmap_get(&s->procs, pid), addr);
 }
 
 static void apply_mmap(struct session *s, const struct perf_event *ev)

@@ -75,6 +75,26 @@ struct thread *session_thread_get(struct session *s, uint32_t pid, uint32_t tid)
 struct process *session_process(struct session *s, uint32_t pid);
 /* The comm of tid at time t ("" where unknown; perf prints ":TID"). */
 const char *session_comm(struct session *s, uint32_t tid, uint64_t time);
+/* The map of p containing addr, or NULL: a binary search over p's sorted
+ * maps (callers that look up many addresses of one process keep p). */
+static inline const struct map *process_find_map(const struct process *p, uint64_t addr)
+{
+	if (!p || !p->nr_maps)
+		return NULL;
+	size_t lo = 0, hi = p->nr_maps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct map *m = &p->maps[lo - 1];
+	return addr < m->end ? m : NULL;
+}
+
 /* The map containing addr in pid (kernel addresses: pass SESSION_KERNEL_PID). */
 const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr);
 const char *session_intern(struct session *s, const char *str);

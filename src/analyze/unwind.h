@@ -20,25 +20,6 @@
 
 struct unwinder;
 
-/* The map of proc containing addr, or NULL (binary search; one process
- * lookup per sample instead of one per frame). */
-static inline const struct map *proc_find_map(const struct process *p, uint64_t addr)
-{
-	if (!p || !p->nr_maps)
-		return NULL;
-	size_t lo = 0, hi = p->nr_maps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	const struct map *m = &p->maps[lo - 1];
-	return addr < m->end ? m : NULL;
-}
 
 struct unwind_frame {
 	uint64_t pc;        /* as perf shows it: the return address - 1 for callers */

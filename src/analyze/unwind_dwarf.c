@@ -401,7 +401,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	uint64_t pc = s->pc;
 	if (!s->initial && !s->signal)
 		pc--;
-	const struct map *map = proc_find_map(proc, pc);
+	const struct map *map = process_find_map(proc, pc);
 	struct dso *d = NULL;
 	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);

@@ -96,7 +96,7 @@ static void load_self_maps(struct session *s, uint32_t pid)
 
 static const char *name_of(struct symbols *syms, const struct process *proc, uint64_t pc)
 {
-	const struct map *m = proc_find_map(proc, pc);
+	const struct map *m = process_find_map(proc, pc);
 	if (!m)
 		return NULL;
 	struct dso *d = symbols_dso(syms, m->filename, NULL, 0);
