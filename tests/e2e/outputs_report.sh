@@ -109,7 +109,7 @@ if command -v go > /dev/null; then
 		$CHK pprof "go tool pprof -top flat% == scorch report self%" "$W/ptc" "$W/rsym" --top 6
 		go tool pprof -traces -symbolize=none "$W/p.pb.gz" > "$W/ptr" 2>&1
 		check "pprof traces have hot_a under outer" grep -qzP 'hot_a\n\s+outer' "$W/ptr"
-		go tool pprof -top -symbolize=none -tagfocus=comm=worker -sample_index=samples "$W/p.pb.gz" > "$W/ptw" 2>&1
+		go tool pprof -top -nodefraction=0 -symbolize=none -tagfocus=comm=worker -sample_index=samples "$W/p.pb.gz" > "$W/ptw" 2>&1
 		check "pprof comm label: worker has $wn samples" grep -q "accounting for $wn, " "$W/ptw"
 	fi
 else
