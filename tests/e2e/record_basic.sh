@@ -96,7 +96,7 @@ kill $wp 2>/dev/null; wait $wp 2>/dev/null
 sleep 0.2
 tid=$(ls /proc/$wp/task | sort -n | tail -1)
 "$SCORCH" record -q -t "$tid" -o "$T/t.data" & rp=$!
-sleep 0.6; kill -INT $rp; wait $rp
+sleep 1; kill -INT $rp; wait $rp
 t=$(perf script -F tid -i "$T/t.data" 2>/dev/null | sort -u | tr -d ' ')
 check record_t_one_thread test "$t" = "$tid"
 kill $wp 2>/dev/null; wait $wp 2>/dev/null
