@@ -28,7 +28,6 @@
 #define READ_CHUNK ((size_t)256 << 10)
 #define CHUNK_LIMIT ((size_t)512 << 20)
 #define DECOMP_LIMIT ((size_t)256 << 20)
-#define READALL_LIMIT ((size_t)64 << 30)
 
 struct input {
 	char *name;

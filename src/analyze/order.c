@@ -18,7 +18,6 @@
 #define ORDER_MAX_PENDING ((size_t)1 << 31)
 
 struct chunk {
-	struct chunk *next;
 	size_t used, cap;
 	uint64_t refs;
 	uint8_t data[];
@@ -230,7 +229,6 @@ int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64
 			o->cur->used = 0;
 			o->cur->cap = cap;
 			o->cur->refs = 0;
-			o->cur->next = NULL;
 		}
 		ch = o->cur;
 		uint8_t *dst = ch->data + ch->used;

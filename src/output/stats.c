@@ -61,11 +61,6 @@ static int stats_event(void *ctx, struct pipeline *p, const struct perf_event *e
 	return 0;
 }
 
-static int stats_begin(void *ctx, struct pipeline *p)
-{
-	return 0;
-}
-
 static int stats_end(void *ctx, struct pipeline *p, int rc)
 {
 	struct stats *st = ctx;
@@ -136,7 +131,6 @@ int stats_sink_init(struct sink *sink, FILE *out)
 	st->out = out;
 	memset(sink, 0, sizeof(*sink));
 	sink->ctx = st;
-	sink->begin = stats_begin;
 	sink->event = stats_event_first;
 	sink->end = stats_end;
 	return 0;

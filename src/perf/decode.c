@@ -131,7 +131,7 @@ static int decode_read(struct cur *c, const struct perf_attr *pa, struct perf_sa
 
 static int decode_sample(const struct perf_attr *pa, struct cur *c, struct perf_sample *s, struct err *e)
 {
-	uint64_t t = pa->attr.sample_type, v;
+	uint64_t t = pa->attr.sample_type;
 	if (t & PERF_SAMPLE_IDENTIFIER && get64(c, &s->id, "sample identifier", e))
 		return -EINVAL;
 	if (t & PERF_SAMPLE_IP && get64(c, &s->ip, "sample ip", e))
@@ -262,7 +262,6 @@ static int decode_sample(const struct perf_attr *pa, struct cur *c, struct perf_
 		s->aux = c->p;
 		c->p += s->aux_size;
 	}
-	(void)v;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "output/perfparser.h"
 #include "output/perfparser_stats.h"
 #include "output/perfparser_trace.h"
+#include "fuzz_fd.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,33 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_trace(data, size);
 		return 0;
 	}
-	if (mode == 3) {
-		int p[2];
-		if (pipe(p))
-			return 0;
-		fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-		fcntl(p[1], F_SETFL, O_NONBLOCK);
-		size_t off = 0;
-		while (off < size) {
-			ssize_t w = write(p[1], data + off, size - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		close(p[1]);
-		run_stream(p[0]);
-		close(p[0]);
-		return 0;
-	}
-	int fd = memfd_create("fuzz", 0);
+	int fd = fuzz_fd(data, size, mode == 3);
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	lseek(fd, 0, SEEK_SET);
-	if (mode == 0)
+	if (mode == 0 || mode == 3)
 		run_stream(fd);
 	else
 		run_stats(fd);

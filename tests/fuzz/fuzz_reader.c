@@ -8,6 +8,7 @@
 #include "analyze/pipeline.h"
 #include "output/script.h"
 #include "output/stats.h"
+#include "fuzz_fd.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,34 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
-	if (mode & 1) {
-		/* pipe: the whole input fits the pipe buffer, written up front */
-		int p[2];
-		if (pipe(p))
-			return 0;
-		fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
-		fcntl(p[1], F_SETFL, O_NONBLOCK);
-		size_t off = 0;
-		while (off < size) {
-			ssize_t w = write(p[1], data + off, size - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		close(p[1]);
-		run(p[0], mode & 2);
-		close(p[0]);
-	} else {
-		int fd = memfd_create("fuzz", 0);
-		if (fd < 0)
-			return 0;
-		if (write(fd, data, size) != (ssize_t)size) {
-			close(fd);
-			return 0;
-		}
-		lseek(fd, 0, SEEK_SET);
-		run(fd, mode & 2);
-		close(fd);
-	}
+	int fd = fuzz_fd(data, size, mode & 1);
+	if (fd < 0)
+		return 0;
+	run(fd, mode & 2);
+	close(fd);
 	return 0;
 }
