@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
+#include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -356,19 +357,12 @@ int cmd_perfparser(int argc, char **argv)
 	}
 
 	struct perfparser *pp = NULL;
-	struct sink out_sink;
 	if (!a.print_stats) {
 		struct perfparser_opts o;
 		perfparser_opts_init(&o);
 		o.fd = out_fd;
-		o.arch = a.arch;
-		o.sysroot = a.sysroot;
-		o.app_path = a.app;
-		o.extra_paths = a.extra;
-		o.kallsyms = a.kallsyms;
 		pp = perfparser_new(&o);
 		perfparser_flush(pp, false); /* the magic goes out at once, as with the reference */
-		perfparser_sink_init(pp, &out_sink);
 	}
 
 	struct pipeline_config cfg;
@@ -421,6 +415,16 @@ int cmd_perfparser(int argc, char **argv)
 		return code;
 	}
 
+	struct sink out_sink;
+	if (perfparser_sink_init(pp, a.arch, &cfg, &out_sink)) {
+		fprintf(stderr, "scorch perfparser: out of memory\n");
+		perfparser_free(pp);
+		if (in_fd >= 0)
+			close(in_fd);
+		if (out_fd != 1)
+			close(out_fd);
+		return PPX_DATA_ERROR;
+	}
 	struct wrap w = { out_sink, a.arch, false };
 	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end };
 	struct err e;

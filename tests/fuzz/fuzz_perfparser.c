@@ -9,6 +9,7 @@
  */
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
+#include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
 #include "output/perfparser_trace.h"
 #include "fuzz_fd.h"
@@ -26,14 +27,17 @@ static void run_stream(int fd)
 	perfparser_opts_init(&o);
 	o.fd = devnull;
 	struct perfparser *pp = perfparser_new(&o);
-	struct sink sink;
-	perfparser_sink_init(pp, &sink);
 	struct pipeline_config c;
 	pipeline_config_init(&c);
 	c.input = "fuzz";
 	c.input_fd = fd;
 	c.order.buffer_size = 64 * 1024;
 	c.order.max_buffer_size = 1 << 20;
+	struct sink sink;
+	if (perfparser_sink_init(pp, NULL, &c, &sink)) {
+		perfparser_free(pp);
+		return;
+	}
 	struct err e = { 0 };
 	pipeline_run(&c, &sink, &e);
 	perfparser_free(pp);
