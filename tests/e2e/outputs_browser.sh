@@ -20,7 +20,7 @@ if command -v node > /dev/null && [ -x /usr/bin/chromium ]; then
 	"$TOP/scripts/npm-deps.sh" --check || "$TOP/scripts/npm-deps.sh" > /dev/null 2>&1
 	"$TOP/scripts/npm-deps.sh" --check && browser=1
 fi
-[ $browser = 1 ] || echo "SKIP browser checks: needs node, /usr/bin/chromium and scripts/npm-deps.sh"
+[ $browser = 1 ] || skip "browser checks" "needs node, /usr/bin/chromium and scripts/npm-deps.sh"
 js() { # js FIELD JSONFILE: a field of the driver's JSON line
 	python3 -c 'import json,sys; v=json.load(open(sys.argv[2])).get(sys.argv[1]); print(json.dumps(v) if isinstance(v,(list,dict)) else v)' "$1" "$2"
 }
@@ -94,7 +94,7 @@ ns=$("$S" export -f folded -i "$W/many.data" | wc -l)
 if [ "$HAVE_SYMS" = 1 ]; then
 	check "many-stacks recording has thousands of distinct stacks ($ns)" [ "$ns" -ge 2000 ]
 else
-	echo "SKIP distinct stacks: without symbols they fold into one per DSO ($ns)"
+	skip "distinct stacks" "without symbols they fold into one per DSO: $ns"
 fi
 t0=$(date +%s%N)
 "$S" flame -i "$W/many.data" -o "$W/many.html" 2> /dev/null
