@@ -13,6 +13,7 @@
  * AUXTRACE) are skipped here (tracing data is kept in the header).
  */
 #include "analyze/input.h"
+#include "perf/swap.h"
 #include <byteswap.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -216,42 +217,6 @@ static int chunk_skip(struct input *in, uint64_t n, struct err *e)
 
 /* ---- header ------------------------------------------------------------- */
 
-/* Byte-swap the w-byte words (4 or 8) of a[from, to), as far as n reaches. */
-static void swap_words(uint8_t *a, size_t n, size_t from, size_t to, size_t w)
-{
-	for (size_t o = from; o + w <= to && o + w <= n; o += w) {
-		if (w == 8) {
-			uint64_t v = bswap_64(ld64(a + o));
-			memcpy(a + o, &v, 8);
-		} else {
-			uint32_t v;
-			memcpy(&v, a + o, 4);
-			v = bswap_32(v);
-			memcpy(a + o, &v, 4);
-		}
-	}
-}
-
-/* An attr written on an opposite-endian machine, n bytes of it. */
-static void swap_attr(uint8_t *a, size_t n)
-{
-	swap_words(a, n, 0, 8, 4);    /* u32 type, size */
-	swap_words(a, n, 8, 40, 8);   /* config, sample_period, sample_type, read_format */
-	/* the flags bitfield: a big-endian compiler allocates bits from the most
-	 * significant end, so bytes stay in place and the bits of each flip */
-	if (n >= 48)
-		for (size_t i = 40; i < 48; i++) {
-			uint8_t b = a[i], r = 0;
-			for (int k = 0; k < 8; k++)
-				r |= (uint8_t)(((b >> k) & 1) << (7 - k));
-			a[i] = r;
-		}
-	swap_words(a, n, 48, 56, 4);  /* wakeup_events, bp_type */
-	swap_words(a, n, 56, 88, 8);  /* config1, config2, branch_sample_type, sample_regs_user */
-	swap_words(a, n, 88, 96, 4);  /* sample_stack_user, clockid */
-	swap_words(a, n, 96, 104, 8); /* sample_regs_intr */
-}
-
 static int read_file_header(struct input *in, struct err *e)
 {
 	const uint8_t *m = in->map;
@@ -274,11 +239,8 @@ static int read_file_header(struct input *in, struct err *e)
 		return err_at(e, 8, "header size %llu is not %d", (unsigned long long)hsize, PERF_FILE_HEADER_SIZE);
 	struct perf_file_header fh;
 	memcpy(&fh, m, sizeof(fh));
-	if (in->hdr.swap) {
-		uint64_t *w = (uint64_t *)&fh;
-		for (size_t i = 0; i < sizeof(fh) / 8; i++)
-			w[i] = bswap_64(w[i]);
-	}
+	if (in->hdr.swap)
+		perf_u64s_swap((uint64_t *)&fh, sizeof(fh) / 8);
 	memcpy(in->hdr.features, fh.adds_features, sizeof(fh.adds_features));
 	in->hdr.attr_size = fh.attr_size;
 	uint64_t flen = in->map_len;
@@ -312,9 +274,8 @@ static int read_file_header(struct input *in, struct err *e)
 		struct perf_file_section ids;
 		memcpy(&ids, m + ao + asz, 16);
 		if (in->hdr.swap) {
-			swap_attr(abuf, asz);
-			ids.offset = bswap_64(ids.offset);
-			ids.size = bswap_64(ids.size);
+			perf_attr_swap(abuf, asz);
+			perf_u64s_swap((uint64_t *)&ids, 2);
 		}
 		if (ids.offset > flen || ids.size > flen - ids.offset)
 			return err_at(e, ao + asz, "attr %llu ids (offset %llu, size %llu) are outside the file",
@@ -328,8 +289,7 @@ static int read_file_header(struct input *in, struct err *e)
 				return err_set(e, -ENOMEM, "out of memory for %zu ids", nids);
 			memcpy(idv, m + ids.offset, nids * 8);
 			if (in->hdr.swap)
-				for (size_t k = 0; k < nids; k++)
-					idv[k] = bswap_64(idv[k]);
+				perf_u64s_swap(idv, nids);
 		}
 		int rc = perf_evlist_add(&in->el, abuf, asz, idv, nids, ao, e);
 		free(idv);
@@ -575,7 +535,7 @@ static uint32_t rec_size(const struct input *in, const uint8_t *p)
 	return in->hdr.swap ? bswap_16(s) : s;
 }
 
-/* Absorb what the reader itself needs from a record (attrs, features, ...). */
+/* Absorb what the input itself needs from a record (attrs, features, ...). */
 static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 {
 	const uint8_t *p = rec->p;

@@ -13,7 +13,6 @@
  * Every count is checked against the bytes left before it is used.
  */
 #include "perf/event.h"
-#include <byteswap.h>
 #include <errno.h>
 #include <string.h>
 
@@ -468,114 +467,5 @@ int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t f
 		/* READ, NAMESPACES, BPF_EVENT, TEXT_POKE, ITRACE_START,
 		 * AUX_OUTPUT_HW_ID and unknown types: skipped by size. */
 		return 0;
-	}
-}
-
-/* ---- opposite-endian files ---------------------------------------------- */
-
-static void swap64s(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t v = bswap_64(ld64(p + i));
-		memcpy(p + i, &v, 8);
-	}
-}
-
-static void swap32s(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 4 <= n; i += 4) {
-		uint32_t v = bswap_32(ld32(p + i));
-		memcpy(p + i, &v, 4);
-	}
-}
-
-/* A u64 slot that holds two u32s: bswap_64 exchanged them; exchange back. */
-static void unpair(uint8_t *p)
-{
-	uint8_t t[4];
-	memcpy(t, p, 4);
-	memmove(p, p + 4, 4);
-	memcpy(p + 4, t, 4);
-}
-
-void perf_record_swap(const struct perf_evlist *el, uint8_t *p)
-{
-	struct perf_event_header *h = (void *)p;
-	h->type = bswap_32(h->type);
-	h->misc = bswap_16(h->misc);
-	h->size = bswap_16(h->size);
-	if (h->size < 8)
-		return;
-	uint8_t *b = p + 8;
-	size_t n = h->size - 8;
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_KSYMBOL:
-	case PERF_RECORD_CGROUP: {
-		/* fixed part as u32/u64, string left alone, trailer swapped */
-		size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : h->type == PERF_RECORD_MMAP2 ? 64
-			     : h->type == PERF_RECORD_COMM ? 8 : h->type == PERF_RECORD_KSYMBOL ? 16 : 8;
-		if (fixed > n)
-			return;
-		if (h->type == PERF_RECORD_CGROUP) {
-			swap64s(b, 8);
-		} else if (h->type == PERF_RECORD_KSYMBOL) {
-			swap64s(b, 8);
-			swap32s(b + 8, 4);
-			uint16_t *f = (uint16_t *)(b + 12);
-			f[0] = bswap_16(f[0]);
-			f[1] = bswap_16(f[1]);
-		} else {
-			swap32s(b, 8);
-			if (fixed >= 32)
-				swap64s(b + 8, 24);
-			if (fixed == 64) {
-				swap32s(b + 32, 8);
-				swap64s(b + 40, 16);
-				swap32s(b + 56, 8);
-			}
-		}
-		break;
-	}
-	case PERF_RECORD_SAMPLE:
-	default:
-		/* u64 words; the u32 pairs of TID and CPU are put back */
-		swap64s(b, n & ~(size_t)7);
-		break;
-	}
-	int ai = perf_evlist_attr_of(el, p);
-	if (ai < 0)
-		ai = el->nr ? 0 : -1;
-	if (ai < 0 || h->type >= PERF_RECORD_USER_TYPE_START)
-		return;
-	uint64_t t = el->attrs[ai].attr.sample_type;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		size_t o = 8 + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP));
-		if (t & PERF_SAMPLE_TID && o + 8 <= h->size)
-			unpair(p + o);
-		o += 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR) +
-			  !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
-		if (t & PERF_SAMPLE_CPU && o + 8 <= h->size)
-			unpair(p + o);
-		return;
-	}
-	const struct perf_attr *pa = &el->attrs[ai];
-	if (!pa->attr.sample_id_all || pa->trailer_size > n)
-		return;
-	uint8_t *tr = p + h->size - pa->trailer_size;
-	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM ||
-	    h->type == PERF_RECORD_KSYMBOL || h->type == PERF_RECORD_CGROUP)
-		swap64s(tr, pa->trailer_size);
-	if (t & PERF_SAMPLE_TID)
-		unpair(tr);
-	size_t o = 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
-			!!(t & PERF_SAMPLE_STREAM_ID));
-	if (t & PERF_SAMPLE_CPU && o + 8 <= pa->trailer_size)
-		unpair(tr + o);
-	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
-		unpair(b);
-		unpair(b + 8);
 	}
 }
