@@ -20,7 +20,8 @@
  * lost records, keeps first/last sample times and feeds the build-id tracker.
  */
 #include "record/record.h"
-#include "perf/writer.h"
+#include "perf/encode.h"
+#include "record/host.h"
 #include "record/buildid.h"
 #include "record/events.h"
 #include "record/synth.h"
@@ -53,7 +54,7 @@ struct rec {
 	struct events ev;
 	struct perf_wattr wattrs[RECORD_MAX_EVENTS];
 	struct perf_feats feats;
-	struct perf_host_info host;
+	struct host_info host;
 	char exe[4096];
 	struct buildid bid;
 	uint64_t synth_id;
@@ -835,8 +836,8 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		return rc;
 	if (readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1) < 0)
 		snprintf(r->exe, sizeof(r->exe), "scorch");
-	r->host = (struct perf_host_info){ "scorch-0.1", r->exe, o->argc, o->argv };
-	if ((rc = perf_feats_add_host(&r->feats, &r->host)) ||
+	r->host = (struct host_info){ "scorch-0.1", r->exe, o->argc, o->argv };
+	if ((rc = host_add_features(&r->feats, &r->host)) ||
 	    (rc = perf_feats_add_event_desc(&r->feats, r->wattrs, r->ev.nr_ev)))
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
 
