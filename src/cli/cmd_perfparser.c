@@ -258,8 +258,8 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 		input_free(in);
 		return PPX_MISSING_DATA;
 	}
-	struct pp_stats *st = pp_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
-	int rc = pp_stats_run(st, in, &e);
+	struct perfparser_stats *st = perfparser_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
+	int rc = perfparser_stats_run(st, in, &e);
 	int code = PPX_NO_ERROR;
 	if (rc < 0) {
 		cli_print_err(cfg->input, &e);
@@ -267,12 +267,12 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 	} else {
 		FILE *f = fdopen(dup(out_fd), "w");
 		if (f) {
-			pp_stats_print(st, f);
+			perfparser_stats_print(st, f);
 			if (fclose(f))
 				code = PPX_DATA_ERROR;
 		}
 	}
-	pp_stats_free(st);
+	perfparser_stats_free(st);
 	input_free(in);
 	return code;
 }

@@ -28,13 +28,13 @@
 
 /* ---- QDataStream appenders ---- */
 
-void pp_put_u8(struct buf *b, uint8_t v)
+void perfparser_put_u8(struct buf *b, uint8_t v)
 {
 	if (buf_reserve(b, 1) == 0)
 		b->data[b->len++] = v;
 }
 
-void pp_put_u16(struct buf *b, uint16_t v)
+void perfparser_put_u16(struct buf *b, uint16_t v)
 {
 	if (buf_reserve(b, 2) == 0) {
 		b->data[b->len++] = (uint8_t)(v >> 8);
@@ -42,7 +42,7 @@ void pp_put_u16(struct buf *b, uint16_t v)
 	}
 }
 
-void pp_put_u32(struct buf *b, uint32_t v)
+void perfparser_put_u32(struct buf *b, uint32_t v)
 {
 	if (buf_reserve(b, 4) == 0) {
 		uint8_t *p = b->data + b->len;
@@ -54,28 +54,28 @@ void pp_put_u32(struct buf *b, uint32_t v)
 	}
 }
 
-void pp_put_u64(struct buf *b, uint64_t v)
+void perfparser_put_u64(struct buf *b, uint64_t v)
 {
-	pp_put_u32(b, (uint32_t)(v >> 32));
-	pp_put_u32(b, (uint32_t)v);
+	perfparser_put_u32(b, (uint32_t)(v >> 32));
+	perfparser_put_u32(b, (uint32_t)v);
 }
 
-void pp_put_f64(struct buf *b, double v)
+void perfparser_put_f64(struct buf *b, double v)
 {
 	uint64_t u;
 	memcpy(&u, &v, sizeof(u));
-	pp_put_u64(b, u);
+	perfparser_put_u64(b, u);
 }
 
-void pp_put_bytes(struct buf *b, const void *p, size_t n)
+void perfparser_put_bytes(struct buf *b, const void *p, size_t n)
 {
-	pp_put_u32(b, (uint32_t)n);
+	perfparser_put_u32(b, (uint32_t)n);
 	buf_append(b, p, n);
 }
 
-void pp_put_null_bytes(struct buf *b)
+void perfparser_put_null_bytes(struct buf *b)
 {
-	pp_put_u32(b, 0xffffffffu);
+	perfparser_put_u32(b, 0xffffffffu);
 }
 
 /* Decode one UTF-8 code point; invalid input gives U+FFFD and consumes one byte. */
@@ -110,23 +110,23 @@ static uint32_t utf8_next(const unsigned char **ps)
 	return c;
 }
 
-void pp_put_qstring(struct buf *b, const char *utf8)
+void perfparser_put_qstring(struct buf *b, const char *utf8)
 {
 	if (!utf8) {
-		pp_put_u32(b, 0xffffffffu);
+		perfparser_put_u32(b, 0xffffffffu);
 		return;
 	}
 	size_t at = b->len;
-	pp_put_u32(b, 0);
+	perfparser_put_u32(b, 0);
 	const unsigned char *s = (const unsigned char *)utf8;
 	while (*s) {
 		uint32_t c = utf8_next(&s);
 		if (c >= 0x10000) {
 			c -= 0x10000;
-			pp_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
-			pp_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
+			perfparser_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
+			perfparser_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
 		} else {
-			pp_put_u16(b, (uint16_t)c);
+			perfparser_put_u16(b, (uint16_t)c);
 		}
 	}
 	if (b->len >= at + 4) {
@@ -276,8 +276,8 @@ static void out_maybe_flush(struct perfparser *pp)
 static size_t ev_begin(struct buf *b, uint8_t type)
 {
 	size_t at = b->len;
-	pp_put_u32(b, 0);
-	pp_put_u8(b, type);
+	perfparser_put_u32(b, 0);
+	perfparser_put_u8(b, type);
 	return at;
 }
 
@@ -379,8 +379,8 @@ int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n)
 	int32_t id = str_lookup(pp, s, n, &isnew);
 	if (isnew) {
 		size_t at = ev_begin(&pp->out, PPE_STRING);
-		pp_put_u32(&pp->out, (uint32_t)id);
-		pp_put_bytes(&pp->out, s, n);
+		perfparser_put_u32(&pp->out, (uint32_t)id);
+		perfparser_put_bytes(&pp->out, s, n);
 		ev_end(pp, &pp->out, at);
 		pp->counts.strings++;
 		out_maybe_flush(pp);
@@ -451,13 +451,13 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	*isnew = true;
 	const struct perfparser_loc_key *l = k;
 	size_t at = ev_begin(&pp->out, PPE_LOCATION);
-	pp_put_u32(&pp->out, (uint32_t)t->e[j].id);
-	pp_put_u64(&pp->out, address);
-	pp_put_u32(&pp->out, (uint32_t)l->file);
-	pp_put_u32(&pp->out, pid);
-	pp_put_u32(&pp->out, (uint32_t)l->line);
-	pp_put_u32(&pp->out, (uint32_t)l->column);
-	pp_put_u32(&pp->out, (uint32_t)l->parent);
+	perfparser_put_u32(&pp->out, (uint32_t)t->e[j].id);
+	perfparser_put_u64(&pp->out, address);
+	perfparser_put_u32(&pp->out, (uint32_t)l->file);
+	perfparser_put_u32(&pp->out, pid);
+	perfparser_put_u32(&pp->out, (uint32_t)l->line);
+	perfparser_put_u32(&pp->out, (uint32_t)l->column);
+	perfparser_put_u32(&pp->out, (uint32_t)l->parent);
 	ev_end(pp, &pp->out, at);
 	pp->counts.locations++;
 	return t->e[j].id;
@@ -484,11 +484,11 @@ void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, in
 		       int32_t path, bool is_kernel)
 {
 	size_t at = ev_begin(&pp->out, PPE_SYMBOL);
-	pp_put_u32(&pp->out, (uint32_t)location);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u32(&pp->out, (uint32_t)binary);
-	pp_put_u32(&pp->out, (uint32_t)path);
-	pp_put_u8(&pp->out, is_kernel);
+	perfparser_put_u32(&pp->out, (uint32_t)location);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u32(&pp->out, (uint32_t)binary);
+	perfparser_put_u32(&pp->out, (uint32_t)path);
+	perfparser_put_u8(&pp->out, is_kernel);
 	ev_end(pp, &pp->out, at);
 	pp->counts.symbols++;
 	out_maybe_flush(pp);
@@ -500,10 +500,10 @@ static size_t task_begin(struct perfparser *pp, uint8_t type, uint32_t pid, uint
 			 uint64_t time, uint32_t cpu)
 {
 	size_t at = ev_begin(&pp->task, type);
-	pp_put_u32(&pp->task, pid);
-	pp_put_u32(&pp->task, tid);
-	pp_put_u64(&pp->task, time);
-	pp_put_u32(&pp->task, cpu);
+	perfparser_put_u32(&pp->task, pid);
+	perfparser_put_u32(&pp->task, tid);
+	perfparser_put_u64(&pp->task, time);
+	perfparser_put_u32(&pp->task, cpu);
 	return at;
 }
 
@@ -525,7 +525,7 @@ void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, 
 			     uint32_t cpu, uint32_t ppid)
 {
 	size_t at = task_begin(pp, PPE_THREAD_START, pid, tid, time, cpu);
-	pp_put_u32(&pp->task, ppid);
+	perfparser_put_u32(&pp->task, ppid);
 	task_end(pp, at, time);
 }
 
@@ -540,7 +540,7 @@ void perfparser_command(struct perfparser *pp, uint32_t pid, uint32_t tid, uint6
 {
 	int32_t id = perfparser_string(pp, comm);
 	size_t at = task_begin(pp, PPE_COMMAND, pid, tid, time, cpu);
-	pp_put_u32(&pp->task, (uint32_t)id);
+	perfparser_put_u32(&pp->task, (uint32_t)id);
 	task_end(pp, at, time);
 }
 
@@ -553,7 +553,7 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 			       uint32_t cpu, bool switch_out)
 {
 	size_t at = task_begin(pp, PPE_CONTEXT_SWITCH, pid, tid, time, cpu);
-	pp_put_u8(&pp->task, switch_out);
+	perfparser_put_u8(&pp->task, switch_out);
 	task_end(pp, at, time);
 }
 
@@ -562,14 +562,14 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 static void put_str_or_null(struct buf *b, const char *s)
 {
 	if (s)
-		pp_put_bytes(b, s, strlen(s));
+		perfparser_put_bytes(b, s, strlen(s));
 	else
-		pp_put_null_bytes(b);
+		perfparser_put_null_bytes(b);
 }
 
 static void put_strlist(struct buf *b, const struct perf_strlist *l)
 {
-	pp_put_u32(b, l->nr);
+	perfparser_put_u32(b, l->nr);
 	for (uint32_t i = 0; i < l->nr; i++)
 		put_str_or_null(b, l->s[i] ? l->s[i] : "");
 }
@@ -583,39 +583,39 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 	put_str_or_null(b, h->version);
 	put_str_or_null(b, h->arch ? h->arch : arch);
 	/* hotspot reads online first, then available */
-	pp_put_u32(b, h->nr_cpus_online);
-	pp_put_u32(b, h->nr_cpus_avail);
+	perfparser_put_u32(b, h->nr_cpus_online);
+	perfparser_put_u32(b, h->nr_cpus_avail);
 	put_str_or_null(b, h->cpudesc);
 	put_str_or_null(b, h->cpuid);
-	pp_put_u64(b, h->total_mem);
+	perfparser_put_u64(b, h->total_mem);
 	put_strlist(b, &h->cmdline);
-	pp_put_u32(b, h->nr_build_ids);
+	perfparser_put_u32(b, h->nr_build_ids);
 	for (uint32_t i = 0; i < h->nr_build_ids; i++) {
 		const struct perf_build_id *bi = &h->build_ids[i];
-		pp_put_u32(b, (uint32_t)bi->pid);
+		perfparser_put_u32(b, (uint32_t)bi->pid);
 		/* the file's 20-byte field, as hotspot-perfparser passes it on */
-		pp_put_bytes(b, bi->id, sizeof(bi->id));
+		perfparser_put_bytes(b, bi->id, sizeof(bi->id));
 		put_str_or_null(b, bi->filename ? bi->filename : "");
 	}
 	put_strlist(b, &h->cpu_topo.core_siblings);
 	put_strlist(b, &h->cpu_topo.thread_siblings);
-	pp_put_u32(b, h->nr_numa);
+	perfparser_put_u32(b, h->nr_numa);
 	for (uint32_t i = 0; i < h->nr_numa; i++) {
-		pp_put_u32(b, h->numa[i].node);
-		pp_put_u64(b, h->numa[i].mem_total);
-		pp_put_u64(b, h->numa[i].mem_free);
+		perfparser_put_u32(b, h->numa[i].node);
+		perfparser_put_u64(b, h->numa[i].mem_total);
+		perfparser_put_u64(b, h->numa[i].mem_free);
 		put_str_or_null(b, h->numa[i].cpus ? h->numa[i].cpus : "");
 	}
-	pp_put_u32(b, h->nr_pmu);
+	perfparser_put_u32(b, h->nr_pmu);
 	for (uint32_t i = 0; i < h->nr_pmu; i++) {
-		pp_put_u32(b, h->pmu[i].type);
+		perfparser_put_u32(b, h->pmu[i].type);
 		put_str_or_null(b, h->pmu[i].name ? h->pmu[i].name : "");
 	}
-	pp_put_u32(b, h->nr_groups);
+	perfparser_put_u32(b, h->nr_groups);
 	for (uint32_t i = 0; i < h->nr_groups; i++) {
 		put_str_or_null(b, h->groups[i].name ? h->groups[i].name : "");
-		pp_put_u32(b, h->groups[i].leader_idx);
-		pp_put_u32(b, h->groups[i].nr_members);
+		perfparser_put_u32(b, h->groups[i].leader_idx);
+		perfparser_put_u32(b, h->groups[i].nr_members);
 	}
 	ev_end(pp, b, at);
 	out_maybe_flush(pp);
@@ -624,8 +624,8 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 void perfparser_error(struct perfparser *pp, int32_t code, const char *message)
 {
 	size_t at = ev_begin(&pp->out, PPE_ERROR);
-	pp_put_u32(&pp->out, (uint32_t)code);
-	pp_put_qstring(&pp->out, message ? message : "");
+	perfparser_put_u32(&pp->out, (uint32_t)code);
+	perfparser_put_qstring(&pp->out, message ? message : "");
 	ev_end(pp, &pp->out, at);
 	pp->counts.errors++;
 	out_maybe_flush(pp);
@@ -635,7 +635,7 @@ void perfparser_progress(struct perfparser *pp, double fraction)
 {
 	size_t at = ev_begin(&pp->out, PPE_PROGRESS);
 	/* hotspot-perfparser's float goes through QDataStream as a double */
-	pp_put_f64(&pp->out, (double)(float)fraction);
+	perfparser_put_f64(&pp->out, (double)(float)fraction);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -644,10 +644,10 @@ void perfparser_tracepoint_format(struct perfparser *pp, int32_t id, int32_t sys
 				  uint32_t flags)
 {
 	size_t at = ev_begin(&pp->out, PPE_TRACEPOINT_FORMAT);
-	pp_put_u32(&pp->out, (uint32_t)id);
-	pp_put_u32(&pp->out, (uint32_t)system);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u32(&pp->out, flags);
+	perfparser_put_u32(&pp->out, (uint32_t)id);
+	perfparser_put_u32(&pp->out, (uint32_t)system);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u32(&pp->out, flags);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -656,12 +656,12 @@ void perfparser_attributes(struct perfparser *pp, int32_t id, uint32_t type, uin
 			   int32_t name, bool uses_frequency, uint64_t frequency_or_period)
 {
 	size_t at = ev_begin(&pp->out, PPE_ATTRIBUTES);
-	pp_put_u32(&pp->out, (uint32_t)id);
-	pp_put_u32(&pp->out, type);
-	pp_put_u64(&pp->out, config);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u8(&pp->out, uses_frequency);
-	pp_put_u64(&pp->out, frequency_or_period);
+	perfparser_put_u32(&pp->out, (uint32_t)id);
+	perfparser_put_u32(&pp->out, type);
+	perfparser_put_u64(&pp->out, config);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u8(&pp->out, uses_frequency);
+	perfparser_put_u64(&pp->out, frequency_or_period);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -674,11 +674,11 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 	release_tasks(pp, time, false);
 	struct buf *b = &pp->out;
 	size_t at = ev_begin(b, tracepoint ? PPE_TRACEPOINT_SAMPLE : PPE_SAMPLE);
-	pp_put_u32(b, pid);
-	pp_put_u32(b, tid);
-	pp_put_u64(b, time);
-	pp_put_u32(b, cpu);
-	pp_put_u32(b, nr_frames);
+	perfparser_put_u32(b, pid);
+	perfparser_put_u32(b, tid);
+	perfparser_put_u64(b, time);
+	perfparser_put_u32(b, cpu);
+	perfparser_put_u32(b, nr_frames);
 	if (buf_reserve(b, (size_t)nr_frames * 4) == 0) {
 		uint8_t *p = b->data + b->len;
 		for (uint32_t i = 0; i < nr_frames; i++, p += 4) {
@@ -690,17 +690,17 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 		}
 		b->len += (size_t)nr_frames * 4;
 	}
-	pp_put_u8(b, guessed);
-	pp_put_u32(b, nr_costs);
+	perfparser_put_u8(b, guessed);
+	perfparser_put_u32(b, nr_costs);
 	for (uint32_t i = 0; i < nr_costs; i++) {
-		pp_put_u32(b, (uint32_t)costs[i].attr);
-		pp_put_u64(b, costs[i].cost);
+		perfparser_put_u32(b, (uint32_t)costs[i].attr);
+		perfparser_put_u64(b, costs[i].cost);
 	}
 	if (tracepoint) {
 		if (trace_fields && trace_fields_len)
 			buf_append(b, trace_fields, trace_fields_len);
 		else
-			pp_put_u32(b, 0);
+			perfparser_put_u32(b, 0);
 	}
 	ev_end(pp, b, at);
 	pp->counts.samples++;

@@ -174,13 +174,13 @@ struct perfparser_counts {
 const struct perfparser_counts *perfparser_counts(const struct perfparser *pp);
 
 /* Low-level QDataStream appenders (exposed for the tracepoint encoder and tests). */
-void pp_put_u8(struct buf *b, uint8_t v);
-void pp_put_u16(struct buf *b, uint16_t v);
-void pp_put_u32(struct buf *b, uint32_t v);
-void pp_put_u64(struct buf *b, uint64_t v);
-void pp_put_f64(struct buf *b, double v);
-void pp_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
-void pp_put_null_bytes(struct buf *b);                        /* null QByteArray */
-void pp_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
+void perfparser_put_u8(struct buf *b, uint8_t v);
+void perfparser_put_u16(struct buf *b, uint16_t v);
+void perfparser_put_u32(struct buf *b, uint32_t v);
+void perfparser_put_u64(struct buf *b, uint64_t v);
+void perfparser_put_f64(struct buf *b, double v);
+void perfparser_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
+void perfparser_put_null_bytes(struct buf *b);                        /* null QByteArray */
+void perfparser_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
 
 #endif

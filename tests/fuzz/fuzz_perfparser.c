@@ -49,9 +49,9 @@ static void run_stats(int fd)
 	struct input *in = input_open_fd(fd, "fuzz", &e);
 	if (!in)
 		return;
-	struct pp_stats *st = pp_stats_new(64 * 1024, 1 << 20);
-	pp_stats_run(st, in, &e);
-	pp_stats_free(st);
+	struct perfparser_stats *st = perfparser_stats_new(64 * 1024, 1 << 20);
+	perfparser_stats_run(st, in, &e);
+	perfparser_stats_free(st);
 	input_free(in);
 }
 
