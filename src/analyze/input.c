@@ -13,6 +13,7 @@
  * AUXTRACE) are skipped here (tracing data is kept in the header).
  */
 #include "analyze/input.h"
+#include "util/load.h"
 #include "perf/swap.h"
 #include <byteswap.h>
 #include <errno.h>
@@ -111,12 +112,6 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 }
 const char *input_name(const struct input *in) { return in->name; }
 
-static uint64_t ld64(const void *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* ---- reading a stream ---------------------------------------------------- */
 
@@ -222,7 +217,7 @@ static int read_file_header(struct input *in, struct err *e)
 	const uint8_t *m = in->map;
 	if (in->map_len < 16)
 		return err_at(e, 0, "file too small for a perf.data header (%zu bytes)", in->map_len);
-	uint64_t magic = ld64(m), hsize = ld64(m + 8);
+	uint64_t magic = load_u64(m), hsize = load_u64(m + 8);
 	if (magic == PERF_MAGIC2_SWAPPED) {
 		in->hdr.swap = in->el.swap = true;
 		hsize = bswap_64(hsize);
@@ -376,7 +371,7 @@ static struct input *open_common(struct input *in, struct err *e)
 		input_free(in);
 		return NULL;
 	}
-	uint64_t magic = ld64(in->cur->data), hsize = ld64(in->cur->data + 8);
+	uint64_t magic = load_u64(in->cur->data), hsize = load_u64(in->cur->data + 8);
 	if (magic == PERF_MAGIC2_SWAPPED)
 		hsize = bswap_64(hsize);
 	else if (magic != PERF_MAGIC2) {
@@ -573,7 +568,7 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_HEADER_FEATURE: {
 		if (size < 16)
 			return err_at(e, rec->file_off, "HEADER_FEATURE record too small (%u bytes)", size);
-		uint64_t bit = ld64(p + 8);
+		uint64_t bit = load_u64(p + 8);
 		if (bit < PERF_FEAT_BITS)
 			return perf_header_parse_feature(&in->hdr, &in->el, (unsigned)bit, p + 16, size - 16,
 							 rec->file_off + 16, e);
@@ -584,12 +579,12 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_ID_INDEX: {
 		if (size < 16)
 			return err_at(e, rec->file_off, "ID_INDEX record too small");
-		uint64_t nr = ld64(p + 8);
+		uint64_t nr = load_u64(p + 8);
 		if (nr > (size - 16) / 32)
 			return err_at(e, rec->file_off + 8, "ID_INDEX nr %llu exceeds the record",
 				      (unsigned long long)nr);
 		for (uint64_t i = 0; i < nr; i++) {
-			uint64_t id = ld64(p + 16 + 32 * i), idx = ld64(p + 16 + 32 * i + 8);
+			uint64_t id = load_u64(p + 16 + 32 * i), idx = load_u64(p + 16 + 32 * i + 8);
 			if (idx < in->el.nr && !hmap_get(&in->el.by_id, id))
 				perf_evlist_add_ids(&in->el, (size_t)idx, &id, 1);
 		}
@@ -598,7 +593,7 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_EVENT_UPDATE: {
 		if (size < 24)
 			return 0;
-		uint64_t ut = ld64(p + 8), id = ld64(p + 16);
+		uint64_t ut = load_u64(p + 8), id = load_u64(p + 16);
 		uintptr_t v = (uintptr_t)hmap_get(&in->el.by_id, id);
 		if (ut == 2 /* NAME */ && v && size > 24) {
 			struct perf_attr *pa = &in->el.attrs[v - 1];
@@ -685,7 +680,7 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 			memcpy(&ts, p + 8, 4);
 			payload = in->hdr.swap ? bswap_32(ts) : ts;
 		} else if (type == PERF_RECORD_AUXTRACE && size >= 16) {
-			payload = ld64(p + 8);
+			payload = load_u64(p + 8);
 			if (in->hdr.swap)
 				payload = bswap_64(payload);
 		}

@@ -416,15 +416,7 @@ int cmd_perfparser(int argc, char **argv)
 	}
 
 	struct sink out_sink;
-	if (perfparser_sink_init(pp, a.arch, &cfg, &out_sink)) {
-		fprintf(stderr, "scorch perfparser: out of memory\n");
-		perfparser_free(pp);
-		if (in_fd >= 0)
-			close(in_fd);
-		if (out_fd != 1)
-			close(out_fd);
-		return PPX_DATA_ERROR;
-	}
+	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
 	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end };
 	struct err e;

@@ -479,18 +479,11 @@ static int sink_end(void *ctx, struct pipeline *p, int rc)
 	return r;
 }
 
-int perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeline_config *c,
-			 struct sink *sink)
+void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeline_config *c,
+			  struct sink *sink)
 {
-	memset(sink, 0, sizeof(*sink));
-	struct ppsink *ps = calloc(1, sizeof(*ps));
-	if (!ps)
-		return -ENOMEM;
-	ps->fcache = calloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*ps->fcache));
-	if (!ps->fcache) {
-		free(ps);
-		return -ENOMEM;
-	}
+	struct ppsink *ps = xcalloc(1, sizeof(*ps));
+	ps->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*ps->fcache));
 	ps->pp = pp;
 	ps->arch = arch ? arch : "x86";
 	ps->kernel_path_id = -2;
@@ -500,10 +493,5 @@ int perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipelin
 	pthread_mutex_init(&ps->mu, NULL);
 	c->file_warn = file_warn;
 	c->file_warn_ctx = ps;
-	sink->ctx = ps;
-	sink->begin = sink_begin;
-	sink->event = sink_event;
-	sink->sample = sink_sample;
-	sink->end = sink_end;
-	return 0;
+	*sink = (struct sink){ ps, sink_begin, sink_event, sink_sample, sink_end };
 }

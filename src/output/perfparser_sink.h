@@ -17,9 +17,9 @@
  * pipeline_run). arch: the fallback architecture (--arch) for the features
  * event. Sets c->file_warn so the resolver reports the files it cannot find
  * to the sink: run the pipeline with this c. The sink's context is freed by
- * its end callback. Returns 0 or -ENOMEM.
+ * its end callback.
  */
-int perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeline_config *c,
-			 struct sink *sink);
+void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeline_config *c,
+			  struct sink *sink);
 
 #endif

@@ -6,32 +6,21 @@
  * (a big-endian compiler allocates bitfields from the most significant end).
  */
 #include "perf/swap.h"
+#include "util/load.h"
 #include <byteswap.h>
 #include <string.h>
 
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* Byte-swap the w-byte words (4 or 8) of a[from, to), as far as n reaches. */
 static void swap_words(uint8_t *a, size_t n, size_t from, size_t to, size_t w)
 {
 	for (size_t o = from; o + w <= to && o + w <= n; o += w) {
 		if (w == 8) {
-			uint64_t v = bswap_64(ld64(a + o));
+			uint64_t v = bswap_64(load_u64(a + o));
 			memcpy(a + o, &v, 8);
 		} else {
-			uint32_t v = bswap_32(ld32(a + o));
+			uint32_t v = bswap_32(load_u32(a + o));
 			memcpy(a + o, &v, 4);
 		}
 	}
@@ -65,7 +54,7 @@ void perf_u64s_swap(uint64_t *w, size_t n)
 static void swap64s(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t v = bswap_64(ld64(p + i));
+		uint64_t v = bswap_64(load_u64(p + i));
 		memcpy(p + i, &v, 8);
 	}
 }
@@ -73,7 +62,7 @@ static void swap64s(uint8_t *p, size_t n)
 static void swap32s(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i + 4 <= n; i += 4) {
-		uint32_t v = bswap_32(ld32(p + i));
+		uint32_t v = bswap_32(load_u32(p + i));
 		memcpy(p + i, &v, 4);
 	}
 }

@@ -34,10 +34,7 @@ static void run_stream(int fd)
 	c.order.buffer_size = 64 * 1024;
 	c.order.max_buffer_size = 1 << 20;
 	struct sink sink;
-	if (perfparser_sink_init(pp, NULL, &c, &sink)) {
-		perfparser_free(pp);
-		return;
-	}
+	perfparser_sink_init(pp, NULL, &c, &sink);
 	struct err e = { 0 };
 	pipeline_run(&c, &sink, &e);
 	perfparser_free(pp);
