@@ -79,16 +79,7 @@ if [ $browser = 1 ]; then
 fi
 
 # ---- thousands of distinct stacks ----
-python3 - > "$W/many.c" <<'PY'
-N = 48
-print('#include <stdlib.h>\n#include <time.h>\nstatic volatile unsigned long sink;\ntypedef void fn(unsigned, int);\nextern fn *tab[%d];' % N)
-for i in range(N):
-    print('__attribute__((noinline)) void f%d(unsigned s, int d) { if (!d) { for (int i = 0; i < 300; i++) sink += i; return; } tab[(s >> 3) %% %d](s * 1103515245u + %d, d - 1); }' % (i, N, i))
-print('fn *tab[%d] = {%s};' % (N, ','.join('f%d' % i for i in range(N))))
-print('static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }')
-print('int main(int c, char **v) { double n = c > 1 ? atof(v[1]) : 1, t0 = now(); for (unsigned long k = 0; now() - t0 < n; k++) f0((unsigned)k * 2654435761u, 6); return 0; }')
-PY
-gcc -O0 -fno-omit-frame-pointer -o "$W/many" "$W/many.c"
+build_workload many_stacks.c "$W/many" -O0 -fno-omit-frame-pointer
 perf record -q -e cpu-clock -F 4999 -g -o "$W/many.data" -- "$W/many" 1.5 > /dev/null 2>&1
 ns=$("$S" export -f folded -i "$W/many.data" | wc -l)
 if [ "$HAVE_SYMS" = 1 ]; then
