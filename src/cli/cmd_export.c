@@ -20,6 +20,7 @@ static void usage(FILE *f)
 		   "  -o, --output OUT       default stdout (pprof: never a terminal)\n"
 		   "  folded: --annotate     kernel frames _[k], inlined _[i]\n"
 		   "          --period       counts are the period sum, not samples\n"
+		   "          (with --off-cpu or --wall: time in integer microseconds)\n"
 		   "          --no-comm      no command name as the first frame\n"
 		   "          --no-inline    no inlined frames\n"
 		   "%s%s", opts_analysis_help, cli_filter_usage);
@@ -123,6 +124,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "scorch: export: pprof is binary; give -o FILE (e.g. profile.pb.gz)\n");
 		return EXIT_BADINPUT;
 	}
+	/* --off-cpu, --wall: time in integer microseconds */
+	x.fc.usecs = sc.filter.time_mode != OFFCPU_MODE_NONE;
 	pprof_init(&x.pp);
 	speedscope_init(&x.sp);
 	x.pp.input = pc.input;

@@ -78,6 +78,33 @@ static uint64_t weight(const struct pnode *n, const struct flame_config *c)
 	return c->by_samples ? n->samples : n->period;
 }
 
+/* Per node: true when more than half its weight is under PF_OFFCPU leaves
+ * (children follow their parent: one reverse pass adds up). NULL when off
+ * or out of memory (then nothing is coloured apart). */
+static bool *off_nodes(const struct profile *p, const struct flame_config *c)
+{
+	if (!c->off_colours || !p->nr_nodes)
+		return NULL;
+	uint64_t *off = calloc(p->nr_nodes, sizeof(*off));
+	bool *flag = calloc(p->nr_nodes, sizeof(*flag));
+	if (!off || !flag) {
+		free(off);
+		free(flag);
+		return NULL;
+	}
+	for (size_t i = p->nr_nodes; i-- > 1;) {
+		const struct pnode *n = &p->nodes[i];
+		if (p->frames[n->frame].kind == PF_OFFCPU)
+			off[i] += c->by_samples ? n->self_samples : n->self_period;
+		flag[i] = off[i] * 2 > weight(n, c);
+		if (n->parent != PROFILE_NONE)
+			off[n->parent] += off[i];
+	}
+	flag[0] = off[0] * 2 > weight(&p->nodes[0], c);
+	free(off);
+	return flag;
+}
+
 int flame_write_html(const struct profile *p, const struct flame_config *c, FILE *out)
 {
 	const char *tpl = (const char *)flame_html;
@@ -111,6 +138,11 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 		fprintf(out, ",%d]", kind_code(f));
 	}
 	fputs("],\n\"nodes\":[", out);
+	bool *off = off_nodes(p, c);
+	uint8_t *offv = NULL;
+	size_t nr_off = 0;
+	if (off)
+		offv = calloc(p->nr_nodes, 1);
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
 	uint64_t total = weight(&p->nodes[0], c);
 	uint64_t min = (uint64_t)((double)total * c->min_percent / 100.0);
@@ -129,10 +161,22 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 			putc('\n', out);
 		fprintf(out, "%d,%u,%" PRIu64 ",%" PRIu64, n->depth ? (int)n->frame : -1, n->depth,
 			weight(n, c), n->samples);
+		if (offv)
+			offv[nr_off++] = off[order[i]];
 		emitted++;
 	}
 	free(order);
-	fputs("]};\n", out);
+	fputs("]", out);
+	if (offv) {
+		/* per emitted node: 1 when drawn in the off-CPU palette */
+		fputs(",\n\"off\":[", out);
+		for (size_t i = 0; i < nr_off; i++)
+			fprintf(out, i ? ",%u" : "%u", offv[i]);
+		fputs("]", out);
+	}
+	free(offv);
+	free(off);
+	fputs("};\n", out);
 	fputs(line_end + 1, out);
 	return ferror(out) ? -EIO : 0;
 }
@@ -163,12 +207,14 @@ static void xml_put(FILE *out, const char *s, size_t max)
 	}
 }
 
-static void svg_color(const struct pframe *f, char *buf, size_t n)
+static void svg_color(const struct pframe *f, bool off, char *buf, size_t n)
 {
 	uint64_t h = hash_bytes(f->name, strlen(f->name));
 	double a = (double)(h & 0xff) / 255, b = (double)((h >> 8) & 0xff) / 255;
 	int r, g, bl;
-	if (f->unknown) {
+	if (off) {
+		r = 40 + (int)(60 * a), g = 90 + (int)(70 * b), bl = 205 + (int)(50 * a);
+	} else if (f->unknown) {
 		r = g = bl = 200 + (int)(20 * a);
 	} else if (f->kind == PF_COMM || f->kind == PF_THREAD) {
 		r = 225 + (int)(10 * a), g = r, bl = 170 + (int)(20 * b);
@@ -209,6 +255,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 	xml_put(out, c->title, 200);
 	fprintf(out, " (%" PRIu64 " samples)</text>\n", p->nodes[0].samples);
 	double *cursor = xcalloc(maxd + 2, sizeof(double));
+	bool *off = off_nodes(p, c);
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
 		double w = (double)weight(n, c) * scale;
@@ -228,7 +275,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		const struct pframe *f = n->depth ? &p->frames[n->frame] : NULL;
 		char col[48];
 		if (f)
-			svg_color(f, col, sizeof(col));
+			svg_color(f, off && off[order[i]], col, sizeof(col));
 		else
 			snprintf(col, sizeof(col), "#e0e0e0");
 		fputs("<g><title>", out);
@@ -261,6 +308,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		fputs("</g>\n", out);
 	}
 	free(cursor);
+	free(off);
 	free(order);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -EIO : 0;
