@@ -61,6 +61,7 @@ struct offcpu {
 	struct entry **ready;     /* ring: closed, in switch-in order */
 	size_t rd_cap, rd_head, rd_len;
 	struct hmap open;         /* tid -> struct entry * */
+	struct hmap exited;       /* tids whose EXIT was seen (until reused by a FORK) */
 	struct hmap thr_idx;      /* pid << 32 | tid -> index + 1 into threads */
 	struct offcpu_thread *threads;
 	size_t nr_threads, cap_threads;
@@ -82,6 +83,7 @@ struct offcpu *offcpu_new(const struct offcpu_config *c)
 	o->cfg = *c;
 	o->on_idx = -1;
 	hmap_init(&o->open);
+	hmap_init(&o->exited);
 	hmap_init(&o->thr_idx);
 	return o;
 }
@@ -117,6 +119,7 @@ void offcpu_free(struct offcpu *o)
 		if (o->open.used[i])
 			entry_free(o->open.vals[i]);
 	hmap_release(&o->open);
+	hmap_release(&o->exited);
 	hmap_release(&o->thr_idx);
 	free(o->awaiting);
 	free(o->kinds);
@@ -210,6 +213,7 @@ static bool raw_field(const struct offcpu *o, const struct perf_sample *s, uint3
 
 /* prev_state as the kernel reports it (TASK_REPORT bits; 0 or the
  * TASK_REPORT_MAX "preempted" bit above them means runnable). */
+#define STATE_DEAD 0x30 /* EXIT_DEAD, EXIT_ZOMBIE: the thread's last switch */
 static uint8_t state_of(uint64_t prev_state)
 {
 	uint64_t st = prev_state & 0xff;
@@ -349,14 +353,16 @@ static int switch_out(struct offcpu *o, const struct perf_event *ev, const struc
 	struct entry *old = hmap_get(&o->open, s->tid);
 	if (old && (rc = close_entry(o, old, s->time, BY_SAMPLE)))
 		return rc;
+	uint64_t v;
+	bool has_state = k->kind == AK_SCHED_SWITCH && raw_field(o, s, k->state_off, k->state_size, &v);
+	/* a thread's switch-out on its way out: it does not wait, it is gone */
+	if ((has_state && (v & 0xff & STATE_DEAD)) || hmap_get(&o->exited, s->tid))
+		return 0;
 	struct entry *e = xcalloc(1, sizeof(*e));
 	e->pid = s->pid;
 	e->tid = s->tid;
 	e->t_out = s->time;
-	e->state = OFFCPU_WAITING;
-	uint64_t v;
-	if (k->kind == AK_SCHED_SWITCH && raw_field(o, s, k->state_off, k->state_size, &v))
-		e->state = state_of(v);
+	e->state = has_state ? state_of(v) : OFFCPU_WAITING;
 	if ((rc = ring_push(&o->awaiting, &o->aw_cap, &o->aw_head, &o->aw_len, e))) {
 		free(e);
 		return rc;
@@ -430,8 +436,14 @@ static int oc_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
 	case PERF_RECORD_EXIT: {
 		uint64_t t = s->has_time ? s->time : ev->fork.time;
 		rc = switch_in(o, ev->fork.tid, t, BY_SAMPLE);
+		if (!rc && hmap_put(&o->exited, ev->fork.tid, (void *)1) == NULL &&
+		    o->exited.len > OFFCPU_MAX_THREADS)
+			hmap_del(&o->exited, ev->fork.tid); /* capped: forget it */
 		break;
 	}
+	case PERF_RECORD_FORK:
+		hmap_del(&o->exited, ev->fork.tid); /* a tid reused */
+		break;
 	default:
 		break;
 	}
