@@ -120,6 +120,11 @@ void cli_warn_empty(const struct profile_sink *s)
 {
 	if (s->prof.samples)
 		return;
+	if (s->offcpu && !offcpu_stats(s->offcpu)->switch_outs) {
+		fprintf(stderr, "scorch: warning: no switch-out samples: record with scorch record "
+				"--off-cpu (or perf record -e sched:sched_switch --switch-events)\n");
+		return;
+	}
 	fprintf(stderr, "scorch: warning: no samples");
 	if (s->samples_filtered)
 		fprintf(stderr, " (%llu filtered out by --pid/--tid/--comm)",

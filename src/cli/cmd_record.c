@@ -406,6 +406,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		o->events[0].is_default = true;
 		o->nr_events = 1;
 	}
+	for (size_t i = 0; off_cpu && i < o->nr_events; i++)
+		if (!strcmp(o->events[i].name, "sched:sched_switch")) {
+			o->switch_events = true; /* -e sched:sched_switch given: keep it */
+			off_cpu = false;
+		}
 	if (off_cpu) {
 		/* the switch-out stacks: the tracepoint (with prev_state), else
 		 * the software event at every switch; and the switch-ins */

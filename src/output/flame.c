@@ -18,6 +18,25 @@ static const unsigned char flame_html[] = {
 };
 
 #define DATA_MARK "/*SCORCH_DATA*/"
+/* Off-CPU pages: after DATA, the palette (blues, hashed by name as the
+ * template's colours are) and a legend entry; the template's fill statement
+ * then asks it first for nodes flagged in DATA.off. */
+#define FILL_STMT "let fill = i === 0 ? \"#e8e8e8\" : colorOf(f);"
+#define FILL_OFF                                                                  \
+	"let fill = i === 0 ? \"#e8e8e8\" : DATA.off && DATA.off[i] ? offColorOf(F[f] ? " \
+	"F[f][0] : \"\") : colorOf(f);"
+#define OFF_JS                                                                    \
+	"function offColorOf(name) {\n"                                              \
+	"  let h = 2166136261 >>> 0;\n"                                              \
+	"  for (let i = 0; i < name.length; i++) { h ^= name.charCodeAt(i); "        \
+	"h = Math.imul(h, 16777619) >>> 0; }\n"                                      \
+	"  const a = (h & 0xff) / 255, b = ((h >>> 8) & 0xff) / 255;\n"             \
+	"  return \"rgb(\" + ((40 + 60 * a) | 0) + \",\" + ((90 + 70 * b) | 0) + " \
+	"\",\" + ((205 + 50 * a) | 0) + \")\";\n"                                     \
+	"}\n"                                                                        \
+	"{ const sw = document.createElement(\"span\"); sw.style.background = "   \
+	"\"#4a78e6\"; sw.style.color = \"#fff\"; sw.textContent = \"off-CPU\"; "      \
+	"const lg = document.querySelector(\".legend\"); if (lg) lg.appendChild(sw); }\n"
 
 void flame_config_init(struct flame_config *c)
 {
@@ -118,6 +137,9 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	if (!line_end)
 		return -EINVAL;
 	fwrite(tpl, 1, (size_t)(line_start - tpl), out);
+	/* off-CPU colours: the template's fill choice, patched (the template
+	 * itself, and so every other page, stays as it is) */
+	const char *fill = c->off_colours ? strstr(line_end, FILL_STMT) : NULL;
 
 	fputs("const DATA = {\"title\":", out);
 	json_put_str(out, c->title);
@@ -177,7 +199,14 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	free(offv);
 	free(off);
 	fputs("};\n", out);
-	fputs(line_end + 1, out);
+	if (fill) {
+		fputs(OFF_JS, out);
+		fwrite(line_end + 1, 1, (size_t)(fill - (line_end + 1)), out);
+		fputs(FILL_OFF, out);
+		fputs(fill + strlen(FILL_STMT), out);
+	} else {
+		fputs(line_end + 1, out);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -91,6 +91,18 @@ print(sum(sum(p["weights"]) for p in d["profiles"]) / 1e6)' "$T/$n.speedscope.js
 	# flame: nodes mostly off-CPU are flagged for the off-CPU palette
 	"$SCORCH" flame --wall -i "$d" -o "$T/$n.html" 2> /dev/null
 	check "${n}_flame_off_flags" grep -qE '^"off":\[([01],)*1' "$T/$n.html"
+	if command -v node > /dev/null; then
+		# the page draws the flagged nodes in the off-CPU palette, and a
+		# plain flame graph none
+		"$SCORCH" flame -i "$d" -o "$T/$n.plain.html" 2> /dev/null
+		v=$(node "$TOP/tests/tools/flame_colours.js" "$T/$n.html")
+		b=$(node "$TOP/tests/tools/flame_colours.js" "$T/$n.plain.html")
+		echo "$n: flame --wall: $v; plain: $b"
+		check "${n}_flame_draws_off_cpu" test "$(echo "$v" | awk '{ print $4 }')" -gt 0
+		check "${n}_flame_plain_no_off_cpu" test "$(echo "$b" | awk '$1 == "boxes" && $2 > 0 { print $4 }')" = 0
+	else
+		echo "SKIP ${n}_flame_draws_off_cpu (node not installed)"
+	fi
 	"$SCORCH" flame --off-cpu -i "$d" -o "$T/$n.svg" 2> /dev/null
 	check "${n}_flame_svg_off_cpu" grep -q 'off-cpu: sleeping' "$T/$n.svg"
 	# hotspot's Off-CPU Time from the stream (ours and hotspot-perfparser's)
