@@ -276,9 +276,8 @@ static int emit(struct offcpu *o, struct entry *e, const struct resolved_sample 
 {
 	int rc = 0;
 	uint64_t dt = e->t_in > e->t_out ? e->t_in - e->t_out : 0;
+	/* past the thread cap the interval still counts, only not per thread */
 	struct offcpu_thread *t = thread_of(o, stack->pid, stack->tid, stack->comm);
-	if (!t)
-		rc = -ENOMEM;
 	if (t) {
 		t->off_ns[e->state] += dt;
 		t->off_total_ns += dt;
@@ -286,7 +285,7 @@ static int emit(struct offcpu *o, struct entry *e, const struct resolved_sample 
 		t->open |= e->open_at_end;
 	}
 	o->st.off_ns += dt;
-	if (!rc && o->inner.sample) {
+	if (o->inner.sample) {
 		struct resolved_sample r = *stack;
 		r.time_ns = dt;
 		r.off_cpu = e->state;
@@ -358,6 +357,10 @@ static int switch_out(struct offcpu *o, const struct perf_event *ev, const struc
 	/* a thread's switch-out on its way out: it does not wait, it is gone */
 	if ((has_state && (v & 0xff & STATE_DEAD)) || hmap_get(&o->exited, s->tid))
 		return 0;
+	if (o->open.len >= OFFCPU_MAX_THREADS) {
+		o->st.no_stack++; /* capped: this interval is not followed */
+		return 0;
+	}
 	struct entry *e = xcalloc(1, sizeof(*e));
 	e->pid = s->pid;
 	e->tid = s->tid;
@@ -554,10 +557,10 @@ static int oc_sample(void *ctx, struct pipeline *p, const struct resolved_sample
 		goto other;
 	uint64_t ns = on_time(o, rs);
 	struct offcpu_thread *t = thread_of(o, rs->pid, rs->tid, rs->comm);
-	if (!t)
-		return -ENOMEM;
-	t->on_ns += ns;
-	t->on_samples++;
+	if (t) {
+		t->on_ns += ns;
+		t->on_samples++;
+	}
 	o->st.on_samples++;
 	o->st.on_ns += ns;
 	if (o->cfg.mode == OFFCPU_MODE_WALL && o->inner.sample) {

@@ -75,7 +75,7 @@ struct offcpu_stats {
 	uint64_t closed_by_sample;  /* ended by a later sample/exit of the thread (no switch record) */
 	uint64_t open_at_end;
 	uint64_t switch_records;    /* PERF_RECORD_SWITCH[_CPU_WIDE] seen */
-	uint64_t no_stack;          /* intervals whose stack never arrived (dropped) */
+	uint64_t no_stack;          /* intervals not followed: stack never arrived, or past the thread cap */
 	uint64_t on_samples, on_ns, off_ns;
 	const char *on_event;       /* the on-CPU event's name, NULL none */
 	bool on_is_time;            /* its period counts nanoseconds */

@@ -3,6 +3,7 @@
  * (switch-ins, the preempt flag), an EXIT, a thread that never comes back,
  * and cpu-clock samples for --wall; and tracing_field on a format text. */
 #include "analyze/offcpu.h"
+#include "output/flame.h"
 #include "output/profile.h"
 #include "perf/tracing.h"
 #include "perf/writer.h"
@@ -250,4 +251,34 @@ TEST(tracing_field_offsets)
 	/* a format cut in the middle of a line: no read past its end */
 	te.format_len = 60;
 	CHECK_EQ(tracing_field(&te, "prev_state", &off, &size), -ENOENT);
+}
+
+TEST(flame_off_cpu_palette_patched_in)
+{
+	/* the page's fill statement is found and patched; without off_colours
+	 * the page is the template's */
+	struct profile p;
+	profile_init(&p);
+	struct pframe f = { .name = "[off-cpu: sleeping]", .kind = PF_OFFCPU, .addr = 1 };
+	uint32_t n = profile_child(&p, 0, profile_frame(&p, &f));
+	profile_add(&p, n, 1, 1000);
+	struct flame_config c;
+	flame_config_init(&c);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	c.off_colours = true;
+	CHECK_EQ(flame_write_html(&p, &c, m), 0);
+	fclose(m);
+	CHECK(strstr(buf, "offColorOf(F[f]"));
+	CHECK(strstr(buf, "\"off\":[1,1]")); /* root and leaf: all off-CPU */
+	free(buf);
+	m = open_memstream(&buf, &len);
+	c.off_colours = false;
+	CHECK_EQ(flame_write_html(&p, &c, m), 0);
+	fclose(m);
+	CHECK(!strstr(buf, "offColorOf"));
+	CHECK(!strstr(buf, "\"off\":["));
+	free(buf);
+	profile_release(&p);
 }
