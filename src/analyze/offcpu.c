@@ -146,6 +146,14 @@ static void warn(struct offcpu *o, const char *msg)
 
 /* ---- which attr is what ---- */
 
+bool offcpu_is_switch_attr(const struct perf_attr *a)
+{
+	if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+		return true;
+	return a->attr.type == PERF_TYPE_TRACEPOINT && a->name &&
+	       !strcmp(a->name, "sched:sched_switch");
+}
+
 static bool time_event(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE &&

@@ -50,6 +50,10 @@ enum offcpu_state {
 	OFFCPU_NR_STATES
 };
 
+/* Whether an attr is a switch-out event (sched:sched_switch, or the
+ * context-switches software event). */
+bool offcpu_is_switch_attr(const struct perf_attr *a);
+
 /* "sleeping", "blocked", ... ; "on-cpu" for 0. */
 const char *offcpu_state_name(unsigned st);
 

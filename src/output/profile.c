@@ -444,6 +444,16 @@ static bool choose_event(struct profile_sink *s, const struct resolved_sample *r
 		return idx == s->attr_idx;
 	const struct perf_attr *a = rs->attr;
 	const char *name = a && a->name ? a->name : "";
+	if (!s->cfg.filter.event && a && s->pipeline && offcpu_is_switch_attr(a)) {
+		/* an off-CPU recording (switch-outs next to a sampling event):
+		 * by default the profile is the sampling event's, whichever
+		 * came first */
+		const struct perf_evlist *el = input_evlist(pipeline_input(s->pipeline));
+		for (size_t i = 0; i < el->nr; i++)
+			if (!offcpu_is_switch_attr(&el->attrs[i]) &&
+			    el->attrs[i].attr.type != PERF_TYPE_TRACEPOINT)
+				return false;
+	}
 	if (s->cfg.filter.event) {
 		/* "cpu-clock" matches "cpu-clock:pppH" (perf's modifiers) */
 		size_t n = strlen(s->cfg.filter.event);
