@@ -1995,18 +1995,6 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 
 static void dso_release(struct dso *d)
 {
-	if (d->rules) {
-		struct hmap *h = d->rules;
-		for (size_t i = 0; i < h->cap; i++)
-			if (h->used[i] && (uintptr_t)h->vals[i] > 2)
-				free(h->vals[i]);
-		hmap_release(h);
-		free(h);
-	}
-	if (d->eh_cfi)
-		dwarf_cfi_end(d->eh_cfi);
-	if (d->rt_dwarf)
-		dwarf_end(d->rt_dwarf);
 	if (d->dwarf)
 		dwarf_end(d->dwarf);
 	if (d->debug_elf)

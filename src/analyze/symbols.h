@@ -93,10 +93,6 @@ struct dso {
 	Elf *debug_elf;
 	Dwarf *dwarf;          /* of the debug file or of path; NULL when none */
 	bool dwarf_tried;
-	Dwarf *rt_dwarf;       /* of path itself (its .debug_frame), for unwinding */
-	Dwarf_CFI *eh_cfi, *dbg_cfi;
-	bool cfi_tried;
-	void *rules;           /* svma -> unwind rule (struct hmap *, unwind_dwarf.c) */
 	uint16_t e_type;
 	struct load_seg segs[16];
 	unsigned nr_segs;
