@@ -12,6 +12,8 @@
  * frame only when its name is the ELF symbol's.
  */
 #include "analyze/resolver.h"
+#include "analyze/a2l.h"
+#include "analyze/inlines.h"
 #include "analyze/symbols.h"
 #include "analyze/unwind.h"
 #include "util/buf.h"

@@ -1,5 +1,7 @@
 /* test_symbols.c: demangling, perf's alias choice (kallsyms, perf maps),
  * ELF symbols and DWARF names of this very binary. */
+#include "analyze/demangle.h"
+#include "analyze/inlines.h"
 #include "analyze/symbols.h"
 #include "test.h"
 
