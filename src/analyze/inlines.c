@@ -105,14 +105,9 @@ static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
 	}
 }
 
-/*
- * binutils' addr2line names the innermost function of an address whose DIE
- * has no linkage name after the ELF symbol covering the address, the first
- * time that DIE is looked up; it then marks the DIE as named, keeping the
- * ELF name only when the symbol starts where the DIE does. perf keeps one
- * addr2line per DSO and asks once per address, in sample order, and so do
- * we: the result depends on that order, which is the same.
- */
+/* What a2l_decide (a2l.h) needs to replay addr2line's name for the
+ * innermost entry e at rel: the ELF symbol covering rel and whether it
+ * starts where the DIE does. Not for languages that do not mangle. */
 static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64_t rel,
 			struct inline_entry *e)
 {

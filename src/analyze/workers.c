@@ -8,7 +8,6 @@
  */
 #include "analyze/workers.h"
 #include "analyze/a2l.h"
-#include "analyze/symbols.h"
 #include "util/buf.h"
 #include "util/hash.h"
 
