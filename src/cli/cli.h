@@ -20,6 +20,7 @@ int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_header(int argc, char **argv);
 int cmd_perfparser(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
