@@ -3,7 +3,7 @@
 # the man page sources (docs/man): the commands of scorch.1's COMMANDS
 # section, each command's options from scorch-CMD.1 (scripts/man-src.sh
 # opts) with what their value is, from the value's name in the page:
-#   a|b|c (literal words) -> those words    FILE, OUT, file   -> files
+#   a|b|c (literal words) -> those words    FILE, OUT, BASE, file -> files
 #   DIR, PATHS, path      -> directories     EVENT            -> scorch list --raw-dump
 #   anything else (N, P, KEYS) -> no completion; "[=N]" (attached) -> a flag
 # The static part of each script is completion/scorch.bash or _scorch.zsh.
@@ -29,7 +29,7 @@ options() {
 					if (t ~ /^[a-z][-a-z0-9]*$/) o = o (o == "" ? "" : ",") t }
 				return o == "" ? "none" : "list:" o
 			}
-			if (a ~ /^(FILE|OUT|file)/) return "file"
+			if (a ~ /^(FILE|OUT|BASE|file)/) return "file"
 			if (a ~ /^(DIR|PATHS|path)/) return "dir"
 			if (a ~ /^EVENT/) return "event"
 			return "none"
