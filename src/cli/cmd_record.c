@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		"                           allowed; 0: normal priority, no busy reader)\n"
 		"      --off-cpu            also where threads wait: sched:sched_switch with the\n"
 		"                           same call graphs + context-switch records (read with\n"
-		"                           report/flame/export --off-cpu or --wall)\n"
+		"                           the off-CPU options of report, flame, export)\n"
 		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
 		"  -q, --quiet              no messages\n");
 }
