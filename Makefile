@@ -19,7 +19,7 @@ CFLAGS  += $(CSTD) $(WARN) $(OPT) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP -pt
 LDLIBS  += $(PKG_LIBS) -lz -lpthread -lm -lrt
 
 B       ?= build
-LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/output/*.c src/record/*.c)
+LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/output/*.c src/record/*.c src/live/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
