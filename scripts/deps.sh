@@ -17,6 +17,7 @@ PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
 PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
+PKGS="$PKGS tmux xterm" # live: scorch top in a real terminal (tests), its screenshot
 
 missing=""
 for p in $PKGS; do

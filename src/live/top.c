@@ -431,9 +431,13 @@ static void header_line(const struct top *t, const struct top_status *st, char *
 		 st->samples, st->rate, st->lost, st->cpu_pct);
 }
 
-static void mode_line(const struct top *t, char *line, size_t n)
+static void mode_line(const struct top *t, const struct top_status *st, char *line, size_t n)
 {
-	snprintf(line, n, "window: %s | sort: %s%s%s%s%s%s", t->cfg.since_start ? "since start" : "decaying",
+	char ref[32] = "";
+	if (st)
+		snprintf(ref, sizeof(ref), "refresh %u | ", st->refresh);
+	snprintf(line, n, "%swindow: %s | sort: %s%s%s%s%s%s", ref,
+		 t->cfg.since_start ? "since start" : "decaying",
 		 t->cfg.children ? "children" : "self", t->zoom_comm ? " | command: " : "",
 		 t->zoom_comm ? t->zoom_comm : "", t->zoom_dso ? " | dso: " : "",
 		 t->zoom_dso ? profile_basename(t->zoom_dso) : "", t->paused ? " | PAUSED" : "");
@@ -476,7 +480,7 @@ void top_render(struct top *t, const struct top_status *st, int width, int heigh
 	put(out, "\033[7m", 4);
 	put_cell(out, line, width, true);
 	put(out, "\033[0m\033[K\r\n", 9);
-	mode_line(t, line, sizeof(line));
+	mode_line(t, st, line, sizeof(line));
 	put_cell(out, line, width, false);
 	put(out, "\033[K\r\n", 5);
 	int body = height - 4; /* header, mode, column heads / title, footer */
@@ -546,7 +550,7 @@ void top_render_stdio(struct top *t, const struct top_status *st, int width, str
 	char line[1024];
 	header_line(t, st, line, sizeof(line));
 	putf(out, "# refresh %u at %.1f s: %s\n# ", st->refresh, st->elapsed, line);
-	mode_line(t, line, sizeof(line));
+	mode_line(t, NULL, line, sizeof(line));
 	putf(out, "%s\n", line);
 	int wcomm = width >= 100 ? 16 : 12, wdso = width >= 100 ? 22 : 17;
 	snprintf(line, sizeof(line), col_head_fmt, "Self", "Children", wcomm, "Command", wdso,
