@@ -175,7 +175,12 @@ static int next_key(struct top_ui *u)
 				key = 0;
 				if (u->nkb >= 4 && u->kb[3] == '~') {
 					used = 4;
-					key = u->kb[2] == '5' ? TOP_KEY_PGUP : u->kb[2] == '6' ? TOP_KEY_PGDN : 0;
+					switch (u->kb[2]) {
+					case '5': key = TOP_KEY_PGUP; break;
+					case '6': key = TOP_KEY_PGDN; break;
+					case '1': case '7': key = TOP_KEY_HOME; break;
+					case '4': case '8': key = TOP_KEY_END; break;
+					}
 				}
 			}
 		} else {

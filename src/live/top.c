@@ -33,7 +33,12 @@ struct top {
 	struct counts *prev;     /* per node: profile counters at the last refresh */
 	size_t nr_dec, cap_dec, cap_prev;
 	/* the last snapshot */
-	struct profile view;     /* shallow: the profile with dec as nodes (decaying) */
+	struct profile view;     /* the window shown: copies of nodes and frames, so new
+				  * samples (which may move the profile's arrays) leave
+				  * it alone; strings are the pipeline's */
+	struct pnode *snap_nodes;
+	struct pframe *snap_frames;
+	size_t cap_snap_nodes, cap_snap_frames;
 	struct report_entries es;
 	uint32_t *ne;
 	uint64_t total;
@@ -120,6 +125,8 @@ void top_free(struct top *t)
 	free(t->rows);
 	free(t->dec);
 	free(t->prev);
+	free(t->snap_nodes);
+	free(t->snap_frames);
 	free(t->tree_text);
 	for (size_t i = 0; i < t->nr_dso; i++)
 		free(t->dso_list[i]);
@@ -196,9 +203,21 @@ static void snapshot(struct top *t)
 	report_entries_release(&t->es);
 	free(t->ne);
 	t->ne = NULL;
-	t->view = t->ps.prof;
-	if (!t->cfg.since_start)
-		t->view.nodes = t->dec;
+	const struct profile *src = &t->ps.prof;
+	const struct pnode *nodes = t->cfg.since_start ? src->nodes : t->dec;
+	size_t nn = t->cfg.since_start ? src->nr_nodes : t->nr_dec;
+	memset(&t->view, 0, sizeof(t->view));
+	if (ARRAY_GROW(t->snap_nodes, t->cap_snap_nodes, nn + 1, PROFILE_MAX_NODES) ||
+	    ARRAY_GROW(t->snap_frames, t->cap_snap_frames, src->nr_frames + 1, PROFILE_MAX_FRAMES))
+		nn = 0;
+	if (nn) {
+		memcpy(t->snap_nodes, nodes, nn * sizeof(*nodes));
+		memcpy(t->snap_frames, src->frames, src->nr_frames * sizeof(*src->frames));
+		t->view.nodes = t->snap_nodes;
+		t->view.nr_nodes = nn;
+		t->view.frames = t->snap_frames;
+		t->view.nr_frames = src->nr_frames;
+	}
 	struct report_config rc;
 	report_config_init(&rc);
 	rc.children = t->cfg.children;

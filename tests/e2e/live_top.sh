@@ -100,6 +100,7 @@ check top_tmux_key_window wait_for fp 'window: since start'
 tmx send-keys -t fp Home Enter
 check top_tmux_key_tree wait_for fp '^Calls \(callees\)'
 check top_tmux_key_tree_callee grep -qE '(compute_|leaf_)' "$W/screen"
+tmx send-keys -t fp Down Down PageDown Up
 tmx send-keys -t fp Escape
 check top_tmux_key_tree_back wait_for fp 'Shared Object +Symbol'
 tmx send-keys -t fp d
