@@ -11,3 +11,11 @@ $(DIFF_WL)/base/diff_work: tests/workloads/diff_work.c
 $(DIFF_WL)/new/diff_work: tests/workloads/diff_work.c
 	@mkdir -p $(dir $@)
 	gcc -O1 -g -fno-omit-frame-pointer -DGROW=2 -o $@ $<
+
+.PHONY: diff-screenshot diff-bench
+# docs/diff-flame.png (scripts/diff_screenshot.sh)
+diff-screenshot: $(B)/scorch $(DIFF_WL)/base/diff_work $(DIFF_WL)/new/diff_work
+	scripts/diff_screenshot.sh
+# bench/diff_bench.sh: scorch diff against two reports and perf diff
+diff-bench: $(B)/scorch $(DIFF_WL)/base/diff_work $(DIFF_WL)/new/diff_work
+	bench/diff_bench.sh

@@ -35,6 +35,8 @@ int cli_record_freq(struct record_opts *o, const char *arg);
  * and the prefix of later messages. */
 void cli_record_defaults(struct record_opts *o, const char *prefix);
 int cmd_diff(int argc, char **argv);
+int cmd_hotspot(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 /* Print "scorch: FILE: offset N: message" (or without offset) to stderr. */
 void cli_print_err(const char *file, const struct err *e);

@@ -382,7 +382,7 @@ static void text_row(FILE *out, const struct layout *l, const struct diff_row *r
 		fmt_time(tn, sizeof(tn), r->new, l->ns);
 	else
 		snprintf(tn, sizeof(tn), "-");
-	int o = snprintf(line, sizeof(line), " %8s %8s  %+7.2f%%  %10s  %10s", b, n, r->delta, tb, tn);
+	int o = snprintf(line, sizeof(line), "  %8s %8s  %+7.2f%%  %10s  %10s", b, n, r->delta, tb, tn);
 	fputs(line, out);
 	if (l->comm) {
 		fputs("  ", out);

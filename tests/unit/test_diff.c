@@ -197,7 +197,7 @@ TEST(diff_csv_and_fail_above)
 	CHECK_EQ(nf, 0);
 	CHECK_EQ(el, 0);
 	CHECK(strstr(out, "# Baseline: base.data: 4 samples of 'cpu-clock'"));
-	CHECK(strstr(out, "   75.00%   60.00%   -15.00%      3.0 us      6.0 us  app"));
+	CHECK(strstr(out, "    75.00%   60.00%   -15.00%      3.0 us      6.0 us  app"));
 	free(out);
 	free(err);
 	diff_release(&d);
