@@ -98,7 +98,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			  struct resolved_sample *out);
 
 /* Worker threads: the names that depend on lookup order (addr2line's, see
- * symbols.h a2l_decide) must be decided in sample order. After
+ * a2l.h) must be decided in sample order. After
  * resolver_defer_a2l, resolver_resolve leaves them to the caller: it lists
  * them (resolver_deferred, valid until the next resolve), and
  * resolver_apply_deferred, called in sample order, names those frames. */
