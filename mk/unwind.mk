@@ -7,3 +7,9 @@ $(B)/unwind-diff: $(B)/obj/tests/tools/unwind_diff.o $(B)/libscorch.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libscorch.a $(LDFLAGS) $(LDLIBS)
 
 -include $(B)/obj/tests/tools/unwind_diff.d
+
+# The C++ workload with exceptions (the unwinding corpus, bench/unwind_corpus.sh).
+all: build/workloads/exceptions
+build/workloads/exceptions: tests/workloads/exceptions.cpp
+	@mkdir -p $(dir $@)
+	g++ -O2 -g -o $@ $<

@@ -98,6 +98,7 @@ struct tool {
 	struct unwind_frame *uf;
 	uint64_t samples, scorch_complete, ref_complete, both_same;
 	uint64_t ref_further, disagree, scorch_further, ref_used_stale;
+	uint64_t scorch_copy_end;  /* scorch stopped at the end of the stack copy */
 	uint64_t listed;
 	struct groupent *groups;
 	size_t nr_groups, cap_groups;
@@ -361,7 +362,9 @@ static void sample(struct tool *t, struct pipeline *pl, const struct perf_event 
 	uint64_t spc[MAXF];
 	for (int i = 0; i < ns; i++)
 		spc[i] = t->uf[i].pc;
+	int ns_all = ns;
 	ns = cut_unmapped(p, spc, ns);
+	t->scorch_copy_end += ns == ns_all && t->uf[ns - 1].copy_end;
 	/* libdwfl */
 	struct cur *c = &t->cur;
 	c->s = s;
@@ -513,6 +516,7 @@ int main(int argc, char **argv)
 	       t.samples ? 100.0 * t.scorch_complete / t.samples : 0.0);
 	printf("libdwfl_complete: %" PRIu64 " (%.2f%%)\n", t.ref_complete,
 	       t.samples ? 100.0 * t.ref_complete / t.samples : 0.0);
+	printf("scorch_copy_end: %" PRIu64 "\n", t.scorch_copy_end);
 	printf("same: %" PRIu64 "\n", t.both_same);
 	printf("scorch_further: %" PRIu64 "\n", t.scorch_further);
 	printf("libdwfl_further: %" PRIu64 "\n", t.ref_further);
