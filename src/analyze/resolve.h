@@ -53,8 +53,6 @@ struct resolved_sample {
 	struct frame *frames;
 	uint32_t nr_frames;
 	uint32_t nr_guessed;
-	bool copy_end;          /* resolver-internal: the DWARF walk stopped at the
-				 * end of the stack copy (see unwind.h, the shadow) */
 };
 
 #endif

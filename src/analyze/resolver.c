@@ -41,7 +41,6 @@ struct resolver {
 	void *warn_ctx;
 	struct resolve_view cur;  /* the maps of the sample being resolved */
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
-	struct unwind_shadow *own_shadow; /* resolver_resolve's (sequential) */
 	bool defer_a2l;           /* leave them to the caller (worker threads) */
 };
 
@@ -132,7 +131,6 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	unwinder_free(r->unw);
-	unwind_shadow_free(r->own_shadow);
 	a2l_state_release(&r->a2l);
 	symbols_free(r->syms);
 	free(r->frames);
@@ -364,18 +362,9 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		/* perf reports nothing past an address in no mapping */
 		if (!process_find_map(proc, r->uf[i].pc))
 			break;
-		uint32_t first = out->nr_frames;
 		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		if (r->uf[i].guessed)
-			for (uint32_t k = first; k < out->nr_frames; k++) {
-				out->frames[k].guessed = true;
-				out->nr_guessed++;
-				r->st.frames_guessed++;
-			}
-		if (i == n - 1)
-			out->copy_end = r->uf[i].copy_end;
 	}
 	if (n == max)
 		r->st.truncated++;
@@ -395,17 +384,7 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		.kernel = session_process(r->s, SESSION_KERNEL_PID),
 		.comm = session_comm(r->s, s->tid, s->time),
 	};
-	if (!r->own_shadow && !r->defer_a2l && (r->own_shadow = unwind_shadow_new()))
-		unwinder_set_shadow(r->unw, r->own_shadow);
-	int rc = resolver_resolve_view(r, &v, ev, attr, out);
-	if (!rc && r->own_shadow && has_dwarf_stack(attr, s))
-		unwind_shadow_add(r->own_shadow, s, attr->attr.sample_regs_user);
-	return rc;
-}
-
-void resolver_set_shadow(struct resolver *r, const struct unwind_shadow *sh)
-{
-	unwinder_set_shadow(r->unw, sh);
+	return resolver_resolve_view(r, &v, ev, attr, out);
 }
 
 int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,

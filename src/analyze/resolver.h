@@ -28,7 +28,6 @@
 #include "analyze/pipeline.h"
 #include "analyze/resolve.h"
 #include "analyze/session.h"
-#include "analyze/unwind.h"
 #include "perf/event.h"
 #include "perf/header.h"
 #include <stdint.h>
@@ -96,13 +95,6 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 struct a2l_state;
 void resolver_defer_a2l(struct resolver *r);
 void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs);
-
-/* The stack shadow (unwind.h) the DWARF walk may read above a stack copy;
- * not owned. The sequential resolver_resolve keeps one of its own, fed in
- * sample order; worker threads have none: their delivery re-resolves the
- * samples whose walk stopped at the copy's end (rs->copy_end) with a
- * resolver that has the delivery's shadow. NULL: none. */
-void resolver_set_shadow(struct resolver *r, const struct unwind_shadow *sh);
 
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */

@@ -52,30 +52,11 @@ struct ustate {
 	bool initial, signal;  /* signal: the callee was a signal frame */
 };
 
-/* One thread's shadow: words at [lo, lo + 8 * nwords), valid per bit. */
-struct tshadow {
-	uint64_t key;          /* pid << 32 | tid */
-	uint64_t lo;
-	uint64_t *words;
-	uint64_t *valid;
-	size_t nwords;
-};
-
-#define SHADOW_SPAN (1u << 20)       /* bytes per thread */
-#define SHADOW_TOTAL (256u << 20)    /* bytes, all threads */
-
-struct unwind_shadow {
-	struct hmap threads;   /* key -> struct tshadow */
-	size_t bytes;
-};
-
 struct stackmem {
 	uint64_t sp;
 	const uint8_t *data;
 	uint64_t size;
-	const struct tshadow *shadow; /* this thread's, or NULL */
 	bool above;            /* a read failed above the copy's end */
-	bool shadowed;         /* a read was served by the shadow */
 };
 
 /* How far above the copy a failed read still counts as "the copy was too
@@ -85,7 +66,6 @@ struct stackmem {
 struct unwinder {
 	struct symbols *syms;
 	struct session *sess;
-	const struct unwind_shadow *shadow;
 	struct unwinder_stats st;
 };
 
@@ -95,19 +75,8 @@ static bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
 		memcpy(out, m->data + (addr - m->sp), 8);
 		return true;
 	}
-	uint64_t d = addr - m->sp;
-	if (addr < m->sp || d >= m->size + ABOVE_COPY_MAX)
-		return false;
-	const struct tshadow *t = m->shadow;
-	if (t && !(addr & 7) && addr >= t->lo && (addr - t->lo) / 8 < t->nwords) {
-		size_t w = (addr - t->lo) / 8;
-		if (t->valid[w / 64] >> (w % 64) & 1) {
-			*out = t->words[w];
-			m->shadowed = true;
-			return true;
-		}
-	}
-	m->above = true;
+	if (addr >= m->sp && addr - m->sp < m->size + ABOVE_COPY_MAX)
+		m->above = true;
 	return false;
 }
 
@@ -491,132 +460,6 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	return fp_fallback(s, m, next);
 }
 
-struct unwind_shadow *unwind_shadow_new(void)
-{
-	struct unwind_shadow *sh = calloc(1, sizeof(*sh));
-	if (sh)
-		hmap_init(&sh->threads);
-	return sh;
-}
-
-static void shadow_clear(struct unwind_shadow *sh)
-{
-	for (size_t i = 0; i < sh->threads.cap; i++) {
-		struct tshadow *t = sh->threads.used[i] ? sh->threads.vals[i] : NULL;
-		if (t) {
-			free(t->words);
-			free(t->valid);
-			free(t);
-		}
-	}
-	hmap_release(&sh->threads);
-	hmap_init(&sh->threads);
-	sh->bytes = 0;
-}
-
-void unwind_shadow_free(struct unwind_shadow *sh)
-{
-	if (!sh)
-		return;
-	shadow_clear(sh);
-	hmap_release(&sh->threads);
-	free(sh);
-}
-
-static int sample_sp(const struct perf_sample *s, uint64_t regs_mask, uint64_t *sp)
-{
-	if (!(regs_mask >> UNWIND_PERF_REG_SP & 1))
-		return -1;
-	unsigned at = (unsigned)__builtin_popcountll(regs_mask & ((1ull << UNWIND_PERF_REG_SP) - 1));
-	if (at >= s->regs_user_nr)
-		return -1;
-	*sp = s->regs_user[at];
-	return 0;
-}
-
-/* Make t cover [lo, hi) (8-aligned, within SHADOW_SPAN); false: it cannot. */
-static bool shadow_cover(struct unwind_shadow *sh, struct tshadow *t, uint64_t lo, uint64_t hi)
-{
-	uint64_t olo = t->lo, ohi = t->lo + 8 * t->nwords;
-	if (t->nwords && lo >= olo && hi <= ohi)
-		return true;
-	/* grow in 64 KiB steps, so a thread's shadow is moved rarely */
-	uint64_t nlo = t->nwords && olo < lo ? olo : lo & ~(uint64_t)0xffff;
-	uint64_t nhi = t->nwords && ohi > hi ? ohi : (hi + 0xffff) & ~(uint64_t)0xffff;
-	if (nhi <= nlo || nhi - nlo > SHADOW_SPAN)
-		return false;
-	size_t n = (nhi - nlo) / 8, nv = (n + 63) / 64;
-	if (sh->bytes + (n - t->nwords) * 8 > SHADOW_TOTAL)
-		return false;
-	uint64_t *w = calloc(n, 8), *v = calloc(nv, 8);
-	if (!w || !v) {
-		free(w);
-		free(v);
-		return false;
-	}
-	for (size_t i = 0; i < t->nwords; i++) {
-		if (!(t->valid[i / 64] >> (i % 64) & 1))
-			continue;
-		size_t j = i + (olo - nlo) / 8;
-		w[j] = t->words[i];
-		v[j / 64] |= 1ull << (j % 64);
-	}
-	sh->bytes += (n - t->nwords) * 8;
-	free(t->words);
-	free(t->valid);
-	t->words = w;
-	t->valid = v;
-	t->lo = nlo;
-	t->nwords = n;
-	return true;
-}
-
-void unwind_shadow_add(struct unwind_shadow *sh, const struct perf_sample *s, uint64_t regs_mask)
-{
-	uint64_t sp, size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-									  : s->stack_user_size;
-	if (!sh || !s->stack_user || !s->regs_user_abi || size < 8 || (size & 7) ||
-	    sample_sp(s, regs_mask, &sp) || (sp & 7) || sp + size < sp)
-		return;
-	uint64_t key = (uint64_t)s->pid << 32 | s->tid;
-	struct tshadow *t = hmap_get(&sh->threads, key);
-	if (!t) {
-		if (!(t = calloc(1, sizeof(*t))))
-			return;
-		t->key = key;
-		hmap_put(&sh->threads, key, t);
-	}
-	if (!shadow_cover(sh, t, sp, sp + size)) {
-		/* too far from what it holds (a new stack), or the total is
-		 * spent: this thread starts over, or all of them */
-		free(t->words);
-		free(t->valid);
-		sh->bytes -= t->nwords * 8;
-		t->words = t->valid = NULL;
-		t->nwords = 0;
-		if (!shadow_cover(sh, t, sp, sp + size)) {
-			shadow_clear(sh);
-			return;
-		}
-	}
-	size_t w0 = (sp - t->lo) / 8, nw = size / 8;
-	memcpy(t->words + w0, s->stack_user, size);
-	for (size_t i = w0; i < w0 + nw;) {
-		if (!(i % 64) && i + 64 <= w0 + nw) {
-			t->valid[i / 64] = ~0ull;
-			i += 64;
-		} else {
-			t->valid[i / 64] |= 1ull << (i % 64);
-			i++;
-		}
-	}
-}
-
-void unwinder_set_shadow(struct unwinder *u, const struct unwind_shadow *sh)
-{
-	u->shadow = sh;
-}
-
 struct unwinder *unwinder_new(struct symbols *syms, struct session *sess)
 {
 	struct unwinder *u = calloc(1, sizeof *u);
@@ -667,21 +510,16 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid
 	};
 	if (!m.data)
 		m.size = 0;
-	if (u->shadow)
-		m.shadow = hmap_get(&u->shadow->threads, (uint64_t)s->pid << 32 | tid);
 	u->st.unwinds++;
 	int n = 0;
 	struct ustate next;
 	while (n < max) {
 		m.above = false;
-		bool guessed = m.shadowed;
 		bool ok = step(u, proc, &st, &m, &next);
 		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
 		out[n].pc = act ? st.pc : st.pc - 1;
 		out[n].activation = act;
-		out[n].guessed = guessed;
 		out[n].copy_end = false;
-		u->st.frames_guessed += guessed;
 		n++;
 		if (!ok || !next.pc_set) {
 			out[n - 1].copy_end = m.above && (st.valid & (1u << REG_SP));

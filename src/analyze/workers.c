@@ -64,11 +64,6 @@ struct workers {
 	pthread_mutex_t warn_mu;
 	struct hmap warned;
 	struct a2l_state a2l;  /* order-dependent names, decided at delivery */
-	/* the stack shadow (unwind.h), fed at delivery in sample order, and
-	 * the resolver that re-resolves a sample whose walk stopped at the end
-	 * of its copy with it (so -j does not change a stack) */
-	struct unwind_shadow *shadow;
-	struct resolver *dres;
 };
 
 int workers_default_jobs(void)
@@ -227,37 +222,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 		workers_free(w);
 		return NULL;
 	}
-	w->shadow = unwind_shadow_new();
-	w->dres = resolver_new(c, sess, h);
-	if (!w->shadow || !w->dres) {
-		workers_free(w);
-		return NULL;
-	}
-	resolver_set_warn(w->dres, warn_once, w);
-	resolver_defer_a2l(w->dres);
-	resolver_set_shadow(w->dres, w->shadow);
 	return w;
-}
-
-/* Resolve slot s again with the delivery's shadow (in sample order). */
-static int reresolve(struct workers *w, struct slot *s)
-{
-	struct resolved_sample rs;
-	int rc = resolver_resolve_view(w->dres, &s->view, &s->ev, s->attr, &rs);
-	if (rc)
-		return rc;
-	if (rs.nr_frames > s->frames_cap) {
-		size_t cap = s->frames_cap;
-		if (ARRAY_GROW(s->frames, cap, rs.nr_frames, 1u << 22))
-			return -ENOMEM;
-		s->frames_cap = cap;
-	}
-	if (rs.nr_frames)
-		memcpy(s->frames, rs.frames, rs.nr_frames * sizeof(*rs.frames));
-	s->rs = rs;
-	s->rs.ev = &s->ev;
-	s->rs.frames = s->frames;
-	return 0;
 }
 
 /* Deliver done slots from head; with wait, wait for the head slot first. */
@@ -280,15 +245,8 @@ static int deliver_ready(struct workers *w, bool wait)
 		if (s->rc < 0) {
 			rc = s->rc;
 		} else if (!rc) {
-			if (s->rs.copy_end)
-				rc = reresolve(w, s);
-			if (!rc) {
-				resolver_apply_a2l(&w->a2l, &s->rs);
-				if (s->attr)
-					unwind_shadow_add(w->shadow, &s->ev.s,
-							  s->attr->attr.sample_regs_user);
-				rc = w->deliver(w->ctx, &s->rs);
-			}
+			resolver_apply_a2l(&w->a2l, &s->rs);
+			rc = w->deliver(w->ctx, &s->rs);
 		}
 		snap_put(s->ps);
 		snap_put(s->ks);
@@ -388,8 +346,6 @@ void workers_free(struct workers *w)
 	hmap_release(&w->snaps);
 	hmap_release(&w->warned);
 	a2l_state_release(&w->a2l);
-	resolver_free(w->dres);
-	unwind_shadow_free(w->shadow);
 	pthread_cond_destroy(&w->cv_work);
 	pthread_cond_destroy(&w->cv_done);
 	pthread_mutex_destroy(&w->mu);

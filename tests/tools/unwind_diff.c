@@ -69,6 +69,7 @@ struct cur {
 	struct hmap *stale;    /* this process's words seen in earlier copies (--stale) */
 	bool used_stale;
 	uint64_t frames[MAXF];
+	bool guessed[MAXF];    /* found with a stale word (--stale, --cut) */
 	int n;
 	int max;
 };
@@ -95,6 +96,8 @@ struct tool {
 	char *debuginfo_path;
 	int max_frames, list, limit;
 	bool stale, quiet;
+	uint64_t cut;          /* --cut: copies cut to this many bytes */
+	uint64_t cut_guessed, cut_guessed_wrong, cut_samples_wrong, cut_scorch_wrong;
 	struct unwind_frame *uf;
 	uint64_t samples, scorch_complete, ref_complete, both_same;
 	uint64_t ref_further, disagree, scorch_further, ref_used_stale;
@@ -178,6 +181,7 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 	bool act = false;
 	if (!dwfl_frame_pc(state, &pc, &act) || pc == 0 || c->n >= c->max)
 		return DWARF_CB_ABORT;
+	c->guessed[c->n] = c->used_stale;
 	c->frames[c->n++] = act ? pc : pc - 1;
 	return DWARF_CB_OK;
 }
@@ -235,7 +239,6 @@ static Dwfl *ref_dwfl(struct tool *t, const struct process *p)
 		rp->generation = UINT64_MAX;
 		hmap_put(&t->procs, p->pid, rp);
 	}
-	t->cur.stale = t->stale ? &rp->stale : NULL;
 	if (rp->dwfl && rp->generation == p->generation)
 		return rp->dwfl;
 	if (rp->dwfl)
@@ -339,33 +342,12 @@ static int cut_unmapped(const struct process *p, const uint64_t *pcs, int n)
 	return n;
 }
 
-static void sample(struct tool *t, struct pipeline *pl, const struct perf_event *ev)
+/* libdwfl's walk of sample s with its copy cut to at most cap bytes, with
+ * the stale words of earlier copies when stale; frames in t->cur. Then the
+ * (cut) copy's words join the stale words of the process. */
+static int ref_unwind(struct tool *t, const struct process *p, const struct perf_sample *s,
+		      uint64_t mask, uint64_t cap, bool stale)
 {
-	const struct perf_sample *s = &ev->s;
-	struct perf_evlist *el = input_evlist(pipeline_input(pl));
-	if (s->attr_idx < 0 || !s->regs_user_abi || !s->regs_user_nr || !s->stack_user ||
-	    !s->stack_user_size)
-		return;
-	const struct perf_attr *pa = &el->attrs[s->attr_idx];
-	const struct process *p = session_process(pipeline_session(pl), s->pid);
-	if (!p)
-		return;
-	uint64_t mask = pa->attr.sample_regs_user;
-	/* scorch */
-	bool retried;
-	int ns = unwinder_unwind(t->unw, p, s->tid, s, mask, t->uf, t->max_frames, &retried);
-	if (ns <= 0)
-		return;
-	if (t->limit && t->samples >= (uint64_t)t->limit)
-		return;
-	t->samples++;
-	uint64_t spc[MAXF];
-	for (int i = 0; i < ns; i++)
-		spc[i] = t->uf[i].pc;
-	int ns_all = ns;
-	ns = cut_unmapped(p, spc, ns);
-	t->scorch_copy_end += ns == ns_all && t->uf[ns - 1].copy_end;
-	/* libdwfl */
 	struct cur *c = &t->cur;
 	c->s = s;
 	c->regs_mask = mask;
@@ -383,13 +365,14 @@ static void sample(struct tool *t, struct pipeline *pl, const struct perf_event 
 	c->stack = s->stack_user;
 	c->stack_size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
 								    : s->stack_user_size;
+	if (c->stack_size > cap)
+		c->stack_size = cap;
 	Dwfl *dwfl = ref_dwfl(t, p);
 	struct refproc *rp = hmap_get(&t->procs, p->pid);
+	c->stale = stale && rp ? &rp->stale : NULL;
 	if (dwfl && rp && rp->attached)
 		dwfl_getthread_frames(dwfl, (pid_t)p->pid, cb_frame, c);
-	int nr = cut_unmapped(p, c->frames, c->n);
-	if (t->stale && rp) {
-		/* remember this copy's words for later samples of the process */
+	if (stale && rp) {
 		for (uint64_t off = 0; off + 8 <= c->stack_size; off += 8) {
 			uint64_t *v = hmap_get(&rp->stale, c->sp + off);
 			if (!v && !(v = malloc(sizeof *v)))
@@ -398,6 +381,107 @@ static void sample(struct tool *t, struct pipeline *pl, const struct perf_event 
 			hmap_put(&rp->stale, c->sp + off, v);
 		}
 	}
+	return cut_unmapped(p, c->frames, c->n);
+}
+
+/*
+ * --cut N: how right hotspot-perfparser's stale words are. Record with a
+ * large copy (--call-graph dwarf,32768); the reference is libdwfl's walk of
+ * the whole copy; the walk under test is libdwfl's of the copy cut to N
+ * bytes with the stale words of the earlier cut copies, as perfparser would
+ * walk a recording with N-byte copies. Every frame found with a stale word
+ * is checked against the reference. scorch's walk of the cut copy is checked
+ * too: it must be the reference's first frames.
+ */
+static void cut_sample(struct tool *t, const struct process *p, const struct perf_sample *s,
+		       uint64_t mask)
+{
+	uint64_t full[MAXF];
+	bool retried;
+	int nf = ref_unwind(t, p, s, mask, UINT64_MAX, false);
+	memcpy(full, t->cur.frames, sizeof(uint64_t) * (size_t)nf);
+	struct perf_sample cs = *s;
+	if (cs.stack_user_dyn_size > t->cut)
+		cs.stack_user_dyn_size = t->cut;
+	if (cs.stack_user_size > t->cut)
+		cs.stack_user_size = t->cut;
+	int ns = unwinder_unwind(t->unw, p, s->tid, &cs, mask, t->uf, t->max_frames, &retried);
+	int nc = ref_unwind(t, p, s, mask, t->cut, true);
+	if (nf <= 0 || ns <= 0)
+		return;
+	t->samples++;
+	uint64_t spc[MAXF];
+	for (int i = 0; i < ns; i++)
+		spc[i] = t->uf[i].pc;
+	ns = cut_unmapped(p, spc, ns);
+	for (int i = 0; i < ns; i++)
+		if (i >= nf || spc[i] != full[i]) {
+			t->cut_scorch_wrong++;
+			break;
+		}
+	const struct cur *c = &t->cur;
+	bool wrong = false;
+	int first_wrong = -1;
+	for (int i = 0; i < nc; i++) {
+		if (!c->guessed[i])
+			continue;
+		t->cut_guessed++;
+		if (i >= nf || c->frames[i] != full[i]) {
+			t->cut_guessed_wrong++;
+			if (!wrong)
+				first_wrong = i;
+			wrong = true;
+		}
+	}
+	if (!wrong)
+		return;
+	t->cut_samples_wrong++;
+	if (t->quiet || t->listed >= (uint64_t)t->list)
+		return;
+	char a[512], b[512];
+	t->listed++;
+	printf("wrong stale guess: pid %u tid %u time %" PRIu64 ": cut %d frames, whole copy %d\n",
+	       s->pid, s->tid, s->time, nc, nf);
+	int from = first_wrong > 3 ? first_wrong - 3 : 0;
+	for (int i = from; i < (nc > nf ? nc : nf) && i < from + 8; i++)
+		printf("  #%-3d %s %-60s whole %s\n", i, i < nc && c->guessed[i] ? "g" : " ",
+		       i < nc ? frame_name(t, p, c->frames[i], a, sizeof a) : "-",
+		       i < nf ? frame_name(t, p, full[i], b, sizeof b) : "-");
+}
+
+static void sample(struct tool *t, struct pipeline *pl, const struct perf_event *ev)
+{
+	const struct perf_sample *s = &ev->s;
+	struct perf_evlist *el = input_evlist(pipeline_input(pl));
+	if (s->attr_idx < 0 || !s->regs_user_abi || !s->regs_user_nr || !s->stack_user ||
+	    !s->stack_user_size)
+		return;
+	const struct perf_attr *pa = &el->attrs[s->attr_idx];
+	const struct process *p = session_process(pipeline_session(pl), s->pid);
+	if (!p)
+		return;
+	uint64_t mask = pa->attr.sample_regs_user;
+	if (t->limit && t->samples >= (uint64_t)t->limit)
+		return;
+	if (t->cut) {
+		cut_sample(t, p, s, mask);
+		return;
+	}
+	/* scorch */
+	bool retried;
+	int ns = unwinder_unwind(t->unw, p, s->tid, s, mask, t->uf, t->max_frames, &retried);
+	if (ns <= 0)
+		return;
+	t->samples++;
+	uint64_t spc[MAXF];
+	for (int i = 0; i < ns; i++)
+		spc[i] = t->uf[i].pc;
+	int ns_all = ns;
+	ns = cut_unmapped(p, spc, ns);
+	t->scorch_copy_end += ns == ns_all && t->uf[ns - 1].copy_end;
+	/* libdwfl */
+	int nr = ref_unwind(t, p, s, mask, UINT64_MAX, t->stale);
+	struct cur *c = &t->cur;
 	if (ns && is_complete(t, p, spc[ns - 1]))
 		t->scorch_complete++;
 	if (nr && is_complete(t, p, c->frames[nr - 1]))
@@ -486,6 +570,8 @@ int main(int argc, char **argv)
 			t.stale = true;
 		else if (!strcmp(a, "--quiet"))
 			t.quiet = true;
+		else if (!strcmp(a, "--cut") && v)
+			t.cut = strtoull(v, NULL, 0) & ~7ull, i++;
 		else
 			usage();
 	}
@@ -512,6 +598,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("samples: %" PRIu64 "\n", t.samples);
+	if (t.cut) {
+		printf("cut: %" PRIu64 "\n", t.cut);
+		printf("stale_frames: %" PRIu64 "\n", t.cut_guessed);
+		printf("stale_frames_wrong: %" PRIu64 "\n", t.cut_guessed_wrong);
+		printf("samples_stale_wrong: %" PRIu64 "\n", t.cut_samples_wrong);
+		printf("scorch_cut_wrong: %" PRIu64 "\n", t.cut_scorch_wrong);
+		return t.cut_scorch_wrong ? 1 : 0;
+	}
 	printf("scorch_complete: %" PRIu64 " (%.2f%%)\n", t.scorch_complete,
 	       t.samples ? 100.0 * t.scorch_complete / t.samples : 0.0);
 	printf("libdwfl_complete: %" PRIu64 " (%.2f%%)\n", t.ref_complete,
