@@ -397,7 +397,6 @@ static void cut_sample(struct tool *t, const struct process *p, const struct per
 		       uint64_t mask)
 {
 	uint64_t full[MAXF];
-	bool retried;
 	int nf = ref_unwind(t, p, s, mask, UINT64_MAX, false);
 	memcpy(full, t->cur.frames, sizeof(uint64_t) * (size_t)nf);
 	struct perf_sample cs = *s;
@@ -405,7 +404,7 @@ static void cut_sample(struct tool *t, const struct process *p, const struct per
 		cs.stack_user_dyn_size = t->cut;
 	if (cs.stack_user_size > t->cut)
 		cs.stack_user_size = t->cut;
-	int ns = unwinder_unwind(t->unw, p, s->tid, &cs, mask, t->uf, t->max_frames, &retried);
+	int ns = unwinder_unwind(t->unw, p, &cs, mask, t->uf, t->max_frames);
 	int nc = ref_unwind(t, p, s, mask, t->cut, true);
 	if (nf <= 0 || ns <= 0)
 		return;
@@ -468,8 +467,7 @@ static void sample(struct tool *t, struct pipeline *pl, const struct perf_event 
 		return;
 	}
 	/* scorch */
-	bool retried;
-	int ns = unwinder_unwind(t->unw, p, s->tid, s, mask, t->uf, t->max_frames, &retried);
+	int ns = unwinder_unwind(t->unw, p, s, mask, t->uf, t->max_frames);
 	if (ns <= 0)
 		return;
 	t->samples++;
@@ -530,11 +528,11 @@ static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev
 	return 0;
 }
 
-/* The unwinder reads the pipeline's session: made once it exists. */
+/* The unwinder, made when the pipeline starts. */
 static int sink_begin(void *ctx, struct pipeline *p)
 {
 	struct tool *t = ctx;
-	t->unw = unwinder_new(t->syms, pipeline_session(p));
+	t->unw = unwinder_new(t->syms);
 	return t->unw ? 0 : -ENOMEM;
 }
 
