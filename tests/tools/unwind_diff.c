@@ -251,7 +251,8 @@ static Dwfl *ref_dwfl(struct tool *t, const struct process *p)
 	const char *last = NULL;
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct map *m = &p->maps[i];
-		if (!m->filename || m->filename[0] != '/' || m->filename == last)
+		bool vdso = m->filename && !strcmp(m->filename, "[vdso]");
+		if (!m->filename || (m->filename[0] != '/' && !vdso) || m->filename == last)
 			continue;
 		/* the first map of each file (maps are sorted by address) */
 		bool seen = false;
@@ -263,10 +264,18 @@ static Dwfl *ref_dwfl(struct tool *t, const struct process *p)
 		struct dso *d = symbols_dso(t->syms, m->filename, m->build_id, m->build_id_size);
 		if (!d || !d->path)
 			continue;
+		/* scorch keeps this machine's vdso in a memfd (perf's build-id
+		 * cache has none here): libdwfl reads the same bytes */
+		char fdpath[64];
+		const char *path = d->path;
+		if (vdso && d->fd >= 0) {
+			snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", d->fd);
+			path = fdpath;
+		}
 		uint64_t base;
-		if (!load_base(d->path, m, &base))
+		if (!load_base(path, m, &base))
 			continue;
-		dwfl_report_elf(rp->dwfl, m->filename, d->path, -1, base, false);
+		dwfl_report_elf(rp->dwfl, m->filename, path, -1, base, false);
 	}
 	dwfl_report_end(rp->dwfl, NULL, NULL);
 	rp->attached = dwfl_attach_state(rp->dwfl, NULL, (pid_t)p->pid, &thread_cb, &t->cur);
@@ -513,7 +522,7 @@ static void sample(struct tool *t, struct pipeline *pl, const struct perf_event 
 	if (t->quiet || t->listed >= (uint64_t)t->list)
 		return;
 	t->listed++;
-	printf("%s: pid %u tid %u time %" PRIu64 ": scorch %d frames, libdwfl %d; frame %d\n", what,
+	printf("sample %s: pid %u tid %u time %" PRIu64 ": scorch %d frames, libdwfl %d; frame %d\n", what,
 	       s->pid, s->tid, s->time, ns, nr, d);
 	for (int i = d > 2 ? d - 2 : 0; i < (ns > nr ? ns : nr) && i < d + 3; i++)
 		printf("  #%-3d scorch %-60s libdwfl %s\n", i,
