@@ -83,14 +83,21 @@ struct unwinder {
 	struct unwinder_stats st;
 };
 
-static bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
+/* A read outside the copy: note whether it was above it (the hot path
+ * below stays small enough to be inlined). */
+__attribute__((noinline, cold)) static void mem_miss(struct stackmem *m, uint64_t addr)
+{
+	if (addr >= m->sp && addr - m->sp < m->size + ABOVE_COPY_MAX)
+		m->above = true;
+}
+
+static inline bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
 {
 	if (addr >= m->sp && addr - m->sp <= m->size && m->size - (addr - m->sp) >= 8) {
 		memcpy(out, m->data + (addr - m->sp), 8);
 		return true;
 	}
-	if (addr >= m->sp && addr - m->sp < m->size + ABOVE_COPY_MAX)
-		m->above = true;
+	mem_miss(m, addr);
 	return false;
 }
 
