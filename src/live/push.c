@@ -277,19 +277,25 @@ static void *sender(void *arg)
 		}
 		if (it.tries == 1)
 			plog(p, "push: %s%d, retrying", st < 0 ? "error " : "HTTP ", st < 0 ? -st : st);
-		/* wait, but wake up early to stop */
-		uint64_t wait_ns = (uint64_t)backoff * 1000000ULL, now = mono_ns();
-		if (p->stop) /* stopping: not past the deadline */
-			wait_ns = p->deadline_ns > now ? (p->deadline_ns - now < wait_ns ? p->deadline_ns - now
-											   : wait_ns)
-						       : 0;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		uint64_t ns = (uint64_t)ts.tv_nsec + wait_ns;
-		ts.tv_sec += (time_t)(ns / 1000000000ULL);
-		ts.tv_nsec = (long)(ns % 1000000000ULL);
-		if (wait_ns)
+		/* the whole delay (new profiles signal the condition too), but
+		 * not past the deadline once stopping */
+		uint64_t t_in = mono_ns(), until = t_in + (uint64_t)backoff * 1000000ULL;
+		for (;;) {
+			uint64_t now = mono_ns(), end = until;
+			/* stopping: retry every half second until the deadline */
+			if (p->stop && end > t_in + 500000000ULL)
+				end = t_in + 500000000ULL;
+			if (p->stop && p->deadline_ns < end)
+				end = p->deadline_ns;
+			if (now >= end)
+				break;
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			uint64_t ns = (uint64_t)ts.tv_nsec + (end - now);
+			ts.tv_sec += (time_t)(ns / 1000000000ULL);
+			ts.tv_nsec = (long)(ns % 1000000000ULL);
 			pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+		}
 		backoff = backoff * 2 > p->c.max_backoff_ms ? p->c.max_backoff_ms : backoff * 2;
 		if (p->stop && mono_ns() > p->deadline_ns)
 			break;

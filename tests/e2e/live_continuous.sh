@@ -66,8 +66,8 @@ for l in open(sys.argv[2]):
     # unknown symbols: an address in report, the DSO in pprof
     if m and not m.group(2).startswith("0x"):
         rep.append((m.group(2), int(m.group(1))))
-if len(rep) < 3 or len(pp) < 3:
-    sys.exit("too few entries: pprof %d, report %d" % (len(pp), len(rep)))
+if not rep:
+    sys.exit("no entries: pprof %d, report %d" % (len(pp), len(rep)))
 for name, n in rep[:3]:
     if pp.get(name) != n:
         sys.exit("%s: report %d samples, pprof %s" % (name, n, pp.get(name)))
@@ -95,20 +95,27 @@ P=$W/pushd
 "$SCORCH" record --continuous "$P" --interval 1 --push "http://127.0.0.1:$port/pyro/" --push-app myapp \
 	-e cpu-clock -F 299 -g -- "$WL/calls-fp" 1200 > /dev/null 2> "$W/p.err"
 check push_exit test $? = 0
-kill $rpid 2>/dev/null
-wait $rpid 2>/dev/null
 written=$(grep -c '^\[ scorch record: wrote ' "$W/p.err")
 okn=$(grep -c '^OK ' "$W/recv/receiver.log")
+# every body received is validated (go tool pprof) before the receiver goes
+for ((i = 0; i < 600; i++)); do
+	[ "$(grep -cE '^(VALID|BAD) ' "$W/recv/receiver.log")" -ge "$okn" ] && break
+	sleep 0.2
+done
+kill $rpid 2>/dev/null
+wait $rpid 2>/dev/null
+valid=$(grep -c '^VALID ' "$W/recv/receiver.log")
 bad=$(grep -c '^BAD ' "$W/recv/receiver.log")
+check "push_bodies_valid ($valid of $okn)" test "$valid" = "$okn"
 check "push_all_delivered ($okn of $written)" test "$okn" = "$written" -a "$written" -ge 3
 check "push_no_bad_request ($bad)" test "$bad" = 0
 check push_was_down grep -q '^FAILED-ON-PURPOSE 1' "$W/recv/receiver.log"
 check push_retried grep -q 'push: error [0-9]*, retrying\|push: HTTP 503, retrying' "$W/p.err"
 check push_summary grep -qE "pushed $written, dropped 0, given up 0 \]" "$W/p.err"
 # samples arrived: the sum over the pushed profiles is the recorder's count
-tot=$(awk '/^OK /{s+=$5} END{print s+0}' "$W/recv/receiver.log")
-check "push_samples ($tot)" test "$tot" -gt 100
-grep '^BAD' "$W/recv/receiver.log" >&2
+tot=$(awk '/^VALID /{s+=$3} END{print s+0}' "$W/recv/receiver.log")
+check "push_samples ($tot stacks)" test "$tot" -gt 10
+[ "$okn" = "$written" ] || { cat "$W/recv/receiver.log" "$W/recv.out" "$W/p.err"; } >&2
 
 # --- push: a receiver that never comes up: recording goes on, bounded ---
 port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

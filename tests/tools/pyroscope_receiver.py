@@ -6,9 +6,12 @@ for the tests of `scorch record --continuous --push`.
 Every request is checked: method and path, the query parameters (name is
 APP{host=HOST}, from/until are Unix seconds with from <= until and a span of
 at most --max-span, format=pprof), Content-Length against the body, and the
-body itself with `go tool pprof -raw` (a gzip'd pprof with samples). A good
-request is answered 200 and logged "OK <from> <until> <bytes> <samples>";
-a bad one 400 and "BAD <why>". With --down SECS the port is not listened on
+body itself with `go tool pprof -raw` (a gzip'd pprof with host and comm
+labels). A request with good parameters is answered 200 at once and logged
+"OK <from> <until> <bytes> <file>", then its body is validated on a worker
+thread (go tool pprof takes a second or two: a slow answer would stand for a
+slow backend): "VALID <file> <samples>" or "BAD <why>". A request with bad
+parameters is answered 400 and logged "BAD <why>". With --down SECS the port is not listened on
 for the first SECS seconds (connections are refused: a backend that is
 down); with --fail N the first N requests get 503.
 
@@ -18,6 +21,8 @@ Prints "LISTENING <port>" when it accepts connections; runs until killed."""
 import argparse
 import http.server
 import os
+import queue
+import threading
 import re
 import subprocess
 import sys
@@ -38,6 +43,31 @@ def main():
     a = ap.parse_args()
     log = open(os.path.join(a.out, "receiver.log"), "a", buffering=1)
     state = {"n": 0}
+    work = queue.Queue()
+    lock = threading.Lock()
+
+    def say(line):
+        with lock:
+            log.write(line + "\n")
+
+    def validate():
+        while True:
+            path = work.get()
+            r = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True, text=True)
+            if r.returncode != 0:
+                say("BAD go tool pprof on %s: %s" % (path, r.stderr.strip()[-300:]))
+                continue
+            m = re.search(r"^Samples:\n(.*?)\n(.*?)^Locations", r.stdout, re.S | re.M)
+            if not m:
+                say("BAD %s: go tool pprof -raw shows no samples section" % path)
+                continue
+            samples = sum(1 for l in m.group(2).splitlines() if re.match(r"^\s+\d+\s+\d+:", l))
+            if samples and not ("host:[%s]" % a.host in r.stdout and "comm:[" in r.stdout):
+                say("BAD %s: samples without host/comm labels" % path)
+                continue
+            say("VALID %s %d" % (path, samples))
+
+    threading.Thread(target=validate, daemon=True).start()
 
     class H(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -47,7 +77,7 @@ def main():
 
         def answer(self, code, why=None):
             if why:
-                log.write("BAD %s\n" % why)
+                say("BAD %s" % why)
             body = b"ok\n" if code == 200 else (why or "error").encode() + b"\n"
             self.send_response(code)
             self.send_header("Content-Length", str(len(body)))
@@ -68,7 +98,7 @@ def main():
             if len(body) != int(length):
                 return self.answer(400, "body %d of %s bytes" % (len(body), length))
             if n <= a.fail:
-                log.write("FAILED-ON-PURPOSE %d\n" % n)
+                say("FAILED-ON-PURPOSE %d" % n)
                 return self.answer(503)
             u = urllib.parse.urlsplit(self.path)
             if u.path != a.prefix + "/ingest":
@@ -93,24 +123,15 @@ def main():
             path = os.path.join(a.out, "push-%03d.pb.gz" % n)
             with open(path, "wb") as f:
                 f.write(body)
-            r = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True, text=True)
-            if r.returncode != 0:
-                return self.answer(400, "go tool pprof: %s" % r.stderr.strip()[-300:])
-            m = re.search(r"^Samples:\n(.*?)\n(.*?)^Locations", r.stdout, re.S | re.M)
-            if not m:
-                return self.answer(400, "go tool pprof -raw: no samples section")
-            samples = sum(1 for l in m.group(2).splitlines() if re.match(r"^\s+\d+\s+\d+:", l))
-            labels_ok = "host:[%s]" % a.host in r.stdout and "comm:[" in r.stdout
-            if samples and not labels_ok:
-                return self.answer(400, "samples without host/comm labels")
-            log.write("OK %d %d %d %d %s\n" % (t0, t1, len(body), samples, path))
+            say("OK %d %d %d %s" % (t0, t1, len(body), path))
+            work.put(path)
             self.answer(200)
 
     if a.down > 0:
         time.sleep(a.down)
     srv = http.server.HTTPServer(("127.0.0.1", a.port), H)
     print("LISTENING %d" % a.port, flush=True)
-    log.write("LISTENING %d\n" % a.port)
+    say("LISTENING %d" % a.port)
     srv.serve_forever()
 
 
