@@ -158,3 +158,61 @@ int cli_close_out(FILE *f, const char *path)
 	}
 	return EXIT_OK;
 }
+
+int cli_num(const char *opt, const char *v, bool neg_ok, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || (!neg_ok && x < 0)) {
+		fprintf(stderr, "scorch: bad value '%s' for %s\n", v, opt);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int cli_diff_files_opt(int argc, char **argv, int *i, const char *cmd, const char *files[2])
+{
+	if (strcmp(argv[*i], "--diff"))
+		return 0;
+	if (*i + 2 >= argc) {
+		fprintf(stderr, "scorch: %s: --diff needs two files: --diff BASE NEW\n", cmd);
+		return -1;
+	}
+	files[0] = argv[*i + 1], files[1] = argv[*i + 2], *i += 3;
+	return 1;
+}
+
+int cli_run_profile(const char *cmd, struct pipeline_config *pc, struct profile_sink_config *sc,
+		    const char *outpath, FILE **out, bool no_progress)
+{
+	struct profile_sink ps;
+	struct sink sink;
+	int rc;
+	if (profile_sink_init(&ps, sc, &sink)) {
+		fprintf(stderr, "scorch: %s: %s\n", cmd, ps.errbuf);
+		rc = EXIT_BADINPUT;
+		goto out;
+	}
+	*out = cli_open_out(outpath);
+	if (!*out) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	rc = cli_run_pipeline(pc, &sink, no_progress);
+	int rc2 = cli_close_out(*out, outpath);
+	if (!rc)
+		rc = rc2;
+out:
+	profile_sink_release(&ps);
+	return rc;
+}
+
+int cli_summary_opt(int argc, char **argv, int *i, struct pipeline_config *c,
+		    struct profile_filter *f, bool *no_progress, const char **outpath)
+{
+	int k = cli_analysis_opt(argc, argv, i, c, f, no_progress);
+	if (k == 0)
+		k = cli_opt_value(argc, argv, i, "-o", "--output", outpath);
+	return k;
+}

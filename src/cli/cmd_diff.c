@@ -84,18 +84,6 @@ int cli_diff_load(struct pipeline_config *pc, struct profile_sink_config *sc, co
 	return EXIT_OK;
 }
 
-static int num(const char *opt, const char *v, double *out, bool neg_ok)
-{
-	char *end;
-	double x = strtod(v, &end);
-	if (end == v || *end || (!neg_ok && x < 0)) {
-		fprintf(stderr, "scorch: bad value '%s' for %s\n", v, opt);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	struct pipeline_config pc;
@@ -138,7 +126,7 @@ int cmd_diff(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if ((k = cli_analysis_opt(argc, argv, &i, &pc, &sc.filter, &no_progress)) != 0) {
+		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
 			if (k < 0)
 				return EXIT_BADINPUT;
 			continue;
@@ -147,12 +135,6 @@ int cmd_diff(int argc, char **argv)
 			if (k < 0)
 				return EXIT_BADINPUT;
 			dc.sort = v;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			outpath = v;
 			continue;
 		}
 		if ((k = cli_opt_value(argc, argv, &i, "-f", "--format", &v)) != 0) {
@@ -170,7 +152,7 @@ int cmd_diff(int argc, char **argv)
 		}
 #define DNUM(s, l, neg, set)                                        \
 	if ((k = cli_opt_value(argc, argv, &i, s, l, &v)) != 0) {   \
-		if (k < 0 || num(a, v, &x, neg))                    \
+		if (k < 0 || cli_num(a, v, neg, &x))                \
 			return EXIT_BADINPUT;                       \
 		set;                                                \
 		continue;                                           \

@@ -102,12 +102,9 @@ int cmd_export(int argc, char **argv)
 			x.fc.annotate = true, i++;
 			continue;
 		}
-		if (!strcmp(a, "--diff")) {
-			if (i + 2 >= argc) {
-				fprintf(stderr, "scorch: export: --diff needs two files: --diff BASE NEW\n");
+		if ((k = cli_diff_files_opt(argc, argv, &i, "export", diff_files)) != 0) {
+			if (k < 0)
 				return EXIT_BADINPUT;
-			}
-			diff_files[0] = argv[i + 1], diff_files[1] = argv[i + 2], i += 3;
 			continue;
 		}
 		if (!strcmp(a, "--period")) {
@@ -122,15 +119,9 @@ int cmd_export(int argc, char **argv)
 			no_inline = true, i++;
 			continue;
 		}
-		if ((k = cli_analysis_opt(argc, argv, &i, &pc, &sc.filter, &no_progress)) != 0) {
+		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
 			if (k < 0)
 				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			outpath = v;
 			continue;
 		}
 		if ((k = cli_opt_value(argc, argv, &i, "-f", "--format", &v)) != 0) {
@@ -185,25 +176,7 @@ int cmd_export(int argc, char **argv)
 	}
 	sc.finish = finish;
 	sc.finish_ctx = &x;
-	struct profile_sink ps;
-	struct sink sink;
-	int rc;
-	if (profile_sink_init(&ps, &sc, &sink)) {
-		fprintf(stderr, "scorch: export: %s\n", ps.errbuf);
-		rc = EXIT_BADINPUT;
-		goto out;
-	}
-	x.out = cli_open_out(outpath);
-	if (!x.out) {
-		rc = EXIT_FAIL;
-		goto out;
-	}
-	rc = cli_run_pipeline(&pc, &sink, no_progress);
-	int rc2 = cli_close_out(x.out, outpath);
-	if (!rc)
-		rc = rc2;
-out:
-	profile_sink_release(&ps);
+	int rc = cli_run_profile("export", &pc, &sc, outpath, &x.out, no_progress);
 	pprof_release(&x.pp);
 	speedscope_release(&x.sp);
 	return rc;

@@ -125,12 +125,9 @@ int cmd_flame(int argc, char **argv)
 			f.fc.icicle = true, i++;
 			continue;
 		}
-		if (!strcmp(a, "--diff")) {
-			if (i + 2 >= argc) {
-				fprintf(stderr, "scorch: flame: --diff needs two files: --diff BASE NEW\n");
+		if ((k = cli_diff_files_opt(argc, argv, &i, "flame", diff_files)) != 0) {
+			if (k < 0)
 				return EXIT_BADINPUT;
-			}
-			diff_files[0] = argv[i + 1], diff_files[1] = argv[i + 2], i += 3;
 			continue;
 		}
 		if ((k = cli_opt_value(argc, argv, &i, NULL, "--diff-mode", &v)) != 0) {
@@ -159,15 +156,9 @@ int cmd_flame(int argc, char **argv)
 			sc.inline_frames = false, i++;
 			continue;
 		}
-		if ((k = cli_analysis_opt(argc, argv, &i, &pc, &sc.filter, &no_progress)) != 0) {
+		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &f.outpath)) != 0) {
 			if (k < 0)
 				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			f.outpath = v;
 			continue;
 		}
 		if ((k = cli_opt_value(argc, argv, &i, NULL, "--title", &v)) != 0) {
@@ -216,23 +207,9 @@ int cmd_flame(int argc, char **argv)
 		return flame_diff(&pc, &sc, &f, diff_files, absolute, no_progress);
 	sc.finish = finish;
 	sc.finish_ctx = &f;
-	struct profile_sink ps;
-	struct sink sink;
-	if (profile_sink_init(&ps, &sc, &sink)) {
-		fprintf(stderr, "scorch: flame: %s\n", ps.errbuf);
-		profile_sink_release(&ps);
-		return EXIT_BADINPUT;
-	}
-	f.out = cli_open_out(f.outpath);
-	if (!f.out) {
-		profile_sink_release(&ps);
-		return EXIT_FAIL;
-	}
-	int rc = cli_run_pipeline(&pc, &sink, no_progress);
-	int rc2 = cli_close_out(f.out, f.outpath);
-	if (!rc && !rc2 && strcmp(f.outpath, "-"))
+	int rc = cli_run_profile("flame", &pc, &sc, f.outpath, &f.out, no_progress);
+	if (!rc && strcmp(f.outpath, "-"))
 		fprintf(stderr, "scorch: wrote %s (%llu samples)\n", f.outpath,
 			(unsigned long long)f.samples);
-	profile_sink_release(&ps);
-	return rc ? rc : rc2;
+	return rc;
 }

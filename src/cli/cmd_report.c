@@ -38,18 +38,6 @@ static int finish(void *ctx, struct profile_sink *s)
 	return report_write(s, &r->rc, r->out);
 }
 
-static int num(const char *opt, const char *v, double *out)
-{
-	char *end;
-	double x = strtod(v, &end);
-	if (end == v || *end || x < 0) {
-		fprintf(stderr, "scorch: bad value '%s' for %s\n", v, opt);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct pipeline_config pc;
@@ -92,7 +80,7 @@ int cmd_report(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if ((k = cli_analysis_opt(argc, argv, &i, &pc, &sc.filter, &no_progress)) != 0) {
+		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
 			if (k < 0)
 				return EXIT_BADINPUT;
 			continue;
@@ -103,15 +91,9 @@ int cmd_report(int argc, char **argv)
 			r.rc.sort = v;
 			continue;
 		}
-		if ((k = cli_opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			outpath = v;
-			continue;
-		}
 #define DNUM(s, l, set)                                             \
 	if ((k = cli_opt_value(argc, argv, &i, s, l, &v)) != 0) {   \
-		if (k < 0 || num(a, v, &d))                         \
+		if (k < 0 || cli_num(a, v, false, &d))                       \
 			return EXIT_BADINPUT;                       \
 		set;                                                \
 		continue;                                           \
@@ -136,20 +118,5 @@ int cmd_report(int argc, char **argv)
 	r.rc.input = pc.input;
 	sc.finish = finish;
 	sc.finish_ctx = &r;
-	struct profile_sink ps;
-	struct sink sink;
-	if (profile_sink_init(&ps, &sc, &sink)) {
-		fprintf(stderr, "scorch: report: %s\n", ps.errbuf);
-		profile_sink_release(&ps);
-		return EXIT_BADINPUT;
-	}
-	r.out = cli_open_out(outpath);
-	if (!r.out) {
-		profile_sink_release(&ps);
-		return EXIT_FAIL;
-	}
-	int rc = cli_run_pipeline(&pc, &sink, no_progress);
-	int rc2 = cli_close_out(r.out, outpath);
-	profile_sink_release(&ps);
-	return rc ? rc : rc2;
+	return cli_run_profile("report", &pc, &sc, outpath, &r.out, no_progress);
 }

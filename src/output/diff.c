@@ -228,12 +228,7 @@ static int cmp_row(const void *a, const void *b)
 	double mx = fmax(x->base_pct, x->new_pct), my = fmax(y->base_pct, y->new_pct);
 	if (mx != my)
 		return mx > my ? -1 : 1;
-	int r = strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
-	if (!r)
-		r = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
-	if (!r)
-		r = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
-	return r;
+	return report_cmp_names(x->sym, x->dso, x->comm, y->sym, y->dso, y->comm);
 }
 
 static double pct(uint64_t v, uint64_t total)

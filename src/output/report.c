@@ -132,6 +132,23 @@ static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, cons
 	return (uint32_t)t->e->n++;
 }
 
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+int report_cmp_names(const char *sym_a, const char *dso_a, const char *comm_a, const char *sym_b,
+		     const char *dso_b, const char *comm_b)
+{
+	int r = cmp_str(sym_a, sym_b);
+	if (!r)
+		r = cmp_str(dso_a, dso_b);
+	if (!r)
+		r = cmp_str(comm_a, comm_b);
+	return r;
+}
+
 static int cmp_entry(const void *a, const void *b, void *arg)
 {
 	const bool sort_children = *(const bool *)arg;
@@ -144,12 +161,7 @@ static int cmp_entry(const void *a, const void *b, void *arg)
 	ky = sort_children ? y->self_period : y->total_period;
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
-	int r = strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
-	if (!r)
-		r = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
-	if (!r)
-		r = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
-	return r;
+	return report_cmp_names(x->sym, x->dso, x->comm, y->sym, y->dso, y->comm);
 }
 
 static const char unknown_name[] = "[unknown]";

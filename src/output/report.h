@@ -53,6 +53,10 @@ struct report_entries {
 int report_entries(const struct profile *p, const struct report_config *c,
 		   struct report_entries *out, uint32_t **node_entry);
 void report_entries_release(struct report_entries *e);
+/* The name tie-break of report and diff orderings: symbol, then DSO, then
+ * command (NULL sorts as ""); strcmp's sign. */
+int report_cmp_names(const char *sym_a, const char *dso_a, const char *comm_a, const char *sym_b,
+		     const char *dso_b, const char *comm_b);
 
 /* The call tree of entry i of es (node_entry ne from report_entries over p):
  * what it calls (callers false) or where it is called from, in % of total,

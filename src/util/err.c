@@ -1,31 +1,38 @@
 /* err.c: see err.h. The first error recorded wins: it is the cause. */
 #include "util/err.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+
+/* Record the first error: true when this one was recorded (the caller sets
+ * the offset). */
+static bool record(struct err *e, const char *fmt, va_list ap)
+{
+	if (!e || e->set)
+		return false;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	e->set = 1;
+	e->has_offset = 0;
+	return true;
+}
 
 int err_at(struct err *e, uint64_t off, const char *fmt, ...)
 {
-	if (e && !e->set) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-		e->set = 1;
+	va_list ap;
+	va_start(ap, fmt);
+	if (record(e, fmt, ap)) {
 		e->has_offset = 1;
 		e->offset = off;
 	}
+	va_end(ap);
 	return -EINVAL;
 }
 
 int err_set(struct err *e, int code, const char *fmt, ...)
 {
-	if (e && !e->set) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-		e->set = 1;
-		e->has_offset = 0;
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	record(e, fmt, ap);
+	va_end(ap);
 	return code < 0 ? code : -EIO;
 }
