@@ -717,14 +717,13 @@ static bool type(struct dm *d)
 }
 
 /* const-data = ["n"] {hex-digit} "_" */
-static bool const_int(struct dm *d, bool is_signed)
+/* {hex-digit} "_" (lower case digits): the value into *v; more than
+ * max_digits digits (0: any number) fail; *big is set when the value
+ * needs more than 64 bits (*v keeps its low 64). */
+static bool hex_run(struct dm *d, int max_digits, uint64_t *v, bool *big)
 {
-	bool neg = eat(d, 'n');
-	if (neg && !is_signed)
-		return fail(d);
-	size_t start = d->pos;
-	uint64_t v = 0;
-	bool big = false;
+	uint64_t x = 0;
+	int nd = 0;
 	for (;;) {
 		int c = next(d);
 		if (c < 0)
@@ -738,10 +737,26 @@ static bool const_int(struct dm *d, bool is_signed)
 			dg = 10 + (unsigned)(c - 'a');
 		else
 			return fail(d);
-		if (v >> 60)
-			big = true;
-		v = (v << 4) | dg;
+		if (max_digits && ++nd > max_digits)
+			return fail(d);
+		if (x >> 60)
+			*big = true;
+		x = (x << 4) | dg;
 	}
+	*v = x;
+	return true;
+}
+
+static bool const_int(struct dm *d, bool is_signed)
+{
+	bool neg = eat(d, 'n');
+	if (neg && !is_signed)
+		return fail(d);
+	size_t start = d->pos;
+	uint64_t v;
+	bool big = false;
+	if (!hex_run(d, 0, &v, &big))
+		return false;
 	if (neg)
 		put(d, "-");
 	if (big) {
@@ -777,25 +792,10 @@ static bool konst_inner(struct dm *d)
 			return fail(d);
 		return true;
 	case 'c': {
-		uint64_t v = 0;
-		int nd = 0;
-		for (;;) {
-			int h = next(d);
-			if (h < 0)
-				return false;
-			if (h == '_')
-				break;
-			unsigned dg;
-			if (h >= '0' && h <= '9')
-				dg = (unsigned)(h - '0');
-			else if (h >= 'a' && h <= 'f')
-				dg = 10 + (unsigned)(h - 'a');
-			else
-				return fail(d);
-			if (++nd > 8)
-				return fail(d);
-			v = (v << 4) | dg;
-		}
+		uint64_t v;
+		bool big = false;
+		if (!hex_run(d, 8, &v, &big))
+			return false;
 		if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
 			return fail(d);
 		put(d, "'");
