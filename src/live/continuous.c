@@ -10,6 +10,7 @@
 #include "live/live.h"
 #include "output/pprof.h"
 #include "output/profile.h"
+#include "util/sys.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,30 +53,10 @@ static int64_t real_ns(void)
 static void clog_(struct cont *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void clog_(struct cont *x, const char *fmt, ...)
 {
-	if (!x->c->log)
-		return;
-	char msg[800];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sys_vlog(x->c->log, x->c->log_ctx, 800, fmt, ap);
 	va_end(ap);
-	x->c->log(x->c->log_ctx, msg);
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static int encode(void *ctx, struct profile_sink *s)
@@ -136,7 +117,7 @@ static int c_raw(void *ctx, const uint8_t *p, size_t n, bool head)
 	struct cont *x = ctx;
 	if (x->raw_fd < 0)
 		return 0;
-	int rc = write_all(x->raw_fd, p, n);
+	int rc = sys_write_all(x->raw_fd, p, n, false);
 	return rc ? err_set(x->e, rc, "%s: %s", x->raw_tmp, strerror(-rc)) : 0;
 }
 
@@ -203,7 +184,7 @@ static int c_close(void *ctx, struct live *l, int rc)
 		if (fd < 0) {
 			wrc = err_set(x->e, -errno, "%s: %s", tmp, strerror(errno));
 		} else {
-			wrc = write_all(fd, x->body.data, x->body.len);
+			wrc = sys_write_all(fd, x->body.data, x->body.len, false);
 			if (close(fd) < 0 && !wrc)
 				wrc = -errno;
 			if (!wrc && rename(tmp, path) < 0)

@@ -8,6 +8,7 @@
  * the server rejects would only repeat it).
  */
 #include "live/push.h"
+#include "util/sys.h"
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -41,24 +42,13 @@ struct push {
 	struct push_stats st;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void plog(struct push *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void plog(struct push *p, const char *fmt, ...)
 {
-	if (!p->c.log)
-		return;
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sys_vlog(p->c.log, p->c.log_ctx, 512, fmt, ap);
 	va_end(ap);
-	p->c.log(p->c.log_ctx, msg);
 }
 
 int push_parse_url(const char *url, char *host, size_t hn, char *port, size_t pn, char *path,
@@ -240,7 +230,7 @@ static void *sender(void *arg)
 	for (;;) {
 		while (!p->n && !p->stop)
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (!p->n || (p->stop && mono_ns() > p->deadline_ns))
+		if (!p->n || (p->stop && sys_mono_ns() > p->deadline_ns))
 			break;
 		/* take the oldest out while it is sent: enqueue may drop others */
 		struct item it = p->q[p->head];
@@ -279,9 +269,9 @@ static void *sender(void *arg)
 			plog(p, "push: %s%d, retrying", st < 0 ? "error " : "HTTP ", st < 0 ? -st : st);
 		/* the whole delay (new profiles signal the condition too), but
 		 * not past the deadline once stopping */
-		uint64_t t_in = mono_ns(), until = t_in + (uint64_t)backoff * 1000000ULL;
+		uint64_t t_in = sys_mono_ns(), until = t_in + (uint64_t)backoff * 1000000ULL;
 		for (;;) {
-			uint64_t now = mono_ns(), end = until;
+			uint64_t now = sys_mono_ns(), end = until;
 			/* stopping: retry every half second until the deadline */
 			if (p->stop && end > t_in + 500000000ULL)
 				end = t_in + 500000000ULL;
@@ -297,7 +287,7 @@ static void *sender(void *arg)
 			pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		}
 		backoff = backoff * 2 > p->c.max_backoff_ms ? p->c.max_backoff_ms : backoff * 2;
-		if (p->stop && mono_ns() > p->deadline_ns)
+		if (p->stop && sys_mono_ns() > p->deadline_ns)
 			break;
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -362,7 +352,7 @@ void push_free(struct push *p, unsigned wait_ms, struct push_stats *st)
 		return;
 	pthread_mutex_lock(&p->mu);
 	p->stop = true;
-	p->deadline_ns = mono_ns() + (uint64_t)wait_ms * 1000000ULL;
+	p->deadline_ns = sys_mono_ns() + (uint64_t)wait_ms * 1000000ULL;
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->th, NULL);

@@ -18,6 +18,7 @@
 #include "output/perfparser.h"
 #include "output/perfparser_trace.h"
 #include "util/hash.h"
+#include "util/sys.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,26 +249,11 @@ const struct perfparser_counts *perfparser_counts(const struct perfparser *pp)
 	return &pp->counts;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void out_maybe_flush(struct perfparser *pp)
 {
 	if (pp->fd < 0 || pp->out.len < OUT_FLUSH_AT || pp->err)
 		return;
-	set_err(pp, write_all(pp->fd, pp->out.data, pp->out.len));
+	set_err(pp, sys_write_all(pp->fd, pp->out.data, pp->out.len, false));
 	pp->counts.bytes += pp->out.len;
 	pp->out.len = 0;
 }
@@ -327,7 +313,7 @@ int perfparser_flush(struct perfparser *pp, bool all)
 	if (all)
 		release_tasks(pp, 0, true);
 	if (pp->fd >= 0 && !pp->err && pp->out.len) {
-		set_err(pp, write_all(pp->fd, pp->out.data, pp->out.len));
+		set_err(pp, sys_write_all(pp->fd, pp->out.data, pp->out.len, false));
 		pp->counts.bytes += pp->out.len;
 		pp->out.len = 0;
 	}

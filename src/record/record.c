@@ -37,6 +37,7 @@
 #include "record/tpinfo.h"
 #include "record/writer.h"
 #include "util/buf.h"
+#include "util/sys.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -104,24 +105,15 @@ struct rec {
 	uint64_t idle_since;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void rec_log(struct rec *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rec_log(struct rec *r, const char *fmt, ...)
 {
-	if (!r->o->log || r->o->quiet)
+	if (r->o->quiet)
 		return;
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sys_vlog(r->o->log, r->o->log_ctx, 512, fmt, ap);
 	va_end(ap);
-	r->o->log(r->o->log_ctx, msg);
 }
 
 void record_opts_init(struct record_opts *o)
@@ -195,7 +187,7 @@ static void buf_free_all(struct rec *r)
 
 static int flush_cur(struct rec *r)
 {
-	r->last_flush_ns = now_ns();
+	r->last_flush_ns = sys_mono_ns();
 	if (!r->cur || !r->cur->len)
 		return r->werr;
 	struct wbuf *b = r->cur;
@@ -455,27 +447,6 @@ static int open_output(struct rec *r, const char *path)
 	return 0;
 }
 
-static int write_all_seq(int fd, const void *p, size_t n)
-{
-	const uint8_t *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				struct pollfd pf = { .fd = fd, .events = POLLOUT };
-				poll(&pf, 1, 100);
-				continue;
-			}
-			return -errno;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int begin_file(struct rec *r)
 {
 	r->nr_rounds = 0;
@@ -483,7 +454,7 @@ static int begin_file(struct rec *r)
 	r->werr = 0;
 	r->file_bytes = 0;
 	r->first_time = r->last_time = 0;
-	r->file_start_ns = now_ns();
+	r->file_start_ns = sys_mono_ns();
 	buildid_reset_hits(&r->bid);
 	if (r->pipe) {
 		struct buf b;
@@ -497,7 +468,7 @@ static int begin_file(struct rec *r)
 			return rc < 0 ? err_set(r->e, rc, "starting the analysis: %s", strerror(-rc)) : 0;
 		}
 		if (!rc)
-			rc = write_all_seq(r->fd, b.data, b.len);
+			rc = sys_write_all(r->fd, b.data, b.len, true);
 		r->res->bytes += b.len;
 		buf_release(&b);
 		r->off = r->data_off = 0;
@@ -939,7 +910,7 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		r->spin = true;
 		rec_log(r, "rings hold under 4 samples: busy reader at real-time priority");
 	}
-	r->idle_since = now_ns();
+	r->idle_since = sys_mono_ns();
 	if (r->spin) {
 		/* fault the buffers in now, not while a sample waits */
 		struct wbuf *pre[64];
@@ -983,7 +954,7 @@ static int loop(struct rec *r)
 {
 	const struct record_opts *o = r->o;
 	uint64_t switch_deadline = o->switch_mode == RECORD_SWITCH_TIME
-					   ? now_ns() + o->switch_ms * 1000000ULL
+					   ? sys_mono_ns() + o->switch_ms * 1000000ULL
 					   : 0;
 	uint64_t last_house = 0;
 	bool hung_up = false;
@@ -998,7 +969,7 @@ static int loop(struct rec *r)
 		 * rings again at once while data flows (no system call on that
 		 * path), and sleep in poll only after 20 ms without any. The
 		 * housekeeping below runs at most every millisecond then. */
-		uint64_t t = now_ns();
+		uint64_t t = sys_mono_ns();
 		bool busy = r->spin && t - r->idle_since < 20000000ULL;
 		bool house = !busy || t - last_house >= 1000000ULL;
 		bool all_hup = false;
@@ -1026,7 +997,7 @@ static int loop(struct rec *r)
 		if (rc)
 			return rc;
 		if (any) {
-			t = now_ns();
+			t = sys_mono_ns();
 			r->idle_since = t;
 			if (busy)
 				r->res->wakeups++;
