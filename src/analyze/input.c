@@ -486,6 +486,25 @@ void input_free(struct input *in)
 
 /* ---- records ------------------------------------------------------------ */
 
+/* One ZSTD_decompressStream call from ib into the free end of dbuf (grown by
+ * 128 KiB, capped); *full: it filled all the room it had (more output may
+ * be pending). flushing only words the limit's message. */
+static int decompress_step(struct input *in, ZSTD_inBuffer *ib, uint64_t off, struct err *e,
+			   bool flushing, bool *full)
+{
+	if (buf_reserve(&in->dbuf, 128 * 1024))
+		return err_at(e, off, "decompressed data exceeds %zu MiB%s", DECOMP_LIMIT >> 20,
+			      flushing ? "" : " without a complete record");
+	ZSTD_outBuffer ob = { in->dbuf.data + in->dbuf.len, in->dbuf.cap - in->dbuf.len, 0 };
+	size_t r = ZSTD_decompressStream(in->zd, &ob, ib);
+	if (ZSTD_isError(r))
+		return err_at(e, off, "zstd: %s", ZSTD_getErrorName(r));
+	in->dbuf.len += ob.pos;
+	in->st.decompressed_bytes += ob.pos;
+	*full = ob.pos == ob.size;
+	return 0;
+}
+
 static int decompress(struct input *in, const uint8_t *p, size_t n, uint64_t off, struct err *e)
 {
 	if (!in->zd) {
@@ -499,32 +518,16 @@ static int decompress(struct input *in, const uint8_t *p, size_t n, uint64_t off
 		in->dpos = 0;
 	}
 	ZSTD_inBuffer ib = { p, n, 0 };
-	while (ib.pos < ib.size) {
-		if (buf_reserve(&in->dbuf, 128 * 1024))
-			return err_at(e, off, "decompressed data exceeds %zu MiB without a complete record",
-				      DECOMP_LIMIT >> 20);
-		ZSTD_outBuffer ob = { in->dbuf.data + in->dbuf.len, in->dbuf.cap - in->dbuf.len, 0 };
-		size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
-		if (ZSTD_isError(r))
-			return err_at(e, off, "zstd: %s", ZSTD_getErrorName(r));
-		in->dbuf.len += ob.pos;
-		in->st.decompressed_bytes += ob.pos;
-		if (ob.pos == 0 && ib.pos < ib.size && ob.size > 0)
-			continue;
-	}
+	bool full;
+	int rc;
+	while (ib.pos < ib.size)
+		if ((rc = decompress_step(in, &ib, off, e, false, &full)))
+			return rc;
 	/* flush what zstd still holds for this frame */
-	for (;;) {
-		if (buf_reserve(&in->dbuf, 128 * 1024))
-			return err_at(e, off, "decompressed data exceeds %zu MiB", DECOMP_LIMIT >> 20);
-		ZSTD_outBuffer ob = { in->dbuf.data + in->dbuf.len, in->dbuf.cap - in->dbuf.len, 0 };
-		size_t r = ZSTD_decompressStream(in->zd, &ob, &ib);
-		if (ZSTD_isError(r))
-			return err_at(e, off, "zstd: %s", ZSTD_getErrorName(r));
-		in->dbuf.len += ob.pos;
-		in->st.decompressed_bytes += ob.pos;
-		if (ob.pos < ob.size)
-			break;
-	}
+	do {
+		if ((rc = decompress_step(in, &ib, off, e, true, &full)))
+			return rc;
+	} while (full);
 	in->comp_off = off;
 	return 0;
 }
