@@ -74,5 +74,17 @@ void writer_free(struct writer *w);
 /* Shared by the implementations: one write/pwrite step of b, EINTR/EAGAIN
  * retried; returns 0 when b is complete or -errno. */
 int writer_write_now(struct writer *w, struct wbuf *b);
+/* Hand b back through done() with err (0 or -errno), remembering the first
+ * error as w->err. */
+void writer_complete(struct writer *w, struct wbuf *b, int err);
+/* A write of b ended with errno e (0: none) after n bytes (counted into
+ * b->done): 1 when b is finished, *err its outcome (0 complete, -EIO for a
+ * zero-byte write, else -e); 0 when the rest is to be written again
+ * (partial write, EAGAIN, EINTR). */
+int writer_account(struct wbuf *b, int e, long long n, int *err);
+/* ops for writers that complete at submit: reap has nothing to do, destroy
+ * frees the struct. */
+int writer_reap_none(struct writer *w, bool wait);
+void writer_destroy_free(struct writer *w);
 
 #endif

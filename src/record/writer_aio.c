@@ -43,9 +43,7 @@ static void aio_finish(struct writer_aio *a, int slot, int err)
 	struct wbuf *b = a->bufs[slot];
 	a->bufs[slot] = NULL;
 	a->w.inflight--;
-	if (err && !a->w.err)
-		a->w.err = err;
-	a->w.done(a->w.ctx, b, err);
+	writer_complete(&a->w, b, err);
 }
 
 /* Check slot; returns 1 when it finished (done called), 0 when in progress. */
@@ -57,22 +55,12 @@ static int aio_check(struct writer_aio *a, int slot)
 		return 0;
 	ssize_t n = aio_return(cb);
 	struct wbuf *b = a->bufs[slot];
-	if (e == 0 && n > 0) {
-		b->done += (size_t)n;
-		if (b->done >= b->len) {
-			aio_finish(a, slot, 0);
-			return 1;
-		}
-		e = 0; /* partial: resume */
-	} else if (e == 0 && n == 0) {
-		aio_finish(a, slot, -EIO);
+	int rc;
+	if (writer_account(b, e, n, &rc)) {
+		aio_finish(a, slot, rc);
 		return 1;
 	}
-	if (e && e != EAGAIN && e != EINTR) {
-		aio_finish(a, slot, -e);
-		return 1;
-	}
-	int rc = aio_start(a, slot);
+	rc = aio_start(a, slot);
 	if (rc) {
 		aio_finish(a, slot, rc);
 		return 1;

@@ -19,24 +19,13 @@ static int call_submit(struct writer *w, struct wbuf *b)
 	int rc = c->data ? c->data(c->ctx, b->data, b->len) : 0;
 	if (rc > 0)
 		rc = 0;
-	if (rc && !w->err)
-		w->err = rc;
 	b->done = b->len;
-	w->done(w->ctx, b, rc);
+	writer_complete(w, b, rc);
 	return rc;
 }
 
-static int call_reap(struct writer *w, bool wait)
-{
-	return 0;
-}
-
-static void call_destroy(struct writer *w)
-{
-	free(w);
-}
-
-static const struct writer_ops call_ops = { "consumer", call_submit, call_reap, call_destroy };
+static const struct writer_ops call_ops = { "consumer", call_submit, writer_reap_none,
+					    writer_destroy_free };
 
 struct writer *writer_call_new(const struct record_consumer *cons, writer_done_fn done, void *ctx)
 {

@@ -33,26 +33,53 @@ int writer_write_now(struct writer *w, struct wbuf *b)
 	return 0;
 }
 
-static int sync_submit(struct writer *w, struct wbuf *b)
+void writer_complete(struct writer *w, struct wbuf *b, int err)
 {
-	int rc = writer_write_now(w, b);
-	if (rc && !w->err)
-		w->err = rc;
-	w->done(w->ctx, b, rc);
-	return rc;
+	if (err && !w->err)
+		w->err = err;
+	w->done(w->ctx, b, err);
 }
 
-static int sync_reap(struct writer *w, bool wait)
+int writer_account(struct wbuf *b, int e, long long n, int *err)
+{
+	if (e == 0 && n > 0) {
+		b->done += (size_t)n;
+		if (b->done >= b->len) {
+			*err = 0;
+			return 1;
+		}
+		return 0; /* partial: resume */
+	}
+	if (e == 0 && n == 0) {
+		*err = -EIO;
+		return 1;
+	}
+	if (e && e != EAGAIN && e != EINTR) {
+		*err = -e;
+		return 1;
+	}
+	return 0;
+}
+
+int writer_reap_none(struct writer *w, bool wait)
 {
 	return 0;
 }
 
-static void sync_destroy(struct writer *w)
+void writer_destroy_free(struct writer *w)
 {
 	free(w);
 }
 
-static const struct writer_ops sync_ops = { "sync", sync_submit, sync_reap, sync_destroy };
+static int sync_submit(struct writer *w, struct wbuf *b)
+{
+	int rc = writer_write_now(w, b);
+	writer_complete(w, b, rc);
+	return rc;
+}
+
+static const struct writer_ops sync_ops = { "sync", sync_submit, writer_reap_none,
+					    writer_destroy_free };
 
 struct writer *writer_sync_new(int fd, bool seq)
 {

@@ -44,9 +44,7 @@ static int uring_queue(struct writer_uring *u, struct wbuf *b)
 static void uring_finish(struct writer_uring *u, struct wbuf *b, int err)
 {
 	u->w.inflight--;
-	if (err && !u->w.err)
-		u->w.err = err;
-	u->w.done(u->w.ctx, b, err);
+	writer_complete(&u->w, b, err);
 }
 
 static int uring_complete(struct writer_uring *u, struct io_uring_cqe *cqe)
@@ -54,20 +52,12 @@ static int uring_complete(struct writer_uring *u, struct io_uring_cqe *cqe)
 	struct wbuf *b = io_uring_cqe_get_data(cqe);
 	int res = cqe->res;
 	io_uring_cqe_seen(&u->ring, cqe);
-	if (res > 0) {
-		b->done += (size_t)res;
-		if (b->done >= b->len) {
-			uring_finish(u, b, 0);
-			return 1;
-		}
-	} else if (res == 0) {
-		uring_finish(u, b, -EIO);
-		return 1;
-	} else if (res != -EAGAIN && res != -EINTR) {
-		uring_finish(u, b, res);
+	int rc;
+	if (writer_account(b, res < 0 ? -res : 0, res, &rc)) {
+		uring_finish(u, b, rc);
 		return 1;
 	}
-	int rc = uring_queue(u, b);
+	rc = uring_queue(u, b);
 	if (rc) {
 		uring_finish(u, b, rc);
 		return 1;
