@@ -418,13 +418,16 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	return du;
 }
 
-static void dso_unwind_free(struct dso_unwind *du)
+static void rule_free(void *r)
 {
-	for (size_t i = 0; i < du->rules.cap; i++)
-		if (du->rules.used[i] && du->rules.vals[i] != RULE_NONE &&
-		    du->rules.vals[i] != RULE_COMPLEX)
-			free(du->rules.vals[i]);
-	hmap_release(&du->rules);
+	if (r != RULE_NONE && r != RULE_COMPLEX)
+		free(r);
+}
+
+static void dso_unwind_free(void *v)
+{
+	struct dso_unwind *du = v;
+	hmap_release_vals(&du->rules, rule_free);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
 	if (du->rt_dwarf)
@@ -500,10 +503,7 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->dsos.cap; i++)
-		if (u->dsos.used[i])
-			dso_unwind_free(u->dsos.vals[i]);
-	hmap_release(&u->dsos);
+	hmap_release_vals(&u->dsos, dso_unwind_free);
 	free(u);
 }
 

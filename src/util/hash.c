@@ -9,6 +9,14 @@ void hmap_init(struct hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void hmap_release_vals(struct hmap *m, void (*destroy)(void *val))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i])
+			destroy(m->vals[i]);
+	hmap_release(m);
+}
+
 void hmap_release(struct hmap *m)
 {
 	free(m->keys);

@@ -19,6 +19,8 @@ struct hmap {
 
 void hmap_init(struct hmap *m);
 void hmap_release(struct hmap *m);
+/* hmap_release after calling destroy on every value (owned values). */
+void hmap_release_vals(struct hmap *m, void (*destroy)(void *val));
 void *hmap_get(const struct hmap *m, uint64_t key);
 /* Insert or replace; returns the previous value or NULL. */
 void *hmap_put(struct hmap *m, uint64_t key, void *val);
