@@ -9,7 +9,7 @@
 
 #include "analyze/input.h"
 #include "analyze/order.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include "analyze/session.h"
 #include "util/err.h"
 #include <stdbool.h>

@@ -26,7 +26,7 @@
 #define SCORCH_RESOLVER_H
 
 #include "analyze/pipeline.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include "analyze/session.h"
 #include "perf/event.h"
 #include "perf/header.h"

@@ -23,7 +23,7 @@
 #define SCORCH_PROFILE_H
 
 #include "analyze/pipeline.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
