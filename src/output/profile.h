@@ -22,6 +22,7 @@
 #ifndef SCORCH_PROFILE_H
 #define SCORCH_PROFILE_H
 
+#include "util/hash.h"
 #include "analyze/pipeline.h"
 #include "analyze/frame.h"
 #include <stdbool.h>
@@ -71,13 +72,11 @@ struct profile {
 	struct pnode *nodes;
 	size_t nr_nodes, cap_nodes;
 	/* private: hash tables of indices (frames by key, nodes by (parent, frame)) */
-	uint32_t *fhash, *nhash;
-	size_t fhash_cap, nhash_cap;
+	struct itab ftab, ntab;
 	/* strings the profile made up, interned by content */
 	char **strs;
 	size_t nr_strs, cap_strs;
-	uint32_t *shash;
-	size_t shash_cap;
+	struct itab stab;
 	uint64_t samples, period;
 };
 
