@@ -73,10 +73,6 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	r->syms = symbols_new(&sc);
-	if (!r->syms) {
-		free(r);
-		return NULL;
-	}
 	if (h)
 		for (uint32_t i = 0; i < h->nr_build_ids; i++)
 			symbols_add_build_id(r->syms, h->build_ids[i].filename, h->build_ids[i].id,

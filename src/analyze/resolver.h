@@ -58,8 +58,8 @@ typedef void (*resolver_warn_fn)(void *ctx, const char *msg);
 /*
  * Create a resolver reading maps and comms from s (not owned) and build ids
  * from h (not owned; may be NULL). Options from c: sysroot, debug_paths,
- * extra_paths, app_path, kallsyms, max_frames. Returns NULL on allocation
- * failure only; missing files are warnings, not errors.
+ * extra_paths, app_path, kallsyms, max_frames. Never NULL (allocation
+ * failure aborts, util/xalloc.h); missing files are warnings, not errors.
  */
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h);
