@@ -7,8 +7,8 @@
  * new map replaces the parts of older maps it overlaps (splitting them), as
  * the kernel does. An exec (COMM with the exec flag) drops the process's
  * user maps. Kernel and module maps live in the pseudo process pid -1.
- * Every change to a process's maps bumps its generation, so caches built
- * for an older set of maps (an unwinder's) can tell they are stale.
+ * Every change to a process's maps bumps its generation, so copies made
+ * of an older set of maps (the workers' snapshots) can tell they are stale.
  *
  * Strings (comm, filename) are interned in the session and live until
  * session_free, so outputs can keep pointers to them.
