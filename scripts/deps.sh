@@ -32,6 +32,7 @@ if [ $build_only = 0 ]; then
 	command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 	PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
 	PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
+	PKGS="$PKGS tmux xterm" # live: scorch top in a real terminal (tests), its screenshot
 fi
 
 missing=""

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "counts of records, samples and ordering statistics" },
 	{ "header", cmd_header, "print the header and features" },
 	{ "perfparser", cmd_perfparser, "hotspot-perfparser compatible stream" },
+	{ "top", cmd_top, "live view of the hottest functions" },
 	{ "hotspot", cmd_hotspot, "open a profile in hotspot with scorch as its parser" },
 	{ "list", cmd_list, "list the events record -e accepts" },
 };
