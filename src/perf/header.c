@@ -345,10 +345,10 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 			memcpy(h->tracing_data, p, size);
 			h->tracing_data_size = size;
 			struct err te = { 0 };
-			/* a malformed tracing section leaves tracepoints unnamed, it
-			 * does not make the file unreadable */
-			if (tracing_parse(h->tracing_data, size, &h->tracing, &te))
-				tracing_release(&h->tracing);
+			/* a malformed tracing section does not make the file
+			 * unreadable: the formats read before the damage name
+			 * their tracepoints, the others stay "tracepoint:ID" */
+			tracing_parse(h->tracing_data, size, &h->tracing, &te);
 			perf_header_name_tracepoints(h, el);
 		}
 		return 0;
