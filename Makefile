@@ -3,7 +3,7 @@
 # src/cli, and the scorch binary from src/cli. Extra rules live in mk/*.mk.
 
 CC      ?= cc
-PKGS    := libdw libelf libzstd liburing
+PKGS    := libdw libelf libzstd liburing libtraceevent
 CSTD    := -std=gnu11
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT     ?= -O2 -g

@@ -3,12 +3,12 @@
 #   scripts/deps.sh          install what is missing (root + apt-get)
 #   scripts/deps.sh --check  exit 0 when everything is present, 1 otherwise
 # Build: gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev
-#        libdebuginfod-dev zlib1g-dev
+#        libdebuginfod-dev zlib1g-dev libtraceevent-dev
 # Test peers and tools: linux-perf (perf), hotspot (hotspot-perfparser),
 #        golang-go (go tool pprof), clang + libclang-rt-14-dev (libFuzzer,
 #        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
 set -e
-BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev g++"
+BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev g++ libtraceevent-dev"
 TEST="xz-utils linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils debuginfod"
 PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
 # node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a

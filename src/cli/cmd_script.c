@@ -19,6 +19,7 @@ int cmd_script(int argc, char **argv)
 	struct pipeline_config c;
 	pipeline_config_init(&c);
 	c.parallel_samples = true; /* the script sink prints in sample(), in order */
+	c.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
 	struct script_opts so = { .show_inline = true };
 	for (int i = 1; i < argc;) {
 		int r = opts_analysis(&c, argc, argv, &i);

@@ -24,6 +24,8 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
 /* Format the sample header into buf (no trailing newline). */
 int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width);
+/* perf's decoding of a sample's data source ("|OP LOAD|LVL L1 hit|..."). */
+void script_data_src(uint64_t data_src, char *out, size_t n);
 /* Format one frame line as perf prints it inside a call chain (no tab, no newline). */
 int script_format_frame(char *buf, size_t n, const struct frame *f);
 
