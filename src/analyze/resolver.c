@@ -36,6 +36,7 @@ struct resolver {
 	struct unwind_frame *uf;
 	struct resolver_stats st;
 	const char *kernel_name;
+	struct hmap kmod_ids;     /* hash of a module path in the build-id table -> path */
 	const char *unknown_name;
 	resolver_warn_fn warn;
 	void *warn_ctx;
@@ -75,10 +76,15 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 		free(r);
 		return NULL;
 	}
+	hmap_init(&r->kmod_ids);
 	if (h)
-		for (uint32_t i = 0; i < h->nr_build_ids; i++)
-			symbols_add_build_id(r->syms, h->build_ids[i].filename, h->build_ids[i].id,
-					     h->build_ids[i].size);
+		for (uint32_t i = 0; i < h->nr_build_ids; i++) {
+			const struct perf_build_id *b = &h->build_ids[i];
+			symbols_add_build_id(r->syms, b->filename, b->id, b->size);
+			if (b->filename && b->filename[0] == '/')
+				hmap_put(&r->kmod_ids, hash_bytes(b->filename, strlen(b->filename)),
+					 (void *)symbols_intern(r->syms, b->filename));
+		}
 	r->unw = unwinder_new(r->syms, s);
 	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
 	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
@@ -131,6 +137,7 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	unwinder_free(r->unw);
+	hmap_release(&r->kmod_ids);
 	a2l_state_release(&r->a2l);
 	symbols_free(r->syms);
 	free(r->frames);
@@ -172,6 +179,46 @@ static bool anon_name(const char *n)
 	       !strncmp(n, "/memfd:", 7) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6);
 }
 
+/* The names perf's map__new treats as anonymous (or no-DSO) memory: an
+ * executable one is named /tmp/perf-PID.map. */
+static bool perf_anon_name(const char *n)
+{
+	return n && (!strcmp(n, "//anon") || !strncmp(n, "/dev/zero", 9) ||
+		     !strncmp(n, "/anon_hugepage", 14) || !strncmp(n, "[stack", 6) ||
+		     !strncmp(n, "/SYSV", 5) || !strcmp(n, "[heap]"));
+}
+
+/* perf's name of a kernel module file: its path when the recording's
+ * build-id table lists it (perf made the DSO from that table), else the
+ * short name: the basename without ".ko" (and a compression suffix), '-'
+ * as '_', in brackets: "[ath9k_hw]". */
+static const char *module_name(struct resolver *r, const char *path)
+{
+	const char *listed = hmap_get(&r->kmod_ids, hash_bytes(path, strlen(path)));
+	if (listed && !strcmp(listed, path))
+		return listed;
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	static const char *const sfx[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(*sfx); i++) {
+		size_t k = strlen(sfx[i]);
+		if (n > k && !strcmp(b + n - k, sfx[i])) {
+			n -= k;
+			break;
+		}
+	}
+	char name[256];
+	if (n > sizeof(name) - 3)
+		n = sizeof(name) - 3;
+	name[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		name[i + 1] = b[i] == '-' ? '_' : b[i];
+	name[n + 1] = ']';
+	name[n + 2] = 0;
+	return symbols_intern(r->syms, name);
+}
+
 /* Fill f for ip without inline expansion; returns the DSO when the frame is
  * in a file with symbols (for inline lookup), else NULL. */
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
@@ -184,12 +231,16 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		const struct map *m = process_find_map(r->cur.kernel, ip);
 		f->map = m;
 		f->rel = ip;
+		const struct process *kp = r->cur.kernel;
+		if (!m && (!kp || !kp->nr_maps || ip < kp->maps[0].start))
+			return NULL; /* as perf: no kernel map (a user-only recording),
+				      * or a user address: [unknown] ([unknown]) */
 		const struct symtab *kt = symbols_kernel(r->syms);
 		const struct sym *y = symtab_find(kt, ip);
 		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
-		if (m && m->filename && m->filename[0] == '/' ) {
-			/* a module mapped from a .ko file */
-			f->dso = m->filename;
+		if (m && m->filename && m->filename[0] == '/') {
+			/* a module mapped from a .ko file: perf names it [name] */
+			f->dso = module_name(r, m->filename);
 		} else {
 			f->dso = mod ? mod : r->kernel_name;
 		}
@@ -223,7 +274,9 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	if (anon_name(m->filename)) {
 		const struct symtab *pm = symbols_perfmap(r->syms, pid);
 		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
-		if (pm) {
+		if (pm || perf_anon_name(m->filename)) {
+			/* perf names anonymous executable memory after the
+			 * JIT map file, there or not, with absolute addresses */
 			char b[64];
 			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
 			f->dso = symbols_intern(r->syms, b);

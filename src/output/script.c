@@ -25,6 +25,7 @@
 #include "output/tpformat.h"
 #include "util/buf.h"
 #include <inttypes.h>
+#include <linux/hw_breakpoint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,101 @@ static uint32_t fields_of(struct script *sc, const struct perf_attr *pa)
 	return sc->fields[slot];
 }
 
+/* ---- perf's name of an attr the file does not name (no event_desc) ---- */
+
+static int add_modifiers(const struct perf_event_attr *a, char *b, size_t n)
+{
+	/* evsel__add_modifiers: ":" then k/u/h when something is excluded,
+	 * the precision, then H/G when host/guest differ from the default */
+	size_t r = 0;
+	bool colon = false, guest_default = false;
+#define MOD(cond, c) do { if (cond) { if (!colon) { colon = true; if (r + 1 < n) b[r++] = ':'; } \
+	if (r + 1 < n) b[r++] = (c); } } while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(!a->exclude_kernel, 'k');
+		MOD(!a->exclude_user, 'u');
+		MOD(!a->exclude_hv, 'h');
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		MOD(1, 'p');
+	if (a->precise_ip)
+		guest_default = true;
+	if (a->exclude_host || (bool)a->exclude_guest == guest_default) {
+		MOD(!a->exclude_host, 'H');
+		MOD(!a->exclude_guest, 'G');
+	}
+#undef MOD
+	if (n)
+		b[r < n ? r : n - 1] = 0;
+	return (int)r;
+}
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+static const char *const cache_names[] = { "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node" };
+static const char *const cache_ops[][2] = { { "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" } };
+
+void script_event_name(const struct perf_event_attr *a, char *b, size_t n)
+{
+	int k = 0;
+	uint64_t c = a->config;
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		k = snprintf(b, n, "%s", c < sizeof(hw_names) / sizeof(*hw_names) ? hw_names[c] : "unknown-hardware");
+		break;
+	case PERF_TYPE_SOFTWARE:
+		k = snprintf(b, n, "%s", c < sizeof(sw_names) / sizeof(*sw_names) ? sw_names[c] : "unknown-software");
+		break;
+	case PERF_TYPE_HW_CACHE: {
+		unsigned t = c & 0xff, op = (c >> 8) & 0xff, res = (c >> 16) & 0xff;
+		if (t >= sizeof(cache_names) / sizeof(*cache_names) || op > 2 || res > 1)
+			k = snprintf(b, n, "unknown-ext-hardware-cache-type");
+		else if (res)
+			k = snprintf(b, n, "%s-%s-misses", cache_names[t], cache_ops[op][0]);
+		else
+			k = snprintf(b, n, "%s-%s", cache_names[t], cache_ops[op][1]);
+		break;
+	}
+	case PERF_TYPE_RAW:
+		k = snprintf(b, n, "raw 0x%" PRIx64, c);
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		k = snprintf(b, n, "mem:0x%" PRIx64 ":%s%s%s", (uint64_t)a->bp_addr,
+			     a->bp_type & HW_BREAKPOINT_R ? "r" : "", a->bp_type & HW_BREAKPOINT_W ? "w" : "",
+			     a->bp_type & HW_BREAKPOINT_X ? "x" : "");
+		break;
+	default:
+		snprintf(b, n, "unknown attr type: %u", a->type);
+		return;
+	}
+	k = clampk(k, n);
+	add_modifiers(a, b + k, n - (size_t)k);
+}
+
+/* The name perf prints: the recorded one, else perf's own for the attr. */
+static const char *event_name(const struct perf_attr *pa, char *b, size_t n)
+{
+	if (!pa || !pa->name)
+		return "unknown";
+	if (pa->attr.type == PERF_TYPE_TRACEPOINT)
+		return pa->name;
+	char def[128];
+	perf_attr_default_name(&pa->attr, def, sizeof def);
+	if (strcmp(def, pa->name))
+		return pa->name;
+	script_event_name(&pa->attr, b, n);
+	return b;
+}
+
 static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width, uint32_t fl)
 {
@@ -143,7 +239,8 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			      (uint64_t)(s->time / 1000000000u), (uint64_t)((s->time % 1000000000u) / 1000)), n);
 	if (fl & SF_PERIOD) /* perf prints it, fixed or not */
 		k = clampk(k + snprintf(buf + k, n - k, "%10" PRIu64 " ", s->period), n);
-	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, pa && pa->name ? pa->name : "unknown"), n);
+	char nb[160];
+	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, event_name(pa, nb, sizeof nb)), n);
 	return k;
 }
 
@@ -343,9 +440,12 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	if (sc->name_width < 0) {
 		struct perf_evlist *el = input_evlist(pipeline_input(p));
 		sc->name_width = 0;
-		for (size_t i = 0; i < el->nr; i++)
-			if (el->attrs[i].name && (int)strlen(el->attrs[i].name) > sc->name_width)
-				sc->name_width = (int)strlen(el->attrs[i].name);
+		char nb[160];
+		for (size_t i = 0; i < el->nr; i++) {
+			int len = (int)strlen(event_name(&el->attrs[i], nb, sizeof nb));
+			if (len > sc->name_width)
+				sc->name_width = len;
+		}
 		decide_fields(sc, el);
 	}
 	uint32_t fl = fields_of(sc, pa);

@@ -26,6 +26,8 @@ int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width);
 /* perf's decoding of a sample's data source ("|OP LOAD|LVL L1 hit|..."). */
 void script_data_src(uint64_t data_src, char *out, size_t n);
+/* perf's name for an attr the recording does not name ("cycles:ppH"). */
+void script_event_name(const struct perf_event_attr *a, char *out, size_t n);
 /* Format one frame line as perf prints it inside a call chain (no tab, no newline). */
 int script_format_frame(char *buf, size_t n, const struct frame *f);
 
