@@ -25,6 +25,9 @@ struct pipeline {
 	struct resolver_stats wstats;
 	struct sink *sink;
 	struct err *e;
+	/* AUX area data (Intel PT, CoreSight): not decoded, said once */
+	uint64_t aux_bytes, auxtrace_bytes, aux_records;
+	int aux_attr;
 };
 
 void pipeline_config_init(struct pipeline_config *c)
@@ -74,6 +77,14 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	if (rc)
 		return rc;
 	session_apply(p->sess, &ev);
+	if (ev.type == PERF_RECORD_AUX) {
+		p->aux_records++;
+		p->aux_bytes += ev.aux.aux_size;
+		if (p->aux_attr < 0)
+			p->aux_attr = ev.s.attr_idx;
+	} else if (ev.type == PERF_RECORD_AUXTRACE) {
+		p->auxtrace_bytes += ev.auxtrace.size;
+	}
 	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
@@ -90,7 +101,7 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 
 int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e)
 {
-	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
+	struct pipeline p = { .cfg = c, .sink = sink, .e = e, .aux_attr = -1 };
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
 				: input_open(c->input ? c->input : "perf.data", e);
@@ -138,6 +149,21 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		rc = order_flush_all(p.ord);
 	if (rc == 0 && p.wk)
 		rc = workers_drain(p.wk);
+	if (p.aux_records || p.auxtrace_bytes) {
+		struct perf_evlist *el = input_evlist(p.in);
+		const char *name = p.aux_attr >= 0 && (size_t)p.aux_attr < el->nr && el->attrs[p.aux_attr].name
+					   ? el->attrs[p.aux_attr].name : "an AUX area event";
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
+			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
+			 (unsigned long long)p.aux_bytes, (unsigned long long)p.aux_records,
+			 (unsigned long long)p.auxtrace_bytes);
+		warn(&p, msg);
+	}
+	const struct perf_header *hdr = input_header(p.in);
+	for (unsigned i = 0; i < hdr->nr_warnings; i++)
+		warn(&p, hdr->warnings[i]);
 	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
 		char msg[200];
 		snprintf(msg, sizeof(msg),

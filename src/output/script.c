@@ -42,6 +42,7 @@ enum {
 	SF_DATA_SRC = 1u << 9,
 	SF_WEIGHT = 1u << 10,
 	SF_INS_LAT = 1u << 11,
+	SF_SYM = 1u << 12,
 	SF_SET = 1u << 31, /* the type's fields are decided */
 };
 
@@ -74,9 +75,9 @@ static uint32_t type_fields(unsigned slot, uint64_t st, bool tp_ip)
 {
 	uint32_t f = SF_TID | SF_CPU | SF_TIME;
 	if (slot == PERF_TYPE_TRACEPOINT)
-		f |= SF_TRACE | (tp_ip ? SF_IP | SF_DSO | SF_SYMOFF : 0);
+		f |= SF_TRACE | (tp_ip ? SF_IP | SF_SYM | SF_DSO | SF_SYMOFF : 0);
 	else
-		f |= SF_PERIOD | SF_IP | SF_DSO | SF_SYMOFF;
+		f |= SF_PERIOD | SF_IP | SF_SYM | SF_DSO | SF_SYMOFF;
 	if (slot == PERF_TYPE_RAW)
 		f |= SF_ADDR | SF_DATA_SRC | SF_WEIGHT | SF_INS_LAT;
 	if (!(st & PERF_SAMPLE_TID))
@@ -98,8 +99,26 @@ static uint32_t type_fields(unsigned slot, uint64_t st, bool tp_ip)
 	return f | SF_SET;
 }
 
-static void decide_fields(struct script *sc, const struct perf_evlist *el)
+static void decide_fields(struct script *sc, const struct perf_evlist *el, bool pipe)
 {
+	if (pipe) {
+		/* perf decides each type when its first attr arrives: the
+		 * defaults, trimmed, then ip and symbol (not offset or DSO)
+		 * when the attrs so far sample call chains or stacks */
+		uint64_t all = 0;
+		for (size_t i = 0; i < el->nr; i++) {
+			uint64_t st = el->attrs[i].attr.sample_type;
+			all |= st;
+			unsigned slot = type_slot(el->attrs[i].attr.type);
+			if (sc->fields[slot])
+				continue;
+			sc->fields[slot] = type_fields(slot, st, false);
+			if ((all & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
+			    ((all & PERF_SAMPLE_REGS_USER) && (all & PERF_SAMPLE_STACK_USER)))
+				sc->fields[slot] |= SF_IP | SF_SYM;
+		}
+		return;
+	}
 	/* perf prints a tracepoint's ip and symbols when any tracepoint
 	 * samples call chains */
 	bool tp_ip = false;
@@ -274,6 +293,23 @@ int script_format_frame(char *buf, size_t n, const struct frame *f)
 	return snprintf(buf, n, "%16" PRIx64 " [unknown] (%s)", frame_addr(f), dso);
 }
 
+/* One frame as perf prints it with the type's fields: symbol, +offset, DSO. */
+static int format_frame_fl(char *buf, size_t n, const struct frame *f, uint64_t addr, uint32_t fl)
+{
+	int k = clampk(snprintf(buf, n, "%16" PRIx64, addr), n);
+	if (fl & SF_SYM) {
+		if (f->sym && (fl & SF_SYMOFF))
+			k = clampk(k + snprintf(buf + k, n - k, " %s+0x%" PRIx64, f->sym, f->sym_off), n);
+		else
+			k = clampk(k + snprintf(buf + k, n - k, " %s", f->sym ? f->sym : "[unknown]"), n);
+	}
+	if ((fl & SF_DSO) && !(f->sym && f->inlined))
+		k = clampk(k + snprintf(buf + k, n - k, " (%s)", f->dso ? f->dso : "[unknown]"), n);
+	if (f->sym && f->inlined)
+		k = clampk(k + snprintf(buf + k, n - k, " (inlined)"), n);
+	return k;
+}
+
 /* ---- perf's data source decoding (union perf_mem_data_src) ---- */
 
 static const char *const mem_lvl[] = {
@@ -379,25 +415,21 @@ void script_data_src(uint64_t v, char *out, size_t n)
 
 /* ---- one sample ---- */
 
-static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc)
+static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc, uint32_t fl)
 {
 	if (cc) {
 		fputc('\n', sc->out);
 		for (uint32_t i = 0; i < rs->nr_frames; i++) {
 			if (rs->frames[i].inlined && !sc->o.show_inline)
 				continue;
-			script_format_frame(sc->line, sizeof(sc->line), &rs->frames[i]);
+			format_frame_fl(sc->line, sizeof(sc->line), &rs->frames[i], frame_addr(&rs->frames[i]), fl);
 			fprintf(sc->out, "\t%s\n", sc->line);
 		}
-	} else if (rs->nr_frames) {
-		const struct frame *f = &rs->frames[0];
-		const char *dso = f->dso ? f->dso : "[unknown]";
-		if (f->sym)
-			fprintf(sc->out, " %16" PRIx64 " %s+0x%" PRIx64 " (%s)", f->ip, f->sym, f->sym_off, dso);
-		else
-			fprintf(sc->out, " %16" PRIx64 " [unknown] (%s)", f->ip, dso);
 	} else {
-		fprintf(sc->out, " %16" PRIx64 " [unknown] ([unknown])", rs->ev->s.ip);
+		struct frame none = { .ip = rs->ev->s.ip };
+		const struct frame *f = rs->nr_frames ? &rs->frames[0] : &none;
+		format_frame_fl(sc->line, sizeof(sc->line), f, f->ip, fl & ~SF_SET);
+		fprintf(sc->out, " %s", sc->line);
 	}
 }
 
@@ -446,7 +478,7 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 			if (len > sc->name_width)
 				sc->name_width = len;
 		}
-		decide_fields(sc, el);
+		decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
 	}
 	uint32_t fl = fields_of(sc, pa);
 	bool cc = (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
@@ -475,7 +507,7 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	if (fl & SF_INS_LAT)
 		fprintf(sc->out, "%16" PRIu64, (s->weight >> 32) & 0xffff);
 	if (fl & SF_IP)
-		print_ip(sc, rs, cc);
+		print_ip(sc, rs, cc, fl);
 	fputc('\n', sc->out); /* after a call chain: the blank line */
 	return ferror(sc->out) ? -5 : 0;
 }

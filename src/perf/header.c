@@ -94,8 +94,40 @@ void perf_header_init(struct perf_header *h)
 	memset(h, 0, sizeof(*h));
 }
 
+static int parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			 const uint8_t *p, uint64_t size, uint64_t off, struct err *e);
+
+int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
+{
+	struct err fe = { 0 };
+	int rc = parse_feature(h, el, bit, p, size, off, &fe);
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOMEM) {
+		*e = fe;
+		return rc;
+	}
+	/* Samples need the attrs and the data section, not the features: a
+	 * damaged one is dropped with a warning, as perf does. */
+	if (bit < PERF_FEAT_BITS)
+		h->features[bit / 64] &= ~(1ull << (bit % 64));
+	if (h->nr_warnings < PERF_HEADER_MAX_WARNINGS) {
+		char msg[sizeof(fe.msg) + 96];
+		if (fe.has_offset)
+			snprintf(msg, sizeof msg, "offset %llu: %s; feature ignored",
+				 (unsigned long long)fe.offset, fe.msg);
+		else
+			snprintf(msg, sizeof msg, "%s; feature ignored", fe.msg);
+		h->warnings[h->nr_warnings++] = xstrdup(msg);
+	}
+	return 0;
+}
+
 void perf_header_release(struct perf_header *h)
 {
+	for (unsigned i = 0; i < h->nr_warnings; i++)
+		free(h->warnings[i]);
 	free(h->hostname);
 	free(h->osrelease);
 	free(h->version);
@@ -237,8 +269,8 @@ void perf_header_name_tracepoints(const struct perf_header *h, struct perf_evlis
 	}
 }
 
-int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
-			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
+static int parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			 const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
 {
 	const char *name = perf_feature_name(bit);
 	struct fc c = { .p = p, .end = p + size, .base = p, .off = off, .e = e, .feat = name ? name : "?" };
