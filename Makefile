@@ -1,41 +1,64 @@
-# scorch build. Outputs under build/ (normal) and build/asan/ (ASan+UBSan).
-# Sources are found by wildcard: one library (libscorch.a) from src/*/ except
-# src/cli, and the scorch binary from src/cli. Extra rules live in mk/*.mk.
+# scorch build. Outputs under $(B) = build/ (normal), build/asan/ (ASan+UBSan)
+# and build/fuzz/ (libFuzzer, clang). Sources are found by wildcard: one
+# library (libscorch.a) from src/*/ except src/cli, and the scorch binary from
+# src/cli. Extra rules live in mk/*.mk.
+#
+# Configuration: $(B)/config.mk (scripts/configure.sh: pkg-config flags and
+# the optional libraries found) is remade on every run, after
+# scripts/deps.sh --build has installed missing build packages, and make
+# restarts with it when it changed; so on a machine with nothing but make the
+# first `make` installs, configures and builds in one go. Objects depend on
+# $(B)/cflags and binaries on $(B)/ldflags, stamps of the final flags that
+# change only when the flags do: a changed configuration rebuilds what it
+# affects, an unchanged one rebuilds nothing.
 
 CC      ?= cc
-PKGS    := libdw libelf libzstd liburing libtraceevent
-CSTD    := -std=gnu11
-WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-OPT     ?= -O2 -g
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-HAVE_DEBUGINFOD := $(shell pkg-config --exists libdebuginfod 2>/dev/null && echo 1)
-ifeq ($(HAVE_DEBUGINFOD),1)
-# loaded with dlopen at run time when DEBUGINFOD_URLS is set (src/analyze/symbols.c)
-PKG_CFLAGS += -DHAVE_DEBUGINFOD=1 $(shell pkg-config --cflags libdebuginfod)
-PKG_LIBS   += -ldl
-endif
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP -pthread
-LDLIBS  += $(PKG_LIBS) -lz -lpthread -lm -lrt
-
+CXX     ?= g++
 B       ?= build
-LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/output/*.c src/record/*.c)
+DEPS    ?= scripts/deps.sh
+CSTD    := -std=gnu11
+WARN    ?= -Wall -Wextra -Werror -Wno-unused-parameter
+OPT     ?= -O2 -g
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -D_GNU_SOURCE -Isrc -I$(B)/gen $(CONFIG_CFLAGS) -MMD -MP -pthread
+LDLIBS  += $(CONFIG_LIBS) -lpthread -lm -lrt
+
+LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/output/*.c src/record/*.c src/live/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
 
-.PHONY: all deps test demo clean asan unit fuzz
-all: deps-check $(B)/scorch $(B)/scorch-perfparser $(B)/unit-tests
+.PHONY: all deps test demo clean asan unit fuzz FORCE
+all: $(B)/scorch $(B)/scorch-perfparser $(B)/unit-tests
 
-deps-check:
-	@scripts/deps.sh --check || scripts/deps.sh
+# Goals that need no configuration (and so install nothing).
+NOCONFIG_GOALS := clean deps
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(B)/config.mk
+endif
+
+$(B)/config.mk: FORCE
+	@$(DEPS) --build
+	@mkdir -p $(B)
+	@scripts/configure.sh > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# stamp NAME TEXT: $(B)/NAME holds TEXT; rewritten (new mtime) only on change
+define stamp
+	@mkdir -p $(B)
+	@printf '%s\n' '$(2)' > $(B)/$(1).tmp
+	@if cmp -s $(B)/$(1).tmp $(B)/$(1); then rm -f $(B)/$(1).tmp; else mv $(B)/$(1).tmp $(B)/$(1); fi
+endef
+$(B)/cflags: FORCE
+	$(call stamp,cflags,$(CC) $(CFLAGS))
+$(B)/ldflags: FORCE
+	$(call stamp,ldflags,$(CC) $(LDFLAGS) $(LDLIBS))
 
 deps:
-	scripts/deps.sh
+	$(DEPS)
 
-$(B)/obj/%.o: %.c
+$(B)/obj/%.o: %.c $(B)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -43,13 +66,13 @@ $(B)/libscorch.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/scorch: $(CLI_OBJ) $(B)/libscorch.a
+$(B)/scorch: $(CLI_OBJ) $(B)/libscorch.a $(B)/ldflags
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libscorch.a $(LDFLAGS) $(LDLIBS)
 
 $(B)/scorch-perfparser: $(B)/scorch
 	ln -sf scorch $@
 
-$(B)/unit-tests: $(UNIT_OBJ) $(B)/libscorch.a
+$(B)/unit-tests: $(UNIT_OBJ) $(B)/libscorch.a $(B)/ldflags
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(B)/libscorch.a $(LDFLAGS) $(LDLIBS)
 
 # Sanitizer build of everything, in build/asan.
@@ -59,7 +82,10 @@ asan:
 
 -include $(wildcard mk/*.mk)
 
+# make test installs the test peers (perf, hotspot, chromium, ...) first;
+# a plain build needs only the build packages.
 test: all asan
+	$(DEPS)
 	tests/run.sh
 
 demo: all

@@ -1,14 +1,14 @@
-# fuzz.mk: libFuzzer harnesses (clang), one per parser entry point, built
-# with ASan+UBSan over the whole library. `make fuzz` builds them;
+# fuzz.mk: libFuzzer harnesses (clang), one per parser entry point.
+# `make fuzz` builds, in build/fuzz, the library once with ASan+UBSan and
+# libFuzzer's coverage instrumentation (build/fuzz/libscorch.a) and links each
+# harness tests/fuzz/fuzz_X.c against it as build/fuzz/fuzz_X;
 # tests/e2e/fuzz.sh runs each for a bounded time with the seed corpus.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-# -I/-D flags of the normal build (generated headers, optional libraries)
-FUZZ_CFLAGS = -std=gnu11 -O1 -g $(filter -I% -D%,$(CFLAGS)) \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -pthread
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-fuzz: $(FUZZ_BIN)
+fuzz:
+	$(MAKE) B=build/fuzz CC=clang WARN= OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+		$(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) build/gen/flame_html.h
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+$(B)/fuzz_%: tests/fuzz/fuzz_%.c $(B)/libscorch.a $(B)/ldflags
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer -o $@ $< $(B)/libscorch.a $(LDLIBS)

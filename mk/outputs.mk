@@ -2,8 +2,6 @@
 # into the binary as a byte array header, $(B)/gen/flame_html.h, included by
 # src/output/flame.c. od (coreutils) writes the bytes, so no xxd is needed.
 
-CFLAGS += -I$(B)/gen
-
 $(B)/gen/flame_html.h: src/output/flame.html
 	@mkdir -p $(dir $@)
 	od -An -v -tx1 < $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
@@ -15,14 +13,3 @@ $(B)/obj/src/output/flame.o: $(B)/gen/flame_html.h
 # build/node_modules; see scripts/npm-deps.sh.
 npm-deps:
 	scripts/npm-deps.sh
-
-# The fuzz harnesses (mk/fuzz.mk) compile the library sources themselves:
-# they need the generated header too (whatever order mk/*.mk load in).
-OUTPUTS_FUZZ_BIN := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-$(OUTPUTS_FUZZ_BIN): build/gen/flame_html.h
-build/fuzz/%: FUZZ_CFLAGS += -Ibuild/gen
-ifneq ($(B),build)
-build/gen/flame_html.h: src/output/flame.html
-	@mkdir -p $(dir $@)
-	od -An -v -tx1 < $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
-endif

@@ -1,5 +1,5 @@
-# resolve.mk: the resolver's extra link flags and the test workloads
-# (tests/workloads/*) built into build/workloads/.
+# resolve.mk: the resolver's test workloads (tests/workloads/*) built into
+# $(B)/workloads/ (the tests run build/workloads/*).
 #
 # Workloads: calls-fp (frame pointers), calls-nofp (no frame pointers),
 # calls-stripped + .debug/calls-stripped.debug (separate debug file found via
@@ -7,10 +7,7 @@
 # cxx (C++ templates, std containers, threads), jit (code in anonymous
 # memory described by /tmp/perf-PID.map), demo.
 
-# __cxa_demangle for C++ names.
-LDLIBS += -lstdc++
-
-WL      := build/workloads
+WL      := $(B)/workloads
 WL_SRC  := tests/workloads
 WL_CF   := -O2 -g -Wall
 WORKLOADS := $(WL)/calls-fp $(WL)/calls-nofp $(WL)/calls-stripped $(WL)/recurse \
@@ -23,14 +20,14 @@ workloads: $(WORKLOADS)
 
 $(WL)/calls-fp: $(WL_SRC)/calls.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $<
+	$(CC) $(WL_CF) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $<
 $(WL)/calls-nofp: $(WL_SRC)/calls.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fomit-frame-pointer -o $@ $<
+	$(CC) $(WL_CF) -fomit-frame-pointer -o $@ $<
 # Stripped binary, its debug info in .debug/ beside it, linked by debuglink.
 $(WL)/calls-stripped: $(WL_SRC)/calls.c
 	@mkdir -p $(WL)/.debug
-	gcc $(WL_CF) -fomit-frame-pointer -Wl,--build-id -o $@.full $<
+	$(CC) $(WL_CF) -fomit-frame-pointer -Wl,--build-id -o $@.full $<
 	objcopy --only-keep-debug $@.full $(WL)/.debug/calls-stripped.debug
 	objcopy --strip-all --add-gnu-debuglink=$(WL)/.debug/calls-stripped.debug $@.full $@
 	rm -f $@.full
@@ -38,7 +35,7 @@ $(WL)/calls-stripped: $(WL_SRC)/calls.c
 # (.gnu_debugdata: an xz-compressed ELF with a .symtab), Fedora's recipe.
 $(WL)/calls-minidebug: $(WL_SRC)/calls.c
 	@mkdir -p $(WL)/mini
-	gcc $(WL_CF) -fomit-frame-pointer -o $(WL)/mini/full $<
+	$(CC) $(WL_CF) -fomit-frame-pointer -o $(WL)/mini/full $<
 	nm -D $(WL)/mini/full --format=posix --defined-only | awk '{print $$1}' | sort > $(WL)/mini/dynsyms
 	nm $(WL)/mini/full --format=posix --defined-only | awk '$$2 ~ /[TtW]/ {print $$1}' | sort > $(WL)/mini/funcsyms
 	comm -13 $(WL)/mini/dynsyms $(WL)/mini/funcsyms > $(WL)/mini/keep
@@ -49,31 +46,25 @@ $(WL)/calls-minidebug: $(WL_SRC)/calls.c
 	objcopy --add-section .gnu_debugdata=$(WL)/mini/mini.xz $@
 $(WL)/recurse: $(WL_SRC)/recurse.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+	$(CC) $(WL_CF) -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 $(WL)/threads: $(WL_SRC)/threads.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -pthread -o $@ $<
+	$(CC) $(WL_CF) -pthread -o $@ $<
 $(WL)/forkexec: $(WL_SRC)/forkexec.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -o $@ $<
+	$(CC) $(WL_CF) -o $@ $<
 $(WL)/libplugin.so: $(WL_SRC)/plugin.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fPIC -shared -o $@ $<
+	$(CC) $(WL_CF) -fPIC -shared -o $@ $<
 $(WL)/dlopen: $(WL_SRC)/dlopen.c $(WL)/libplugin.so
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -o $@ $< -ldl
+	$(CC) $(WL_CF) -o $@ $< -ldl
 $(WL)/cxx: $(WL_SRC)/cxx.cpp
 	@mkdir -p $(WL)
-	g++ $(WL_CF) -pthread -o $@ $<
+	$(CXX) $(WL_CF) -pthread -o $@ $<
 $(WL)/jit: $(WL_SRC)/jit.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
+	$(CC) $(WL_CF) -fno-omit-frame-pointer -o $@ $<
 $(WL)/demo: $(WL_SRC)/demo.c
 	@mkdir -p $(WL)
-	gcc $(WL_CF) -fno-omit-frame-pointer -o $@ $<
-
-# MiniDebugInfo (.gnu_debugdata) is xz-compressed.
-ifeq ($(shell pkg-config --exists liblzma 2>/dev/null && echo 1),1)
-CFLAGS += -DHAVE_LZMA=1
-LDLIBS += -llzma
-endif
+	$(CC) $(WL_CF) -fno-omit-frame-pointer -o $@ $<

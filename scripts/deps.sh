@@ -1,30 +1,44 @@
 #!/bin/sh
-# deps.sh: install the Debian packages scorch needs to build and test.
-#   scripts/deps.sh          install what is missing (root + apt-get)
-#   scripts/deps.sh --check  exit 0 when everything is present, 1 otherwise
-# Build: gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev
-#        libdebuginfod-dev zlib1g-dev libtraceevent-dev
+# deps.sh: install the Debian packages scorch needs.
+#   scripts/deps.sh                  build + test packages (make test, .ci/run)
+#   scripts/deps.sh --build          build packages only (make, make demo)
+#   scripts/deps.sh [--build] --check  exit 0 when all are present, 1 otherwise
+# Build: a C/C++ toolchain, pkg-config and the libraries of scripts/configure.sh
+#        (xz-utils and binutils build the MiniDebugInfo test workload).
 # Test peers and tools: linux-perf (perf), hotspot (hotspot-perfparser),
 #        golang-go (go tool pprof), clang + libclang-rt-14-dev (libFuzzer,
 #        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
+# apt-get waits for a dpkg lock held by another install (several builds at
+# once) instead of failing.
 set -e
-BUILD="gcc make pkg-config libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev g++ libtraceevent-dev"
-TEST="xz-utils linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 g++ binutils debuginfod"
-PKGS="$BUILD $TEST $SCORCH_EXTRA_PKGS"
-# node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a
-# node with npm is already there (NodeSource's nodejs bundles npm and
-# conflicts with Debian's npm package)
-command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
-PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
-PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
+BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev libtraceevent-dev"
+TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git"
+build_only=0; check=0
+for a in "$@"; do
+	case $a in
+	--build) build_only=1 ;;
+	--check) check=1 ;;
+	*) echo "usage: scripts/deps.sh [--build] [--check]" >&2; exit 2 ;;
+	esac
+done
+PKGS="$BUILD $SCORCH_EXTRA_PKGS"
+if [ $build_only = 0 ]; then
+	PKGS="$PKGS $TEST"
+	# node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a
+	# node with npm is already there (NodeSource's nodejs bundles npm and
+	# conflicts with Debian's npm package)
+	command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+	PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
+	PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
+fi
 
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-if [ "$1" = "--check" ]; then
-	[ -z "$missing" ] && exit 0
-	exit 1
+if [ $check = 1 ]; then
+	[ -z "$missing" ]
+	exit
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
@@ -34,5 +48,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "scorch: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq $missing >/dev/null
+LOCK="-o DPkg::Lock::Timeout=900"
+apt-get $LOCK update -qq
+apt-get $LOCK install -y -qq $missing >/dev/null

@@ -20,6 +20,7 @@ int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_header(int argc, char **argv);
 int cmd_perfparser(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print "scorch: FILE: offset N: message" (or without offset) to stderr. */
 void cli_print_err(const char *file, const struct err *e);

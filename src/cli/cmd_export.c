@@ -1,9 +1,11 @@
 /*
  * cmd_export.c: `scorch export -f folded|pprof|speedscope`: the profile in
  * the formats other tools read (output/folded.h, pprof.h, speedscope.h).
+ * `-f folded --diff BASE NEW`: FlameGraph's difffolded (output/diff.h).
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/cmd_diff.h"
 #include "cli/opts.h"
 #include "output/folded.h"
 #include "output/pprof.h"
@@ -22,6 +24,8 @@ static void usage(FILE *f)
 		   "          --period       counts are the period sum, not samples\n"
 		   "          --no-comm      no command name as the first frame\n"
 		   "          --no-inline    no inlined frames\n"
+		   "          --diff BASE NEW  difffolded: \"stack count_base count_new\"\n"
+		   "                         (flamegraph.pl draws it as a differential graph)\n"
 		   "%s%s", opts_analysis_help, cli_filter_usage);
 }
 
@@ -51,13 +55,38 @@ static int finish(void *ctx, struct profile_sink *s)
 	}
 }
 
+static int export_diff(struct pipeline_config *pc, struct profile_sink_config *sc,
+		       const struct export_cmd *x, const char *files[2], const char *outpath,
+		       bool no_comm, bool no_inline, bool no_progress)
+{
+	sc->root = no_comm ? PROFILE_ROOT_NONE : PROFILE_ROOT_COMM;
+	sc->inline_frames = !no_inline;
+	sc->unknown_by_addr = false;
+	struct diff d;
+	diff_init(&d);
+	int rc = cli_diff_load(pc, sc, files[0], files[1], &d, no_progress);
+	if (!rc) {
+		FILE *out = cli_open_out(outpath);
+		if (!out) {
+			rc = EXIT_FAIL;
+		} else {
+			int wr = diff_write_folded(&d, x->fc.period, x->fc.annotate, out);
+			rc = cli_close_out(out, outpath);
+			if (wr && !rc)
+				rc = EXIT_FAIL;
+		}
+	}
+	diff_release(&d);
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct pipeline_config pc;
 	struct profile_sink_config sc;
 	struct export_cmd x;
 	bool no_progress = false, no_comm = false, no_inline = false;
-	const char *outpath = NULL, *v;
+	const char *outpath = NULL, *v, *diff_files[2] = { NULL, NULL };
 	memset(&x, 0, sizeof(x));
 	pipeline_config_init(&pc);
 	profile_sink_config_init(&sc);
@@ -70,6 +99,14 @@ int cmd_export(int argc, char **argv)
 		}
 		if (!strcmp(a, "--annotate")) {
 			x.fc.annotate = true, i++;
+			continue;
+		}
+		if (!strcmp(a, "--diff")) {
+			if (i + 2 >= argc) {
+				fprintf(stderr, "scorch: export: --diff needs two files: --diff BASE NEW\n");
+				return EXIT_BADINPUT;
+			}
+			diff_files[0] = argv[i + 1], diff_files[1] = argv[i + 2], i += 3;
 			continue;
 		}
 		if (!strcmp(a, "--period")) {
@@ -123,6 +160,13 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "scorch: export: pprof is binary; give -o FILE (e.g. profile.pb.gz)\n");
 		return EXIT_BADINPUT;
 	}
+	if (diff_files[0] && x.fmt != FMT_FOLDED) {
+		fprintf(stderr, "scorch: export: --diff writes folded only (pprof: export both files and "
+				"run go tool pprof -diff_base=BASE.pb.gz NEW.pb.gz)\n");
+		return EXIT_BADINPUT;
+	}
+	if (diff_files[0])
+		return export_diff(&pc, &sc, &x, diff_files, outpath, no_comm, no_inline, no_progress);
 	pprof_init(&x.pp);
 	speedscope_init(&x.sp);
 	x.pp.input = pc.input;

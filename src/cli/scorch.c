@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "top functions and call tree" },
 	{ "flame", cmd_flame, "write an interactive flame graph" },
 	{ "export", cmd_export, "export folded, pprof or speedscope" },
+	{ "diff", cmd_diff, "what changed between two recordings" },
 	{ "stats", cmd_stats, "counts of records, samples and ordering statistics" },
 	{ "header", cmd_header, "print the header and features" },
 	{ "perfparser", cmd_perfparser, "hotspot-perfparser compatible stream" },

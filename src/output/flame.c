@@ -4,11 +4,20 @@
  * preorder as [frame, depth, weight, samples] quadruples, siblings sorted by
  * name (flame graph convention: the x order means nothing, so sort for a
  * stable picture). The SVG is laid out here with the same order.
+ *
+ * A differential graph (flame_config.diff) uses the same template: lines
+ * ending in " //D" exist only in it, lines ending in " //N" only in the plain
+ * graph, " //T" lines (notes on the template) in neither; the marker is
+ * cut. So both share the drawing, search and zoom code
+ * and the plain graph's bytes do not depend on the diff code. Its data adds
+ * the baseline's weight and self weight per node and the baseline's callees
+ * that have no node in the new profile ("gone").
  */
 #include "output/flame.h"
 #include "util/buf.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +87,89 @@ static uint64_t weight(const struct pnode *n, const struct flame_config *c)
 	return c->by_samples ? n->samples : n->period;
 }
 
+/* Write the template's text [s, e) keeping the lines of one variant. */
+static void put_template(FILE *out, const char *s, const char *e, bool diff)
+{
+	while (s < e) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		const char *le = nl ? nl : e; /* line end, without the newline */
+		size_t len = (size_t)(le - s);
+		bool d = len >= 4 && !memcmp(le - 4, " //D", 4);
+		bool nm = len >= 4 && !memcmp(le - 4, " //N", 4);
+		bool t = len >= 4 && !memcmp(le - 4, " //T", 4);
+		if ((d && !diff) || (nm && diff) || t) {
+			s = nl ? nl + 1 : e;
+			continue;
+		}
+		fwrite(s, 1, d || nm ? len - 4 : len, out);
+		if (nl)
+			putc('\n', out);
+		s = nl ? nl + 1 : e;
+	}
+}
+
+static uint64_t self_weight(const struct pnode *n, const struct flame_config *c)
+{
+	return c->by_samples ? n->self_samples : n->self_period;
+}
+
+/* The diff part of the data: per emitted node the baseline's weight and
+ * self weight (-1 when the stack is not in the baseline), and per emitted
+ * node its baseline callees with no node in the new profile. */
+static void put_diff_data(const struct profile *p, const struct flame_config *c,
+			  const uint32_t *order, const bool *emit, FILE *out)
+{
+	const struct flame_diff *df = c->diff;
+	const struct profile *b = df->base;
+	fputs(",\n\"diff\":{\"absolute\":", out);
+	fputs(df->absolute ? "true" : "false", out);
+	fputs(",\"baseName\":", out);
+	json_put_str(out, df->base_name ? df->base_name : "baseline");
+	fprintf(out, ",\"baseTotal\":%" PRIu64 ",\"baseSamples\":%" PRIu64 ",\n\"base\":[",
+		weight(&b->nodes[0], c), b->nodes[0].samples);
+	size_t k = 0;
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		if (!emit[i])
+			continue;
+		uint32_t bn = df->base_node[order[i]];
+		if (k)
+			putc(',', out);
+		if (k % 16 == 15)
+			putc('\n', out);
+		if (bn == PROFILE_NONE)
+			fputs("-1,-1", out);
+		else
+			fprintf(out, "%" PRIu64 ",%" PRIu64, weight(&b->nodes[bn], c),
+				self_weight(&b->nodes[bn], c));
+		k++;
+	}
+	fputs("],\n\"gone\":[", out);
+	uint64_t min = (uint64_t)((double)weight(&b->nodes[0], c) * c->min_percent / 100.0);
+	size_t idx = 0, ng = 0;
+	for (size_t i = 0; i < p->nr_nodes && ng < 100000; i++) {
+		if (!emit[i])
+			continue;
+		uint32_t bn = df->base_node[order[i]];
+		if (bn != PROFILE_NONE) {
+			for (uint32_t ch = b->nodes[bn].first_child; ch != PROFILE_NONE;
+			     ch = b->nodes[ch].next_sibling) {
+				const struct pnode *cn = &b->nodes[ch];
+				if (df->new_node[ch] != PROFILE_NONE || !weight(cn, c) || weight(cn, c) < min)
+					continue;
+				const struct pframe *f = &b->frames[cn->frame];
+				fprintf(out, "%s[%zu,%" PRIu64 ",", ng ? ",\n" : "", idx, weight(cn, c));
+				json_put_str(out, f->name);
+				putc(',', out);
+				json_put_str(out, f->dso);
+				putc(']', out);
+				ng++;
+			}
+		}
+		idx++;
+	}
+	fputs("]}", out);
+}
+
 int flame_write_html(const struct profile *p, const struct flame_config *c, FILE *out)
 {
 	const char *tpl = (const char *)flame_html;
@@ -90,7 +182,7 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	const char *line_end = strchr(mark, '\n');
 	if (!line_end)
 		return -EINVAL;
-	fwrite(tpl, 1, (size_t)(line_start - tpl), out);
+	put_template(out, tpl, line_start, c->diff != NULL);
 
 	fputs("const DATA = {\"title\":", out);
 	json_put_str(out, c->title);
@@ -115,6 +207,7 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	uint64_t total = weight(&p->nodes[0], c);
 	uint64_t min = (uint64_t)((double)total * c->min_percent / 100.0);
 	size_t emitted = 0;
+	bool *emit = c->diff ? xcalloc(p->nr_nodes, sizeof(bool)) : NULL;
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
 		if (n->depth && weight(n, c) < min) {
@@ -130,10 +223,16 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 		fprintf(out, "%d,%u,%" PRIu64 ",%" PRIu64, n->depth ? (int)n->frame : -1, n->depth,
 			weight(n, c), n->samples);
 		emitted++;
+		if (emit)
+			emit[i] = true;
 	}
+	fputs("]", out);
+	if (c->diff)
+		put_diff_data(p, c, order, emit, out);
+	free(emit);
 	free(order);
-	fputs("]};\n", out);
-	fputs(line_end + 1, out);
+	fputs("};\n", out);
+	put_template(out, line_end + 1, line_end + 1 + strlen(line_end + 1), c->diff != NULL);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -182,6 +281,38 @@ static void svg_color(const struct pframe *f, char *buf, size_t n)
 	snprintf(buf, n, "rgb(%d,%d,%d)", r, g, bl);
 }
 
+/* The change of node id against the baseline: in shares (fraction of each
+ * side's total) or, absolute, in fractions of the baseline's total. */
+static double diff_delta(const struct profile *p, const struct flame_config *c, uint32_t id)
+{
+	const struct flame_diff *df = c->diff;
+	uint32_t bn = df->base_node[id];
+	double nv = (double)weight(&p->nodes[id], c);
+	double bv = bn == PROFILE_NONE ? 0 : (double)weight(&df->base->nodes[bn], c);
+	double nt = (double)weight(&p->nodes[0], c), bt = (double)weight(&df->base->nodes[0], c);
+	if (df->absolute)
+		return bt > 0 ? (nv - bv) / bt : 0;
+	return (nt > 0 ? nv / nt : 0) - (bt > 0 ? bv / bt : 0);
+}
+
+/* Red for growth, blue for shrinkage, white-grey for none; the same
+ * formula as diffColor() in flame.html. */
+static void diff_color(double d, double maxd, char *buf, size_t n)
+{
+	double t = fabs(d) / maxd;
+	if (t > 1)
+		t = 1;
+	if (t < 0.02) {
+		snprintf(buf, n, "rgb(235,235,235)");
+		return;
+	}
+	int v = (int)(60 + 175 * (1 - t) + 0.5);
+	if (d > 0)
+		snprintf(buf, n, "rgb(255,%d,%d)", v, v);
+	else
+		snprintf(buf, n, "rgb(%d,%d,255)", v, v);
+}
+
 int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE *out)
 {
 	const int row = 16, top = 36, bottom = 8;
@@ -208,6 +339,10 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		width, height, width, height, width, height, width / 2);
 	xml_put(out, c->title, 200);
 	fprintf(out, " (%" PRIu64 " samples)</text>\n", p->nodes[0].samples);
+	double maxdelta = 0.005; /* half a point: noise below it stays pale */
+	if (c->diff)
+		for (size_t i = 1; i < p->nr_nodes; i++)
+			maxdelta = fmax(maxdelta, fabs(diff_delta(p, c, (uint32_t)i)));
 	double *cursor = xcalloc(maxd + 2, sizeof(double));
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
@@ -227,7 +362,9 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		int y = c->icicle ? top + (int)n->depth * row : top + (int)(maxd - n->depth) * row;
 		const struct pframe *f = n->depth ? &p->frames[n->frame] : NULL;
 		char col[48];
-		if (f)
+		if (f && c->diff)
+			diff_color(diff_delta(p, c, order[i]), maxdelta, col, sizeof(col));
+		else if (f)
 			svg_color(f, col, sizeof(col));
 		else
 			snprintf(col, sizeof(col), "#e0e0e0");
@@ -240,10 +377,26 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		}
 		if (f && f->inlined)
 			fputs(" (inlined)", out);
-		fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title>", n->samples,
+		fprintf(out, " (%" PRIu64 " samples, %.2f%%)", n->samples,
 			total ? 100.0 * (double)weight(n, c) / (double)total : 0.0);
-		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
-			10 + x, y, w > 0.6 ? w - 0.3 : w, row - 1, col);
+		bool only_new = false;
+		if (c->diff) {
+			uint32_t bn = c->diff->base_node[order[i]];
+			uint64_t bt = weight(&c->diff->base->nodes[0], c);
+			only_new = bn == PROFILE_NONE;
+			if (only_new)
+				fputs(" baseline: none (only in new)", out);
+			else
+				fprintf(out, " baseline: %" PRIu64 " samples, %.2f%%",
+					c->diff->base->nodes[bn].samples,
+					bt ? 100.0 * (double)weight(&c->diff->base->nodes[bn], c) / (double)bt : 0.0);
+			fprintf(out, ", change %+.2f points%s", 100.0 * diff_delta(p, c, order[i]),
+				c->diff->absolute ? " of the baseline's total" : "");
+		}
+		fputs("</title>", out);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"%s/>",
+			10 + x, y, w > 0.6 ? w - 0.3 : w, row - 1, col,
+			only_new && n->depth ? " stroke=\"#7a00a0\" stroke-dasharray=\"3,2\"" : "");
 		int chars = (int)((w - 6) / 6.6);
 		if (chars >= 3) {
 			const char *name = f ? f->name : "all";

@@ -15,6 +15,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* A differential graph (diff.h): the graph is the new profile's; every
+ * frame is coloured by how its weight changed against the baseline (red
+ * grew, blue shrank, the intensity by the size of the change, relative to
+ * the largest), frames only in the new profile are outlined, and callers
+ * of frames only in the baseline get a notch; tooltips give both sides. */
+struct flame_diff {
+	const struct profile *base;  /* frames comparable by pointer with the graph's */
+	const uint32_t *base_node;   /* per node of the graph: the baseline's node, or PROFILE_NONE */
+	const uint32_t *new_node;    /* per node of base: the graph's node, or PROFILE_NONE */
+	bool absolute;               /* change of time (of the baseline's total), else of shares */
+	const char *base_name;       /* the baseline's file, for the heading */
+};
+
 struct flame_config {
 	const char *title;
 	bool icicle;         /* root at the top */
@@ -24,6 +37,7 @@ struct flame_config {
 	double svg_min_px;   /* SVG: drop frames narrower than this (0.5) */
 	const char *event;   /* for the heading */
 	bool unit_ns;        /* weights are nanoseconds */
+	const struct flame_diff *diff; /* NULL: a plain flame graph */
 };
 
 void flame_config_init(struct flame_config *c);

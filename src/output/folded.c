@@ -50,3 +50,54 @@ int folded_write(const struct profile *p, const struct folded_config *c, FILE *o
 	free(order);
 	return ferror(out) ? -EIO : 0;
 }
+
+/* The self weight of node (of p), 0 for PROFILE_NONE. */
+static uint64_t self_of(const struct profile *p, uint32_t node, bool period)
+{
+	if (node == PROFILE_NONE)
+		return 0;
+	return period ? p->nodes[node].self_period : p->nodes[node].self_samples;
+}
+
+/* One pass over p's stacks in name order; other is the second profile and
+ * map p's nodes into it. Writes stacks with a nonzero self count in p (and
+ * all with one in other when p is the new side), counts in base, new order. */
+static void diff_pass(const struct profile *p, const struct profile *other, const uint32_t *map,
+		      bool p_is_new, const struct folded_config *c, FILE *out)
+{
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
+	uint32_t *path = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < p->nr_nodes; i++) {
+		uint32_t id = order[i];
+		const struct pnode *n = &p->nodes[id];
+		if (!n->depth)
+			continue;
+		if (ARRAY_GROW(path, cap, n->depth + 1, PROFILE_MAX_NODES))
+			abort();
+		path[n->depth] = n->frame;
+		uint64_t mine = self_of(p, id, c->period);
+		uint64_t theirs = self_of(other, map[id], c->period);
+		/* the new side writes every stack it has a count for on either
+		 * side; the base side only those the new side has no node for */
+		if (p_is_new ? !mine && !theirs : !mine || map[id] != PROFILE_NONE)
+			continue;
+		for (uint32_t d = 1; d <= n->depth; d++) {
+			if (d > 1)
+				putc(';', out);
+			put_name(&p->frames[path[d]], c->annotate, out);
+		}
+		fprintf(out, " %" PRIu64 " %" PRIu64 "\n", p_is_new ? theirs : mine, p_is_new ? mine : theirs);
+	}
+	free(path);
+	free(order);
+}
+
+int folded_write_diff(const struct profile *base, const struct profile *new,
+		      const uint32_t *new_to_base, const uint32_t *base_to_new,
+		      const struct folded_config *c, FILE *out)
+{
+	diff_pass(new, base, new_to_base, true, c, out);
+	diff_pass(base, new, base_to_new, false, c, out);
+	return ferror(out) ? -EIO : 0;
+}

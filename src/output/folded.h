@@ -18,4 +18,12 @@ struct folded_config {
 /* Write every stack with a nonzero self count. Returns 0 or -EIO. */
 int folded_write(const struct profile *p, const struct folded_config *c, FILE *out);
 
+/* FlameGraph's difffolded format ("stack count_base count_new") of two
+ * profiles whose frames compare by pointer (diff.h): every stack with a
+ * nonzero self count on either side. new_to_base and base_to_new map each
+ * node to the other profile's node with the same stack (PROFILE_NONE). */
+int folded_write_diff(const struct profile *base, const struct profile *new,
+		      const uint32_t *new_to_base, const uint32_t *base_to_new,
+		      const struct folded_config *c, FILE *out);
+
 #endif

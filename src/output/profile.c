@@ -132,6 +132,19 @@ uint32_t profile_frame(struct profile *p, const struct pframe *f)
 	return (uint32_t)p->nr_frames++;
 }
 
+uint32_t profile_frame_find(const struct profile *p, const struct pframe *f)
+{
+	if (!p->fhash_cap)
+		return PROFILE_NONE;
+	size_t mask = p->fhash_cap - 1, j = frame_hash(f) & mask;
+	while (p->fhash[j] != EMPTY) {
+		if (frame_eq(&p->frames[p->fhash[j]], f))
+			return p->fhash[j];
+		j = (j + 1) & mask;
+	}
+	return PROFILE_NONE;
+}
+
 /* ---- nodes ---- */
 
 static uint64_t node_hash(uint32_t parent, uint32_t frame)
@@ -180,6 +193,20 @@ uint32_t profile_child(struct profile *p, uint32_t parent, uint32_t frame)
 	p->nodes[parent].first_child = id;
 	p->nhash[j] = id;
 	return id;
+}
+
+uint32_t profile_child_find(const struct profile *p, uint32_t parent, uint32_t frame)
+{
+	if (frame == PROFILE_NONE || parent >= p->nr_nodes || !p->nhash_cap)
+		return PROFILE_NONE;
+	size_t mask = p->nhash_cap - 1, j = node_hash(parent, frame) & mask;
+	while (p->nhash[j] != EMPTY) {
+		const struct pnode *n = &p->nodes[p->nhash[j]];
+		if (n->parent == parent && n->frame == frame)
+			return p->nhash[j];
+		j = (j + 1) & mask;
+	}
+	return PROFILE_NONE;
 }
 
 void profile_add(struct profile *p, uint32_t node, uint64_t samples, uint64_t period)

@@ -91,6 +91,10 @@ uint32_t profile_frame(struct profile *p, const struct pframe *f);
 const char *profile_str(struct profile *p, const char *s);
 /* The child of parent for frame (created when absent). */
 uint32_t profile_child(struct profile *p, uint32_t parent, uint32_t frame);
+/* Lookups that create nothing: the frame equal to f, the child of parent
+ * for frame; PROFILE_NONE when absent (matching two profiles, diff.h). */
+uint32_t profile_frame_find(const struct profile *p, const struct pframe *f);
+uint32_t profile_child_find(const struct profile *p, uint32_t parent, uint32_t frame);
 /* Add a sample of weight (samples, period) whose leaf is node. */
 void profile_add(struct profile *p, uint32_t node, uint64_t samples, uint64_t period);
 

@@ -3,6 +3,10 @@
 // report what a user would see, as one JSON line.
 //   node outputs_browser.mjs flame FILE.html TERM [SHOT.png]
 //     -> {errors, nodes, samples, matched (percent for TERM), tooltip, zoomed, icicle}
+//   node outputs_browser.mjs flamediff FILE.html FUNC [SHOT.png]
+//     -> {errors, nodes, box (FUNC's widest box), delta, color, pixel ([r,g,b]
+//         read back from the canvas inside the box), tooltip (hovering it),
+//         matched, zoomed}
 //   node outputs_browser.mjs speedscope FILE.json EXPECT
 //     -> {errors, title, found (EXPECT appears in the page), dialogs}
 import { createRequire } from 'node:module';
@@ -60,6 +64,41 @@ try {
     }
     await page.evaluate(() => window.scorchFlame.setIcicle(true));
     out.icicle = await page.evaluate(() => document.getElementById('invert').checked);
+  } else if (mode === 'flamediff') {
+    const t0 = Date.now();
+    await page.goto('file://' + path.resolve(file));
+    await page.waitForFunction(() => window.scorchFlame !== undefined, null, { timeout: 20000 });
+    out.load_ms = Date.now() - t0;
+    out.nodes = await page.evaluate(() => window.scorchFlame.nodes);
+    const b = await page.evaluate((t) => window.scorchFlame.diffBox(t), term);
+    out.box = b;
+    if (b) {
+      out.delta = b.delta;
+      out.color = b.color;
+      // what was drawn: a pixel right of the label, away from the edges
+      out.pixel = await page.evaluate((b) => {
+        const c = document.getElementById('fg');
+        const dpr = c.width / c.getBoundingClientRect().width;
+        const d = c.getContext('2d').getImageData(Math.floor((b.x + b.w * 0.75) * dpr),
+                                                  Math.floor((b.y + b.h / 2) * dpr), 1, 1).data;
+        return [d[0], d[1], d[2]];
+      }, b);
+      const cb = await page.locator('#fg').boundingBox();
+      await page.mouse.move(cb.x + b.x + b.w / 2, cb.y + b.y + b.h / 2);
+      out.tooltip = await page.evaluate(() => {
+        const t = document.getElementById('tip');
+        return t.style.display === 'block' ? t.textContent : '';
+      });
+      if (shot) {
+        // down to the graph's base or the tooltip's bottom, whichever is lower
+        const tb = await page.locator('#tip').boundingBox();
+        const h = Math.min(760, Math.ceil(Math.max(cb.y + cb.height, tb ? tb.y + tb.height : 0) + 12));
+        await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: Math.max(h, 300) } });
+        out.screenshot = shot;
+      }
+    }
+    out.matched = await page.evaluate((t) => window.scorchFlame.search(t), term);
+    out.zoomed = await page.evaluate((t) => window.scorchFlame.zoomTo(t), term);
   } else if (mode === 'speedscope') {
     const index = path.join(top, 'build/node_modules/speedscope/dist/release/index.html');
     const b64 = fs.readFileSync(file).toString('base64');
@@ -78,7 +117,7 @@ try {
     if (shot) await page.screenshot({ path: shot });
     fs.unlinkSync(js);
   } else {
-    throw new Error('mode: flame | speedscope');
+    throw new Error('mode: flame | flamediff | speedscope');
   }
 } catch (e) {
   out.errors.push('driver: ' + e.message);
