@@ -161,8 +161,10 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 			 (unsigned long long)p.auxtrace_bytes);
 		warn(&p, msg);
 	}
+	/* damaged features: said when the file was otherwise read (a fatal
+	 * error stays the one line about the input) */
 	const struct perf_header *hdr = input_header(p.in);
-	for (unsigned i = 0; i < hdr->nr_warnings; i++)
+	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
 		warn(&p, hdr->warnings[i]);
 	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
 		char msg[200];

@@ -10,7 +10,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: scorch script [-i FILE] [options]\n%s"
 		   "  --no-inline             do not print inline frames\n"
 		   "  --headers-only          only the header line of each sample\n"
-		   "  --raw                   per sample: comm pid tid time(ns) period ip cpu event\n",
+		   "  --raw                   per sample: comm pid tid time(ns) period ip cpu event\n"
+		   "  --ip                    ip, symbol and DSO for every event type, tracepoints\n"
+		   "                          too (perf script -F +ip,+sym,+dso)\n",
 		opts_analysis_help);
 }
 
@@ -30,6 +32,8 @@ int cmd_script(int argc, char **argv)
 		if (!strcmp(argv[i], "--no-inline")) {
 			so.show_inline = false;
 			c.no_inline = true;
+		} else if (!strcmp(argv[i], "--ip")) {
+			so.all_ip = true;
 		} else if (!strcmp(argv[i], "--raw")) {
 			so.raw = true;
 		} else if (!strcmp(argv[i], "--headers-only")) {

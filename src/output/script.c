@@ -226,11 +226,7 @@ static const char *event_name(const struct perf_attr *pa, char *b, size_t n)
 {
 	if (!pa || !pa->name)
 		return "unknown";
-	if (pa->attr.type == PERF_TYPE_TRACEPOINT)
-		return pa->name;
-	char def[128];
-	perf_attr_default_name(&pa->attr, def, sizeof def);
-	if (strcmp(def, pa->name))
+	if (pa->name_recorded || pa->attr.type == PERF_TYPE_TRACEPOINT)
 		return pa->name;
 	script_event_name(&pa->attr, b, n);
 	return b;
@@ -446,7 +442,15 @@ static void print_trace(struct script *sc, struct pipeline *p, const struct perf
 			sc->tp = tpformat_new(&h->tracing);
 	}
 	sc->text.len = 0;
-	tpformat_print(sc->tp, pa->attr.config, s->cpu, s->raw, s->raw_size, &sc->text);
+	if (tpformat_print(sc->tp, pa->attr.config, s->cpu, s->raw, s->raw_size, &sc->text) == -2) {
+		const struct pipeline_config *c = pipeline_config(p);
+		const char *msg = "libtraceevent failed on this recording's tracepoint formats or "
+				  "data: tracepoint fields are not printed from here on";
+		if (c->warn)
+			c->warn(c->warn_ctx, msg);
+		else
+			fprintf(stderr, "scorch: %s: %s\n", c->input ? c->input : "-", msg);
+	}
 	if (sc->text.len)
 		fwrite(sc->text.data, 1, sc->text.len, sc->out);
 }
@@ -481,6 +485,8 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 		decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
 	}
 	uint32_t fl = fields_of(sc, pa);
+	if (sc->o.all_ip)
+		fl |= SF_IP | SF_SYM | SF_SYMOFF | SF_DSO;
 	bool cc = (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 	format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width, fl);
 	fputs(sc->line, sc->out);

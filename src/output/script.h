@@ -16,6 +16,7 @@ struct script_opts {
 	bool show_inline;   /* print inline frames (perf does by default) */
 	bool headers_only;  /* only the header line per sample (tests) */
 	bool raw;           /* comm pid tid time period ip cpu event, tab-separated, per sample */
+	bool all_ip;        /* ip, symbol and DSO for every event type (perf script -F +ip,+sym,+dso) */
 };
 
 /* Fill sink to write to out. The returned context is freed by sink->end. */

@@ -7,7 +7,8 @@
  * running kernel's), so recordings from other machines print right.
  *
  * Built lazily by the first tracepoint sample: recordings without
- * tracepoints never load a format.
+ * tracepoints never load a format. libtraceevent runs in a helper process
+ * (see tpformat.c): a hostile format cannot crash scorch.
  */
 #ifndef SCORCH_OUTPUT_TPFORMAT_H
 #define SCORCH_OUTPUT_TPFORMAT_H
@@ -23,7 +24,8 @@ struct tpformat;
 struct tpformat *tpformat_new(const struct tracing_info *ti);
 void tpformat_free(struct tpformat *tf);
 /* Append event id's text for raw data to out (nothing when the id has no
- * format). Returns 0, or -1 when out reached its cap. */
+ * format). Returns 0, -1 when out reached its cap, or -2 (once) when the
+ * helper process died: nothing more is printed. */
 int tpformat_print(struct tpformat *tf, uint64_t id, uint32_t cpu, const uint8_t *raw,
 		   size_t raw_size, struct buf *out);
 

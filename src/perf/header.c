@@ -216,6 +216,7 @@ static int parse_event_desc(struct fc *c, struct perf_evlist *el)
 		if (i < el->nr && name[0]) {
 			free(el->attrs[i].name);
 			el->attrs[i].name = name;
+			el->attrs[i].name_recorded = true;
 		} else {
 			free(name);
 		}
@@ -266,6 +267,7 @@ void perf_header_name_tracepoints(const struct perf_header *h, struct perf_evlis
 		snprintf(nm, n, "%s:%s", te->system, te->name);
 		free(pa->name);
 		pa->name = nm;
+		pa->name_recorded = true;
 	}
 }
 
