@@ -292,6 +292,17 @@ int script_format_frame(char *buf, size_t n, const struct frame *f)
 /* One frame as perf prints it with the type's fields: symbol, +offset, DSO. */
 static int format_frame_fl(char *buf, size_t n, const struct frame *f, uint64_t addr, uint32_t fl)
 {
+	const char *dso = f->dso ? f->dso : "[unknown]";
+	if ((fl & (SF_SYM | SF_SYMOFF | SF_DSO)) == (SF_SYM | SF_SYMOFF | SF_DSO)) {
+		/* the default: one snprintf, as this is per frame */
+		if (f->sym && f->inlined)
+			return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (inlined)", addr, f->sym,
+					f->sym_off);
+		if (f->sym)
+			return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (%s)", addr, f->sym,
+					f->sym_off, dso);
+		return snprintf(buf, n, "%16" PRIx64 " [unknown] (%s)", addr, dso);
+	}
 	int k = clampk(snprintf(buf, n, "%16" PRIx64, addr), n);
 	if (fl & SF_SYM) {
 		if (f->sym && (fl & SF_SYMOFF))
@@ -300,7 +311,7 @@ static int format_frame_fl(char *buf, size_t n, const struct frame *f, uint64_t 
 			k = clampk(k + snprintf(buf + k, n - k, " %s", f->sym ? f->sym : "[unknown]"), n);
 	}
 	if ((fl & SF_DSO) && !(f->sym && f->inlined))
-		k = clampk(k + snprintf(buf + k, n - k, " (%s)", f->dso ? f->dso : "[unknown]"), n);
+		k = clampk(k + snprintf(buf + k, n - k, " (%s)", dso), n);
 	if (f->sym && f->inlined)
 		k = clampk(k + snprintf(buf + k, n - k, " (inlined)"), n);
 	return k;
