@@ -4,15 +4,17 @@
 #   scripts/deps.sh --build          build packages only (make, make demo)
 #   scripts/deps.sh [--build] --check  exit 0 when all are present, 1 otherwise
 # Build: a C/C++ toolchain, pkg-config and the libraries of scripts/configure.sh
-#        (xz-utils and binutils build the MiniDebugInfo test workload).
+#        (xz-utils and binutils build the MiniDebugInfo test workload), scdoc
+#        (the man pages, docs/man).
 # Test peers and tools: linux-perf (perf), hotspot (hotspot-perfparser),
 #        golang-go (go tool pprof), clang + libclang-rt-14-dev (libFuzzer,
-#        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb
+#        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb,
+#        man-db tmux zsh (tests/e2e/install.sh: pages, Tab in bash and zsh)
 # apt-get waits for a dpkg lock held by another install (several builds at
 # once) instead of failing.
 set -e
-BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev libtraceevent-dev"
-TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git"
+BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev scdoc libtraceevent-dev"
+TEST="linux-perf hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git man-db tmux zsh"
 build_only=0; check=0
 for a in "$@"; do
 	case $a in
@@ -30,6 +32,7 @@ if [ $build_only = 0 ]; then
 	command -v npm > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 	PKGS="$PKGS xvfb xdotool x11-apps bc" # perfparser: hotspot screenshot (Xvfb), bench
 	PKGS="$PKGS chromium" # outputs: flame graph and speedscope in headless Chromium
+	PKGS="$PKGS tmux xterm" # live: scorch top in a real terminal (tests), its screenshot
 fi
 
 missing=""

@@ -8,8 +8,11 @@
 # `make test`. A green CI on a machine that already has every package hides
 # a missing install step; this does not.
 #
-# Usage: scripts/fresh-check.sh [--test] [--keep] [--root DIR] [-- CMD...]
+# Usage: scripts/fresh-check.sh [--test] [--deb] [--keep] [--root DIR] [-- CMD...]
 #   --test      also run `make test` after `make demo`
+#   --deb       instead of make demo: the Debian package from build-dep to
+#               purge, in this root and a second pristine one
+#               (scripts/deb-check.sh)
 #   --keep      keep the root afterwards (default: removed)
 #   --root DIR  where to build it (default /var/tmp/scorch-fresh)
 #   -- CMD...   run CMD in the clone inside the root instead of the checks
@@ -22,14 +25,15 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 root=/var/tmp/scorch-fresh
 base=${SCORCH_FRESH_BASE:-/var/tmp/scorch-fresh-base.tgz}
-run_test=0; keep=0; cmd=()
+run_test=0; keep=0; deb=0; cmd=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--test) run_test=1 ;;
+	--deb) deb=1 ;;
 	--keep) keep=1 ;;
 	--root) root=$2; shift ;;
 	--) shift; cmd=("$@"); break ;;
-	*) echo "usage: $0 [--test] [--keep] [--root DIR] [-- CMD...]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--test] [--deb] [--keep] [--root DIR] [-- CMD...]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -85,6 +89,10 @@ in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get inst
 echo "== clone $(git -C "$repo" rev-parse --short HEAD) into the root"
 git clone -q "$repo" "$root/root/scorch"
 
+if [ $deb = 1 ]; then
+	scripts/deb-check.sh "$root" "$base"
+	exit
+fi
 if [ ${#cmd[@]} -gt 0 ]; then
 	in_root sh -c 'cd /root/scorch && "$@"' sh "${cmd[@]}"
 	exit

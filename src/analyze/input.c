@@ -37,6 +37,9 @@ struct input {
 	bool from_stream;   /* size unknown (a pipe) */
 	bool memwalk;       /* data walked in memory (a file-format stream read whole) */
 	bool eof;
+	bool feed;          /* fed from memory (input_feed), never at its end */
+	const uint8_t *fp;  /* feed: bytes not yet taken */
+	size_t fn;
 	/* the file, mapped (or read whole) for its header, attrs and features */
 	const uint8_t *map;
 	size_t map_len;
@@ -159,7 +162,14 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 		struct input_chunk *c = in->cur;
 		size_t want = c->cap - c->len;
 		ssize_t r;
-		if (in->use_pread) {
+		if (in->feed) {
+			if (!in->fn)
+				return 0; /* until the next input_feed */
+			r = (ssize_t)(want < in->fn ? want : in->fn);
+			memcpy(c->data + c->len, in->fp, (size_t)r);
+			in->fp += r;
+			in->fn -= (size_t)r;
+		} else if (in->use_pread) {
 			if (in->rd_off >= in->rd_end) {
 				in->eof = true;
 				return 0;
@@ -471,6 +481,27 @@ struct input *input_open_fd(int fd, const char *name, struct err *e)
 	struct input *in = input_alloc(name);
 	in->fd = fd;
 	return open_common(in, e);
+}
+
+struct input *input_open_feed(const char *name, const uint8_t *head, size_t n, struct err *e)
+{
+	struct input *in = input_alloc(name);
+	in->feed = true;
+	in->fp = head;
+	in->fn = n;
+	in = open_common(in, e);
+	if (in && !in->pipe) {
+		err_at(e, 0, "a fed input must be a pipe-format stream");
+		input_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+void input_feed(struct input *in, const uint8_t *p, size_t n)
+{
+	in->fp = p;
+	in->fn = n;
 }
 
 void input_free(struct input *in)

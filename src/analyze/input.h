@@ -61,6 +61,14 @@ struct input;
 struct input *input_open(const char *path, struct err *e);
 /* Open from a file descriptor the caller owns (a socket, a pipe). */
 struct input *input_open_fd(int fd, const char *name, struct err *e);
+/* A pipe-format stream fed from memory (the live pipeline): head is its
+ * beginning (at least the 16-byte pipe header); later bytes come with
+ * input_feed. Bytes are copied into the input's chunks as they are read,
+ * so a feed needs to stay valid only until input_next returns 0 for it. */
+struct input *input_open_feed(const char *name, const uint8_t *head, size_t n, struct err *e);
+/* The next bytes of a fed stream, whole records; input_next returns 0 once
+ * they are used up (a fed input never ends by itself). */
+void input_feed(struct input *in, const uint8_t *p, size_t n);
 void input_free(struct input *in);
 
 /* Next record: 1 with *rec set, 0 at the end, negative on error (e filled). */

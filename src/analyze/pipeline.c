@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/buf.h"
 
 struct pipeline {
 	const struct pipeline_config *cfg;
@@ -25,6 +26,7 @@ struct pipeline {
 	struct resolver_stats wstats;
 	struct sink *sink;
 	struct err *e;
+	uint64_t warned_mmap;        /* late MMAPs already warned about */
 	/* AUX area data (Intel PT, CoreSight): not decoded, said once */
 	uint64_t aux_bytes, auxtrace_bytes, aux_records;
 	int aux_attr;
@@ -99,9 +101,118 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	return rc;
 }
 
+/* Everything but the input: session, queue, resolver, workers; then the
+ * sink's begin. */
+static int pipeline_start(struct pipeline *p)
+{
+	const struct pipeline_config *c = p->cfg;
+	struct sink *sink = p->sink;
+	p->aux_attr = -1;
+	p->sess = session_new();
+	p->ord = order_new(&c->order, deliver, p);
+	if (sink->sample)
+		p->res = resolver_new(c, p->sess, input_header(p->in));
+	if (p->res && c->warn)
+		resolver_set_warn(p->res, c->warn, c->warn_ctx);
+	if (sink->sample && c->parallel_samples && !c->unordered) {
+		/* default: one worker per CPU beside the thread driving the
+		 * session; with 2 CPUs or fewer that does not pay for the extra
+		 * per-worker DSO caches, so resolve inline */
+		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
+		if (jobs > 1)
+			p->wk = workers_new(c, p->sess, input_header(p->in), input_evlist(p->in), jobs,
+					    deliver_resolved, p);
+	}
+	return sink->begin ? sink->begin(sink->ctx, p) : 0;
+}
+
+/* Read records until the input has no more (its end, or a fed input's
+ * feed used up) into the ordering queue. 0, or an error / a sink's stop. */
+static int pipeline_pump(struct pipeline *p)
+{
+	const struct pipeline_config *c = p->cfg;
+	int rc;
+	for (;;) {
+		struct input_rec r;
+		rc = input_next(p->in, &r, p->e);
+		if (rc <= 0)
+			break;
+		const struct perf_event_header *h = (const void *)r.p;
+		if (h->type == PERF_RECORD_FINISHED_ROUND) {
+			if (c->unordered)
+				continue;
+			rc = order_round(p->ord);
+		} else {
+			uint64_t t = 0;
+			bool has_time = !c->unordered && perf_record_time(input_evlist(p->in), r.p, &t);
+			rc = order_push(p->ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
+		}
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+/* Deliver what is queued; warn about late MMAPs once. */
+static int pipeline_flush(struct pipeline *p, int rc)
+{
+	if (rc == 0)
+		rc = order_flush_all(p->ord);
+	if (rc == 0 && p->wk)
+		rc = workers_drain(p->wk);
+	const struct order_stats *os = order_stats(p->ord);
+	if (rc >= 0 && os->mmap_violations > p->warned_mmap) {
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "%llu MMAP records arrived out of time order (after samples that may need them); "
+			 "raise --buffer-size", (unsigned long long)(os->mmap_violations - p->warned_mmap));
+		warn(p, msg);
+		p->warned_mmap = os->mmap_violations;
+	}
+	return rc;
+}
+
+/* The sink's end, then everything freed but the pipeline itself. */
+static int pipeline_finish(struct pipeline *p, int rc)
+{
+	struct err *e = p->e;
+	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
+		struct perf_evlist *el = input_evlist(p->in);
+		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name
+					   ? el->attrs[p->aux_attr].name : "an AUX area event";
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
+			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
+			 (unsigned long long)p->aux_bytes, (unsigned long long)p->aux_records,
+			 (unsigned long long)p->auxtrace_bytes);
+		warn(p, msg);
+	}
+	/* damaged features: said when the file was otherwise read (a fatal
+	 * error stays the one line about the input) */
+	const struct perf_header *hdr = input_header(p->in);
+	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
+		warn(p, hdr->warnings[i]);
+	if (rc > 0)
+		rc = 0; /* a sink asked to stop */
+	if (rc < 0 && !e->set)
+		err_set(e, rc, "analysis failed (%s)", strerror(-rc));
+	if (p->sink->end) {
+		int r2 = p->sink->end(p->sink->ctx, p, rc);
+		if (!rc)
+			rc = r2;
+	}
+	workers_free(p->wk);
+	resolver_free(p->res);
+	order_free(p->ord);
+	session_free(p->sess);
+	input_free(p->in);
+	return rc;
+}
+
 int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e)
 {
-	struct pipeline p = { .cfg = c, .sink = sink, .e = e, .aux_attr = -1 };
+	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
 				: input_open(c->input ? c->input : "perf.data", e);
@@ -110,83 +221,57 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 			sink->end(sink->ctx, &p, -EINVAL);
 		return -EINVAL;
 	}
-	p.sess = session_new();
-	p.ord = order_new(&c->order, deliver, &p);
-	if (sink->sample)
-		p.res = resolver_new(c, p.sess, input_header(p.in));
-	if (p.res && c->warn)
-		resolver_set_warn(p.res, c->warn, c->warn_ctx);
-	if (sink->sample && c->parallel_samples && !c->unordered) {
-		/* default: one worker per CPU beside the thread driving the
-		 * session; with 2 CPUs or fewer that does not pay for the extra
-		 * per-worker DSO caches, so resolve inline */
-		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
-		if (jobs > 1)
-			p.wk = workers_new(c, p.sess, input_header(p.in), input_evlist(p.in), jobs,
-					   deliver_resolved, &p);
+	rc = pipeline_start(&p);
+	if (!rc)
+		rc = pipeline_pump(&p);
+	if (!rc)
+		rc = pipeline_flush(&p, rc);
+	return pipeline_finish(&p, rc);
+}
+
+/* ---- fed from memory (live) ---- */
+
+struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink *sink,
+				   const uint8_t *head, size_t n, struct err *e)
+{
+	struct pipeline *p = xcalloc(1, sizeof(*p));
+	*p = (struct pipeline){ .cfg = c, .sink = sink, .e = e };
+	p->in = input_open_feed(c->input ? c->input : "(live)", head, n, e);
+	if (!p->in) {
+		if (sink->end)
+			sink->end(sink->ctx, p, -EINVAL);
+		free(p);
+		return NULL;
 	}
-	if (sink->begin && (rc = sink->begin(sink->ctx, &p)))
-		goto out;
-	for (;;) {
-		struct input_rec r;
-		rc = input_next(p.in, &r, e);
-		if (rc <= 0)
-			break;
-		const struct perf_event_header *h = (const void *)r.p;
-		if (h->type == PERF_RECORD_FINISHED_ROUND) {
-			if (c->unordered)
-				continue;
-			rc = order_round(p.ord);
-		} else {
-			uint64_t t = 0;
-			bool has_time = !c->unordered && perf_record_time(input_evlist(p.in), r.p, &t);
-			rc = order_push(p.ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
-		}
-		if (rc)
-			break;
+	int rc = pipeline_start(p);
+	if (!rc)
+		rc = pipeline_pump(p);
+	if (rc) {
+		pipeline_finish(p, rc);
+		free(p);
+		return NULL;
 	}
-	if (rc == 0)
-		rc = order_flush_all(p.ord);
-	if (rc == 0 && p.wk)
-		rc = workers_drain(p.wk);
-	if (p.aux_records || p.auxtrace_bytes) {
-		struct perf_evlist *el = input_evlist(p.in);
-		const char *name = p.aux_attr >= 0 && (size_t)p.aux_attr < el->nr && el->attrs[p.aux_attr].name
-					   ? el->attrs[p.aux_attr].name : "an AUX area event";
-		char msg[300];
-		snprintf(msg, sizeof(msg),
-			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
-			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
-			 (unsigned long long)p.aux_bytes, (unsigned long long)p.aux_records,
-			 (unsigned long long)p.auxtrace_bytes);
-		warn(&p, msg);
-	}
-	/* damaged features: said when the file was otherwise read (a fatal
-	 * error stays the one line about the input) */
-	const struct perf_header *hdr = input_header(p.in);
-	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
-		warn(&p, hdr->warnings[i]);
-	if (rc >= 0 && order_stats(p.ord)->mmap_violations) {
-		char msg[200];
-		snprintf(msg, sizeof(msg),
-			 "%llu MMAP records arrived out of time order (after samples that may need them); "
-			 "raise --buffer-size", (unsigned long long)order_stats(p.ord)->mmap_violations);
-		warn(&p, msg);
-	}
-out:
-	if (rc > 0)
-		rc = 0; /* a sink asked to stop */
-	if (rc < 0 && !e->set)
-		err_set(e, rc, "analysis failed (%s)", strerror(-rc));
-	if (sink->end) {
-		int r2 = sink->end(sink->ctx, &p, rc);
-		if (!rc)
-			rc = r2;
-	}
-	workers_free(p.wk);
-	resolver_free(p.res);
-	order_free(p.ord);
-	session_free(p.sess);
-	input_free(p.in);
+	return p;
+}
+
+int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n)
+{
+	input_feed(p->in, data, n);
+	return pipeline_pump(p);
+}
+
+int pipeline_feed_flush(struct pipeline *p)
+{
+	return pipeline_flush(p, 0);
+}
+
+int pipeline_feed_end(struct pipeline *p, int rc)
+{
+	if (!p)
+		return rc;
+	if (!rc)
+		rc = pipeline_flush(p, rc);
+	rc = pipeline_finish(p, rc);
+	free(p);
 	return rc;
 }

@@ -56,6 +56,22 @@ void pipeline_config_init(struct pipeline_config *c);
 /* Run the whole pipeline. Returns 0, or a negative code with e filled. */
 int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e);
 
+/*
+ * The same pipeline fed from memory (src/live): head is the beginning of a
+ * pipe-format stream (header and attrs), then pipeline_feed hands it whole
+ * records as they are recorded; each is queued, ordered, applied to the
+ * session and resolved as in pipeline_run. pipeline_feed_flush delivers what
+ * is queued (the end of an interval or a refresh); the session, the queue
+ * and the resolver's caches live on until pipeline_feed_end, which calls the
+ * sink's end and frees it all. c and sink must outlive the pipeline.
+ * pipeline_feed_new returns NULL with e filled (the sink's end was called).
+ */
+struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink *sink,
+				   const uint8_t *head, size_t n, struct err *e);
+int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n);
+int pipeline_feed_flush(struct pipeline *p);
+int pipeline_feed_end(struct pipeline *p, int rc);
+
 /* Accessors for sinks. */
 struct input *pipeline_input(struct pipeline *p);
 struct session *pipeline_session(struct pipeline *p);

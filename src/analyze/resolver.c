@@ -12,6 +12,8 @@
  * frame only when its name is the ELF symbol's.
  */
 #include "analyze/resolver.h"
+#include "analyze/a2l.h"
+#include "analyze/inlines.h"
 #include "analyze/symbols.h"
 #include "analyze/unwind.h"
 #include "util/buf.h"
@@ -85,7 +87,7 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 				hmap_put(&r->kmod_ids, hash_bytes(b->filename, strlen(b->filename)),
 					 (void *)symbols_intern(r->syms, b->filename));
 		}
-	r->unw = unwinder_new(r->syms, s);
+	r->unw = unwinder_new(r->syms);
 	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
 	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
 		r->no_dwarf = true;
@@ -393,24 +395,18 @@ static const char *outermost_name(const struct resolved_sample *out)
 static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
 		       struct resolved_sample *out, uint32_t *physical)
 {
-	bool retried;
 	int max = r->max_frames - (int)*physical;
 	if (max <= 0)
 		return 0;
 	if (max > MAX_UNWIND)
 		max = MAX_UNWIND;
 	const struct process *proc = r->cur.proc;
-	int n = unwinder_unwind(r->unw, proc, s->tid, s, attr->attr.sample_regs_user, r->uf, max,
-				&retried);
+	int n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
 	if (n < 0)
 		return n;
 	r->st.dwarf_samples++;
-	if (n == 0) {
-		/* no registers: the sampled ip alone (user samples) */
-		if (s->regs_user_nr == 0)
-			return 0;
-		return 0;
-	}
+	if (n == 0)
+		return 0; /* no usable registers */
 	for (int i = 0; i < n; i++) {
 		/* perf reports nothing past an address in no mapping */
 		if (!process_find_map(proc, r->uf[i].pc))

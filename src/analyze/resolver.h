@@ -91,7 +91,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			  struct resolved_sample *out);
 
 /* Worker threads: leave the names that depend on lookup order (addr2line's,
- * see symbols.h a2l_decide) to resolver_apply_a2l, called in sample order. */
+ * see a2l.h) to resolver_apply_a2l, called in sample order. */
 struct a2l_state;
 void resolver_defer_a2l(struct resolver *r);
 void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs);

@@ -8,6 +8,7 @@
  * the array sorted: lookups are a binary search.
  */
 #include "analyze/session.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,10 @@
 #define MAX_MAPS (1u << 22)
 #define MAX_COMMS (1u << 16)
 
-struct istr {
-	struct istr *next;
-	char s[];
-};
-
 struct session {
 	struct hmap threads;   /* tid -> struct thread * */
 	struct hmap procs;     /* pid -> struct process * */
-	struct hmap strs;      /* hash -> struct istr * chain */
+	struct arena strs;     /* interned comms and file names */
 	struct session_stats st;
 };
 
@@ -32,7 +28,7 @@ struct session *session_new(void)
 	struct session *s = xcalloc(1, sizeof(*s));
 	hmap_init(&s->threads);
 	hmap_init(&s->procs);
-	hmap_init(&s->strs);
+	arena_init(&s->strs);
 	return s;
 }
 
@@ -52,31 +48,15 @@ void session_free(struct session *s)
 			free(p->maps);
 			free(p);
 		}
-	for (size_t i = 0; i < s->strs.cap; i++)
-		if (s->strs.used[i])
-			for (struct istr *x = s->strs.vals[i], *n; x; x = n) {
-				n = x->next;
-				free(x);
-			}
 	hmap_release(&s->threads);
 	hmap_release(&s->procs);
-	hmap_release(&s->strs);
+	arena_release(&s->strs);
 	free(s);
 }
 
 const char *session_intern(struct session *s, const char *str)
 {
-	size_t n = strlen(str);
-	uint64_t h = hash_bytes(str, n);
-	struct istr *head = hmap_get(&s->strs, h);
-	for (struct istr *x = head; x; x = x->next)
-		if (!strcmp(x->s, str))
-			return x->s;
-	struct istr *x = xcalloc(1, sizeof(*x) + n + 1);
-	memcpy(x->s, str, n);
-	x->next = head;
-	hmap_put(&s->strs, h, x);
-	return x->s;
+	return arena_intern(&s->strs, str);
 }
 
 const struct session_stats *session_stats(const struct session *s)

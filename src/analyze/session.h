@@ -46,7 +46,6 @@ struct thread {
 	size_t nr_comms, cap_comms;
 	uint64_t start_time, end_time; /* 0 when unknown */
 	bool exited;
-	void *user;            /* for outputs (e.g. "thread start sent") */
 };
 
 struct process {
@@ -54,7 +53,6 @@ struct process {
 	struct map *maps;      /* sorted by start, non-overlapping */
 	size_t nr_maps, cap_maps;
 	uint64_t generation;   /* bumped on every change of maps */
-	void *user;            /* for the resolver's per-process caches */
 };
 
 struct session_stats {

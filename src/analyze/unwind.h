@@ -1,11 +1,12 @@
 /*
  * unwind.h: DWARF CFI unwinding of a sample's copied user stack.
  *
- * The CFI of each DSO (libdw's Dwarf_CFI over .eh_frame / .debug_frame) is
- * built once in the DSO cache and shared by every process mapping the DSO;
- * each frame's pc is mapped through the session's current maps, so there is
- * no per-process context to build or to invalidate (a Dwfl per process, as
- * perfparser keeps, re-reads every ELF per process). See unwind_dwarf.c.
+ * The unwinder owns its per-DSO state (libdw's Dwarf_CFI over .eh_frame /
+ * .debug_frame and a cache of decoded CFI rows), built once per DSO of the
+ * symbol cache and shared by every process mapping the DSO; each frame's pc
+ * is mapped through the session's current maps, so there is no per-process
+ * context to build or to invalidate (a Dwfl per process, as perfparser
+ * keeps, re-reads every ELF per process). See unwind_dwarf.c.
  *
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
@@ -20,24 +21,24 @@
 
 struct unwinder;
 
-
 struct unwind_frame {
 	uint64_t pc;        /* as perf shows it: the return address - 1 for callers */
 	bool activation;    /* the first frame or after a signal frame */
 };
 
-struct unwinder *unwinder_new(struct symbols *syms, struct session *sess);
+/* An unwinder finding DSOs in syms; free it before syms (its per-DSO state
+ * refers to the DSOs' ELF handles). */
+struct unwinder *unwinder_new(struct symbols *syms);
 void unwinder_free(struct unwinder *u);
 
 /*
- * Unwind the user stack of sample s (of process proc, thread tid) whose
- * attr recorded regs_mask user registers. Fills up to max frames; returns
- * their number (0: the sample has no usable registers). *retried is never
- * set: maps are read from the session at each frame, never stale.
+ * Unwind the user stack of sample s (of process proc) whose attr recorded
+ * regs_mask user registers. Maps are read from proc at each frame. Fills up
+ * to max frames; returns their number (0: the sample has no usable
+ * registers).
  */
-int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid,
-		    const struct perf_sample *s, uint64_t regs_mask, struct unwind_frame *out, int max,
-		    bool *retried);
+int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct perf_sample *s,
+		    uint64_t regs_mask, struct unwind_frame *out, int max);
 
 struct unwinder_stats {
 	uint64_t unwinds, frames;

@@ -3,12 +3,15 @@
  *
  * Why not a Dwfl per process: libdwfl re-opens every ELF and re-parses its
  * CFI for each process (a parallel build has hundreds), and a Dwfl must be
- * rebuilt whenever a process maps a new file. Here the CFI (libdw's
- * Dwarf_CFI over .eh_frame / .debug_frame) belongs to the DSO cache entry,
- * shared by every process; a frame is unwound by finding the map of its pc in
- * the session (always current, so a stale cache cannot happen), asking libdw
- * for the CFI row, and evaluating its rules on the registers and the stack
- * copy. Nothing is built per process or per sample.
+ * rebuilt whenever a process maps a new file. Here the unwinder keeps its own
+ * state per DSO (struct dso_unwind: libdw's Dwarf_CFI over .eh_frame /
+ * .debug_frame and the unwind rule cache), keyed by the DSO cache entry and
+ * so shared by every process mapping the file; the symbol cache (symbols.h)
+ * only lends it the opened ELF and knows nothing of CFI. A frame is unwound
+ * by finding the map of its pc in the session (always current, so a stale
+ * cache cannot happen), asking libdw for the CFI row, and evaluating its
+ * rules on the registers and the stack copy. Nothing is built per process or
+ * per sample.
  *
  * The walk follows libdwfl's (elfutils 0.188, perfparser's) and libunwind's
  * (perf 6.1's on Debian): CFI lookup at pc - 1 except in the first frame and
@@ -58,9 +61,20 @@ struct stackmem {
 	uint64_t size;
 };
 
+/* What the unwinder keeps per DSO: created on the DSO's first unwound
+ * frame, freed by unwinder_free. */
+struct dso_unwind {
+	Dwarf_CFI *eh_cfi;     /* .eh_frame of the file itself */
+	Dwarf *rt_dwarf;       /* the file itself, for its .debug_frame */
+	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
+	struct hmap rules;     /* svma -> struct urule * or RULE_NONE / RULE_COMPLEX */
+};
+
 struct unwinder {
 	struct symbols *syms;
-	struct session *sess;
+	struct hmap dsos;      /* (uintptr_t)struct dso * -> struct dso_unwind * */
+	const struct dso *last_dso;   /* one-entry cache in front of dsos */
+	struct dso_unwind *last;
 	struct unwinder_stats st;
 };
 
@@ -203,23 +217,6 @@ static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Fr
 #undef POP
 }
 
-/* CFI of a DSO, built once: .eh_frame of the file itself, and .debug_frame
- * when the file has one. */
-static void dso_cfi(struct dso *d, Dwarf_CFI **eh, Dwarf_CFI **dbg)
-{
-	if (!d->cfi_tried) {
-		d->cfi_tried = true;
-		if (d->elf) {
-			d->eh_cfi = dwarf_getcfi_elf(d->elf);
-			d->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-			if (d->rt_dwarf)
-				d->dbg_cfi = dwarf_getcfi(d->rt_dwarf);
-		}
-	}
-	*eh = d->eh_cfi;
-	*dbg = d->dbg_cfi;
-}
-
 /* Unwind s one frame with the CFI row fr; fills next. */
 static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
 		       struct ustate *next)
@@ -295,6 +292,9 @@ static bool fp_fallback(const struct ustate *s, const struct stackmem *m, struct
  * cached row is exactly what handle_cfi does with the same row.
  */
 enum { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET };
+
+#define RULE_NONE ((struct urule *)1)   /* cached: no CFI for this address */
+#define RULE_COMPLEX ((struct urule *)2) /* cached: ask libdw each time */
 
 struct urule {
 	int8_t cfa_reg;        /* -1: no FDE for this address (go to fallback) */
@@ -391,8 +391,46 @@ static void apply_rule(const struct urule *r, const struct ustate *s, const stru
 		next->pc_set = next->pc != 0;
 }
 
-#define RULE_NONE ((struct urule *)1)   /* cached: no CFI for this address */
-#define RULE_COMPLEX ((struct urule *)2) /* cached: ask libdw each time */
+/* The unwinder's state for d, built on first use: the CFI of .eh_frame of
+ * the file itself, and of .debug_frame when the file has one. NULL only on
+ * allocation failure (then every frame of d goes to libdw's fallback). */
+static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
+{
+	if (d == u->last_dso)
+		return u->last;
+	uint64_t key = (uint64_t)(uintptr_t)d;
+	struct dso_unwind *du = hmap_get(&u->dsos, key);
+	if (!du) {
+		du = calloc(1, sizeof(*du));
+		if (!du)
+			return NULL;
+		hmap_init(&du->rules);
+		if (d->elf) {
+			du->eh_cfi = dwarf_getcfi_elf(d->elf);
+			du->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+			if (du->rt_dwarf)
+				du->dbg_cfi = dwarf_getcfi(du->rt_dwarf);
+		}
+		hmap_put(&u->dsos, key, du);
+	}
+	u->last_dso = d;
+	u->last = du;
+	return du;
+}
+
+static void dso_unwind_free(struct dso_unwind *du)
+{
+	for (size_t i = 0; i < du->rules.cap; i++)
+		if (du->rules.used[i] && du->rules.vals[i] != RULE_NONE &&
+		    du->rules.vals[i] != RULE_COMPLEX)
+			free(du->rules.vals[i]);
+	hmap_release(&du->rules);
+	if (du->eh_cfi)
+		dwarf_cfi_end(du->eh_cfi);
+	if (du->rt_dwarf)
+		dwarf_end(du->rt_dwarf);
+	free(du);
+}
 
 /* One step: the caller's state of s, false when the walk cannot go on. */
 static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
@@ -406,13 +444,10 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
 	uint64_t svma;
-	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
-		if (!d->rules) {
-			d->rules = calloc(1, sizeof(struct hmap));
-			if (d->rules)
-				hmap_init(d->rules);
-		}
-		struct urule *r = d->rules ? hmap_get(d->rules, svma) : NULL;
+	struct dso_unwind *du;
+	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma) &&
+	    (du = dso_unwind_of(u, d))) {
+		struct urule *r = hmap_get(&du->rules, svma);
 		if (r && r != RULE_COMPLEX) {
 			u->st.rule_hits++;
 			if (r != RULE_NONE) {
@@ -421,50 +456,54 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 			}
 		} else {
 			u->st.rule_misses += !r;
-			Dwarf_CFI *eh, *dbg;
-			dso_cfi(d, &eh, &dbg);
-			Dwarf_CFI *cfis[2] = { eh, dbg };
+			Dwarf_CFI *cfis[2] = { du->eh_cfi, du->dbg_cfi };
 			for (int i = 0; i < 2; i++) {
 				Dwarf_Frame *fr;
 				if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], svma, &fr))
 					continue;
 				u->st.cfi_rows++;
-				if (!r && d->rules) {
+				if (!r) {
 					struct urule tmp;
 					if (rule_from_frame(fr, &tmp)) {
 						struct urule *c = malloc(sizeof(*c));
 						if (c) {
 							*c = tmp;
-							hmap_put(d->rules, svma, c);
+							hmap_put(&du->rules, svma, c);
 						}
 					} else {
-						hmap_put(d->rules, svma, RULE_COMPLEX);
+						hmap_put(&du->rules, svma, RULE_COMPLEX);
 					}
 				}
 				handle_cfi(s, m, fr, next);
 				free(fr);
 				return true;
 			}
-			if (!r && d->rules)
-				hmap_put(d->rules, svma, RULE_NONE);
+			if (!r)
+				hmap_put(&du->rules, svma, RULE_NONE);
 		}
 	}
 	u->st.fp_fallbacks++;
 	return fp_fallback(s, m, next);
 }
 
-struct unwinder *unwinder_new(struct symbols *syms, struct session *sess)
+struct unwinder *unwinder_new(struct symbols *syms)
 {
 	struct unwinder *u = calloc(1, sizeof *u);
 	if (!u)
 		return NULL;
 	u->syms = syms;
-	u->sess = sess;
+	hmap_init(&u->dsos);
 	return u;
 }
 
 void unwinder_free(struct unwinder *u)
 {
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->dsos.cap; i++)
+		if (u->dsos.used[i])
+			dso_unwind_free(u->dsos.vals[i]);
+	hmap_release(&u->dsos);
 	free(u);
 }
 
@@ -473,11 +512,9 @@ const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 	return &u->st;
 }
 
-int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid,
-		    const struct perf_sample *s, uint64_t regs_mask, struct unwind_frame *out, int max,
-		    bool *retried)
+int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct perf_sample *s,
+		    uint64_t regs_mask, struct unwind_frame *out, int max)
 {
-	*retried = false;
 	if (!s->regs_user_abi || !s->regs_user_nr || max <= 0)
 		return 0;
 	struct ustate st = { .initial = true };
@@ -521,6 +558,5 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, uint32_t tid
 		st = next;
 	}
 	u->st.frames += (uint64_t)n;
-	(void)tid;
 	return n;
 }

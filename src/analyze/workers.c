@@ -7,7 +7,7 @@
  * (decode + unwind + symbolize) runs unlocked.
  */
 #include "analyze/workers.h"
-#include "analyze/symbols.h"
+#include "analyze/a2l.h"
 #include "util/buf.h"
 #include "util/hash.h"
 

@@ -20,6 +20,7 @@
 
 static volatile sig_atomic_t record_stop;
 static volatile sig_atomic_t record_switch;
+static const char *bad_prefix = "scorch record";
 
 static void on_stop(int sig)
 {
@@ -43,7 +44,7 @@ static int bad(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "scorch record: ");
+	fprintf(stderr, "%s: ", bad_prefix);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
@@ -210,6 +211,73 @@ static uint64_t max_sample_rate(void)
 	return v;
 }
 
+int cli_record_call_graph(struct record_opts *o, const char *arg)
+{
+	uint64_t v;
+	char mode[16];
+	const char *comma = strchr(arg, ',');
+	snprintf(mode, sizeof(mode), "%.*s", (int)(comma ? (size_t)(comma - arg) : strlen(arg)), arg);
+	if (!strcmp(mode, "fp")) {
+		o->cg = RECORD_CG_FP;
+	} else if (!strcmp(mode, "dwarf")) {
+		o->cg = RECORD_CG_DWARF;
+		if (comma) {
+			if (parse_size(comma + 1, &v) || v == 0 || v > 65528)
+				return bad("--call-graph dwarf: bad stack size '%s' (8..65528)", comma + 1);
+			o->dwarf_size = (uint32_t)((v + 7) & ~7ULL);
+		}
+	} else if (!strcmp(mode, "lbr")) {
+		o->cg = RECORD_CG_LBR;
+	} else {
+		return bad("--call-graph: unknown mode '%s' (fp, dwarf, lbr)", arg);
+	}
+	if (comma && o->cg != RECORD_CG_DWARF)
+		return bad("--call-graph: a size is only valid with dwarf");
+	return 0;
+}
+
+int cli_record_events(struct record_opts *o, const char *list)
+{
+	return add_events(o, list);
+}
+
+int cli_record_ids(struct record_opts *o, const char *list, bool tids)
+{
+	if (parse_ids(list, o->targets, &o->nr_targets, RECORD_MAX_TARGETS))
+		return bad("-%c: bad id list '%s'", tids ? 't' : 'p', list);
+	o->targets_are_tids = tids;
+	return 0;
+}
+
+int cli_record_freq(struct record_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "max")) {
+		o->freq = max_sample_rate();
+		if (!o->freq)
+			return bad("-F max: cannot read kernel.perf_event_max_sample_rate");
+	} else if (parse_u64(arg, &o->freq) || !o->freq) {
+		return bad("-F: bad frequency '%s'", arg);
+	}
+	o->period = 0;
+	return 0;
+}
+
+void cli_record_defaults(struct record_opts *o, const char *prefix)
+{
+	bad_prefix = prefix;
+	if (!o->nr_events) {
+		struct err e = { 0 };
+		record_event_parse("cycles", &o->events[0], &e);
+		o->events[0].is_default = true;
+		o->nr_events = 1;
+	}
+	if (o->freq) {
+		uint64_t max = max_sample_rate();
+		if (max && o->freq > max)
+			o->freq = max;
+	}
+}
+
 enum {
 	OPT_CALL_GRAPH = 256, OPT_IO, OPT_AIO, OPT_SWITCH, OPT_NO_BUILDID,
 };
@@ -269,30 +337,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'g':
 			o->cg = RECORD_CG_FP;
 			break;
-		case OPT_CALL_GRAPH: {
-			char mode[16];
-			const char *comma = strchr(optarg, ',');
-			snprintf(mode, sizeof(mode), "%.*s",
-				 (int)(comma ? (size_t)(comma - optarg) : strlen(optarg)), optarg);
-			if (!strcmp(mode, "fp")) {
-				o->cg = RECORD_CG_FP;
-			} else if (!strcmp(mode, "dwarf")) {
-				o->cg = RECORD_CG_DWARF;
-				if (comma) {
-					if (parse_size(comma + 1, &v) || v == 0 || v > 65528)
-						return bad("--call-graph dwarf: bad stack size '%s' (8..65528)",
-							   comma + 1);
-					o->dwarf_size = (uint32_t)((v + 7) & ~7ULL);
-				}
-			} else if (!strcmp(mode, "lbr")) {
-				o->cg = RECORD_CG_LBR;
-			} else {
-				return bad("--call-graph: unknown mode '%s' (fp, dwarf, lbr)", optarg);
-			}
-			if (comma && o->cg != RECORD_CG_DWARF)
-				return bad("--call-graph: a size is only valid with dwarf");
+		case OPT_CALL_GRAPH:
+			if (cli_record_call_graph(o, optarg))
+				return EXIT_BADINPUT;
 			break;
-		}
 		case 'm': {
 			uint64_t pages;
 			size_t pg = (size_t)sysconf(_SC_PAGESIZE);

@@ -515,6 +515,27 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 	free(order);
 }
 
+void report_write_entry_tree(FILE *out, const struct profile *p, const struct report_entries *es,
+			     const uint32_t *ne, size_t i, bool callers, const struct report_config *c,
+			     uint64_t total)
+{
+	if (i >= es->n)
+		return;
+	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
+	struct profile t;
+	build_tree(&t, p, ne, order, (uint32_t)i, callers);
+	struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total, .limit = c->tree_limit,
+			       .width = c->width < 40 ? 40 : c->width };
+	memcpy(tc.prefix, "  ", 3);
+	if (!has_branch(&t, total, c->tree_limit))
+		fprintf(out, "  (%s)\n", callers ? "no callers: the recorded stacks end here"
+						  : "no callees over the limit");
+	else
+		print_tree(&tc, 0, 2);
+	profile_release(&t);
+	free(order);
+}
+
 struct group {
 	const char *key;
 	uint64_t period, samples;

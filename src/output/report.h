@@ -54,6 +54,13 @@ int report_entries(const struct profile *p, const struct report_config *c,
 		   struct report_entries *out, uint32_t **node_entry);
 void report_entries_release(struct report_entries *e);
 
+/* The call tree of entry i of es (node_entry ne from report_entries over p):
+ * what it calls (callers false) or where it is called from, in % of total,
+ * branches under c->tree_limit cut, fitted to c->width (scorch top). */
+void report_write_entry_tree(FILE *out, const struct profile *p, const struct report_entries *es,
+			     const uint32_t *ne, size_t i, bool callers, const struct report_config *c,
+			     uint64_t total);
+
 int report_write(const struct profile_sink *s, const struct report_config *c, FILE *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* events.c: event names, attrs, opening per CPU; see events.h. */
 #include "record/events.h"
 #include "util/buf.h"
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +42,56 @@ static const struct named_event named[] = {
 	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 };
 
+static const char *const tracefs_roots[] = { "/sys/kernel/tracing/events",
+					      "/sys/kernel/debug/tracing/events" };
+
+const char *events_named(size_t i, bool *hardware)
+{
+	if (i >= sizeof(named) / sizeof(named[0]))
+		return NULL;
+	*hardware = named[i].type == PERF_TYPE_HARDWARE;
+	return named[i].name;
+}
+
+static int dir_only(const struct dirent *d)
+{
+	return (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) && d->d_name[0] != '.';
+}
+
+int events_tracepoints(void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	for (size_t r = 0; r < 2; r++) {
+		struct dirent **sys;
+		int nsys = scandir(tracefs_roots[r], &sys, dir_only, alphasort);
+		if (nsys <= 0)
+			continue;
+		int count = 0;
+		for (int i = 0; i < nsys; i++) {
+			char path[512], name[600];
+			struct dirent **ev;
+			snprintf(path, sizeof(path), "%s/%s", tracefs_roots[r], sys[i]->d_name);
+			int nev = scandir(path, &ev, dir_only, alphasort);
+			for (int j = 0; j < nev; j++) {
+				snprintf(name, sizeof(name), "%s:%s", sys[i]->d_name, ev[j]->d_name);
+				fn(ctx, name);
+				count++;
+				free(ev[j]);
+			}
+			if (nev > 0)
+				free(ev);
+			free(sys[i]);
+		}
+		free(sys);
+		return count;
+	}
+	return -ENOENT;
+}
+
 static int tracepoint_id(const char *sys, const char *name, uint64_t *id)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
 	for (size_t i = 0; i < 2; i++) {
 		char path[512], line[64];
-		snprintf(path, sizeof(path), "%s/%s/%s/id", roots[i], sys, name);
+		snprintf(path, sizeof(path), "%s/%s/%s/id", tracefs_roots[i], sys, name);
 		FILE *fp = fopen(path, "r");
 		if (!fp)
 			continue;

@@ -49,6 +49,14 @@ struct events {
 	size_t nr_rings;
 };
 
+/* The i-th event name record_event_parse knows (NULL past the last);
+ * *hardware: it needs a hardware PMU. For `scorch list`. */
+const char *events_named(size_t i, bool *hardware);
+
+/* fn(ctx, "subsys:name") for each tracepoint in tracefs, sorted. Returns the
+ * count, or -ENOENT when no tracefs is readable. */
+int events_tracepoints(void (*fn)(void *ctx, const char *name), void *ctx);
+
 /* Online CPUs into cpus (at most max); returns count or negative code. */
 int events_online_cpus(int *cpus, size_t max);
 

@@ -18,6 +18,14 @@
  *
  * Everything the recorder sees passes through scan(): it counts samples and
  * lost records, keeps first/last sample times and feeds the build-id tracker.
+ *
+ * With a consumer (record.h) the loop is the same as in pipe mode; the
+ * writer is one that calls the consumer (writer_call below), the pipe head
+ * goes to its begin callback, no file is opened, and neither build ids nor
+ * round offsets are tracked (they only serve a file's header), so memory
+ * stays flat over a recording of hours. Rotation by time ends one stream
+ * and begins the next with the processes synthesized again, so every
+ * interval is a complete stream on its own.
  */
 #include "record/record.h"
 #include "perf/writer.h"
@@ -59,6 +67,7 @@ struct rec {
 	uint64_t synth_id;
 	/* output */
 	bool pipe;
+	const struct record_consumer *cons; /* instead of fd */
 	int fd;
 	char path[4096];
 	struct writer *w;
@@ -238,6 +247,8 @@ static void scan_sample(struct rec *r, const uint8_t *p, uint16_t size, uint16_t
 		r->last_time = time;
 	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool kernel = mode == PERF_RECORD_MISC_KERNEL;
+	if (r->cons)
+		return; /* no build ids for a consumer */
 	buildid_hit(&r->bid, pid, ip, kernel);
 	if (r->o->cg == RECORD_CG_NONE || size < EVENTS_OFF_CALLCHAIN + 8)
 		return;
@@ -271,6 +282,8 @@ static void scan(struct rec *r, const uint8_t *p, size_t n)
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2: {
+			if (r->cons)
+				break;
 			size_t name_off = h->type == PERF_RECORD_MMAP ? 40 : 72;
 			if (h->size <= name_off)
 				break;
@@ -285,11 +298,11 @@ static void scan(struct rec *r, const uint8_t *p, size_t n)
 			break;
 		}
 		case PERF_RECORD_COMM:
-			if ((h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16)
+			if (!r->cons && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16)
 				buildid_exec(&r->bid, rd32(q + 8));
 			break;
 		case PERF_RECORD_FORK:
-			if (h->size >= 24)
+			if (!r->cons && h->size >= 24)
 				buildid_fork(&r->bid, rd32(q + 8), rd32(q + 12));
 			break;
 		case PERF_RECORD_LOST:
@@ -379,7 +392,7 @@ static int add_round(struct rec *r)
 		return rc;
 	memcpy(r->cur->data + r->cur->len, &h, 8);
 	r->cur->len += 8;
-	if (!ARRAY_GROW(r->rounds, r->cap_rounds, r->nr_rounds + 1, (size_t)1 << 26))
+	if (!r->cons && !ARRAY_GROW(r->rounds, r->cap_rounds, r->nr_rounds + 1, (size_t)1 << 26))
 		r->rounds[r->nr_rounds++] = r->off + r->cur->len;
 	return 0;
 }
@@ -488,6 +501,13 @@ static int begin_file(struct rec *r)
 		struct buf b;
 		buf_init(&b, 0);
 		int rc = perf_pipe_head(&b, r->wattrs, r->ev.nr_ev, &r->feats);
+		if (!rc && r->cons) {
+			rc = r->cons->begin ? r->cons->begin(r->cons->ctx, b.data, b.len) : 0;
+			r->res->bytes += b.len;
+			buf_release(&b);
+			r->off = r->data_off = 0;
+			return rc < 0 ? err_set(r->e, rc, "starting the analysis: %s", strerror(-rc)) : 0;
+		}
 		if (!rc)
 			rc = write_all_seq(r->fd, b.data, b.len);
 		r->res->bytes += b.len;
@@ -575,6 +595,10 @@ static int finish_file(struct rec *r)
 	flush_cur(r);
 	writer_barrier(r->w);
 	int werr = r->werr;
+	if (r->cons) {
+		int crc = r->cons->end ? r->cons->end(r->cons->ctx, werr) : 0;
+		return werr ? werr : crc < 0 ? crc : 0;
+	}
 	int rc = end_features(r);
 	if (r->pipe)
 		return werr ? werr : rc;
@@ -619,6 +643,15 @@ static void switch_name(const char *base, char *out, size_t n)
 static int rotate(struct rec *r, bool last)
 {
 	int rc = finish_file(r);
+	if (r->cons) {
+		/* an interval ends: the next stream starts complete */
+		r->res->files++;
+		if (rc || last)
+			return rc;
+		if ((rc = begin_file(r)))
+			return rc;
+		return synthesize(r, false);
+	}
 	char name[4200];
 	switch_name(r->o->output, name, sizeof(name));
 	if (!last || r->o->switch_mode != RECORD_SWITCH_NONE) {
@@ -737,8 +770,15 @@ static int start_child(struct rec *r, int *go_fd, int *exec_fd)
 		char c = 0;
 		if (read(go[0], &c, 1) != 1 || c != 'g')
 			_exit(127);
-		if (r->pipe) /* the workload must not write into the trace */
+		if (r->o->cmd_quiet) {
+			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+			if (nul >= 0) {
+				dup2(nul, STDOUT_FILENO);
+				dup2(nul, STDERR_FILENO);
+			}
+		} else if (r->pipe && !r->cons) { /* the workload must not write into the trace */
 			dup2(STDERR_FILENO, STDOUT_FILENO);
+		}
 		execvp(r->o->cmd[0], r->o->cmd);
 		int er = errno;
 		if (write(ef[1], &er, sizeof(er)) < 0)
@@ -808,7 +848,8 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	if (!ncpu)
 		return err_set(r->e, -EINVAL, "no CPUs to record on");
 	int rc;
-	r->pipe = !strcmp(o->output, "-");
+	r->cons = o->consumer;
+	r->pipe = r->cons || !strcmp(o->output, "-");
 	if (o->cmd && o->cmd[0]) {
 		if ((rc = start_child(r, go_fd, exec_fd)))
 			return err_set(r->e, rc, "cannot start '%s': %s", o->cmd[0], strerror(-rc));
@@ -831,7 +872,7 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 						    r->ev.ev[i].nr_ids };
 	r->synth_id = r->ev.ev[0].nr_ids ? r->ev.ev[0].ids[0] : 0;
 
-	if ((rc = open_output(r, o->output)))
+	if (!r->cons && (rc = open_output(r, o->output)))
 		return rc;
 	if (readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1) < 0)
 		snprintf(r->exe, sizeof(r->exe), "scorch");
@@ -873,7 +914,8 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	size_t cap_bufs = ((size_t)256 << 20) / r->buf_size;
 	if (r->max_bufs > cap_bufs)
 		r->max_bufs = cap_bufs < 2 ? 2 : cap_bufs;
-	r->w = writer_open(o->io, r->fd, r->pipe, r->depth, rec_done, r);
+	r->w = r->cons ? writer_call_new(r->cons, rec_done, r)
+		       : writer_open(o->io, r->fd, r->pipe, r->depth, rec_done, r);
 	r->res->io_used = r->w->ops->name;
 	if ((rc = begin_file(r)))
 		return rc;
@@ -1018,6 +1060,15 @@ static int loop(struct rec *r)
 		writer_reap(r->w, false);
 		if (r->werr)
 			return r->werr;
+		if (r->cons && r->cons->tick) {
+			rc = r->cons->tick(r->cons->ctx, t);
+			if (rc < 0)
+				return err_set(r->e, rc, "%s", strerror(-rc));
+			if (rc > 0) {
+				r->res->interrupted = true;
+				break;
+			}
+		}
 		if (r->child > 0 && !r->child_done) {
 			int st;
 			if (waitpid(r->child, &st, WNOHANG) == r->child) {
@@ -1038,7 +1089,7 @@ static int loop(struct rec *r)
 			sw = true;
 			switch_deadline = t + o->switch_ms * 1000000ULL;
 		}
-		if (sw && r->pipe) { /* a named pipe cannot be rotated */
+		if (sw && r->pipe && !r->cons) { /* a named pipe cannot be rotated */
 			sw = false;
 			if (o->switch_req)
 				*(volatile sig_atomic_t *)o->switch_req = 0;
@@ -1093,7 +1144,7 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 				break;
 		if (!r.werr)
 			end_round(&r);
-		int frc = o->switch_mode != RECORD_SWITCH_NONE && !r.pipe ? rotate(&r, true)
+		int frc = o->switch_mode != RECORD_SWITCH_NONE && (!r.pipe || r.cons) ? rotate(&r, true)
 									     : finish_file(&r);
 		if (!frc)
 			res->files = res->files ? res->files : 1;

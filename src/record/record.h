@@ -39,8 +39,30 @@ struct record_event {
 	bool excl_user, excl_kernel;
 };
 
+/*
+ * A consumer instead of the output file (scorch top, record --continuous):
+ * the recorder runs as in pipe mode but hands the stream to these callbacks
+ * in the record loop's thread, where it would write it. begin gets the pipe
+ * header (header, attrs, features); data gets the recorder's buffers of whole
+ * records, each pass over the rings closed by FINISHED_ROUND (bytes valid
+ * only during the call); end closes a stream. With switch-output by time a
+ * stream ends and a new one begins (with the running processes synthesized
+ * again) every interval. tick is called on every housekeeping pass of the
+ * loop (at least every 100 ms); nonzero stops the recording (as *stop does).
+ * Any negative return ends the recording with that error.
+ */
+struct record_consumer {
+	void *ctx;
+	int (*begin)(void *ctx, const uint8_t *head, size_t n);
+	int (*data)(void *ctx, const uint8_t *p, size_t n);
+	int (*end)(void *ctx, int rc);
+	int (*tick)(void *ctx, uint64_t now_ns);
+};
+
 struct record_opts {
 	const char *output;             /* file, "-" for pipe mode */
+	const struct record_consumer *consumer; /* instead of output (see above) */
+	bool cmd_quiet;                 /* the command's stdout/stderr to /dev/null */
 	struct record_event events[RECORD_MAX_EVENTS];
 	size_t nr_events;
 	uint64_t freq;                  /* -F; 0 when -c */

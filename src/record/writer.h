@@ -59,6 +59,8 @@ struct writer {
 struct writer *writer_sync_new(int fd, bool seq);
 struct writer *writer_aio_new(int fd, unsigned depth);   /* NULL if unavailable */
 struct writer *writer_uring_new(int fd, unsigned depth); /* NULL if unavailable */
+/* Hands every buffer to cons->data (writer_call.c): a recording without a file. */
+struct writer *writer_call_new(const struct record_consumer *cons, writer_done_fn done, void *ctx);
 
 /* The requested kind with fallback; never NULL except out of memory. */
 struct writer *writer_open(enum record_io io, int fd, bool seq, unsigned depth,

@@ -1,13 +1,15 @@
 /*
  * buf.h: a growable byte buffer with a hard size cap, and a growable array
  * helper. Growth doubles; a request beyond the cap fails with -E2BIG rather
- * than allocating what a hostile length field asks for.
+ * than allocating what a hostile length field asks for (the out-of-memory
+ * policy is stated once, in util/xalloc.h).
  */
 #ifndef SCORCH_BUF_H
 #define SCORCH_BUF_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/xalloc.h" /* the out-of-memory policy; x* helpers */
 
 struct buf {
 	uint8_t *data;
@@ -31,12 +33,5 @@ void buf_consume(struct buf *b, size_t n);
 int array_grow(void **arr, size_t esz, size_t *cap, size_t need, size_t max);
 #define ARRAY_GROW(arr, cap, need, max) \
 	array_grow((void **)&(arr), sizeof(*(arr)), &(cap), (need), (max))
-
-/* strdup that returns NULL only on allocation failure, and xmalloc-style
- * helpers that abort on out-of-memory for small fixed allocations. */
-void *xcalloc(size_t n, size_t sz);
-void *xrealloc(void *p, size_t sz);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
 
 #endif

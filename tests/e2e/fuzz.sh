@@ -1,7 +1,7 @@
 #!/bin/bash
 # fuzz.sh: run every libFuzzer harness for a bounded time (FUZZ_SECONDS, 45 s
 # in all by default) from the seed corpus (tests/data/peer and
-# tests/fuzz/corpus). A crash, leak or sanitizer report fails the test; the
+# tests/fuzz/corpus; text parsers: their own corpus). A crash, leak or sanitizer report fails the test; the
 # reproducer is kept under tests/fuzz/findings/.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
@@ -15,9 +15,18 @@ for h in "${harnesses[@]}"; do
 	n=$(basename "$h")
 	c=$W/corpus-$n
 	mkdir -p "$c"
-	# seeds: every small perf.data we have, once per input path (mode byte)
+	# seeds: every small perf.data we have, once per input path (mode byte);
+	# the harnesses of text parsers (symbol names, kallsyms, perf maps) take
+	# their own corpus only, as is
 	i=0
-	for f in tests/data/peer/*.data* tests/data/peer/*/*.data* tests/fuzz/corpus/$n/*; do
+	perfdata="tests/data/peer/*.data* tests/data/peer/*/*.data*"
+	case $n in
+	fuzz_demangle | fuzz_kallsyms | fuzz_perfmap)
+		cp tests/fuzz/corpus/$n/* "$c/"
+		perfdata=/nonexistent ;;
+	esac
+	for f in $perfdata tests/fuzz/corpus/$n/*; do
+		[ "$perfdata" = /nonexistent ] && break
 		[ -f "$f" ] || continue
 		case $f in *.txt) continue ;; esac
 		[ "$(stat -c %s "$f")" -gt 1000000 ] && continue

@@ -10,7 +10,7 @@
  * c++filt 2.40 even prints a stray '_' ("0xff..f_"), rustc-demangle prints
  * "0x" and the hex digits, as we do. */
 #include "analyze/demangle_rust.h"
-#include "analyze/symbols.h"
+#include "analyze/demangle.h"
 #include "test.h"
 
 #include <stdint.h>

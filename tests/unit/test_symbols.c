@@ -1,5 +1,8 @@
-/* test_symbols.c: demangling, perf's alias choice (kallsyms, perf maps),
- * ELF symbols and DWARF names of this very binary. */
+/* test_symbols.c: the DSO cache (src/analyze/symbols.c): kallsyms and perf
+ * maps found and loaded through it, ELF symbols and DWARF names of this very
+ * binary. The parsers and the table shape have their own tests
+ * (test_kallsyms.c, test_perfmap.c, test_symtab.c). */
+#include "analyze/inlines.h"
 #include "analyze/symbols.h"
 #include "test.h"
 
@@ -7,41 +10,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void check_demangle(const char *in, const char *want)
-{
-	char *d = demangle_alloc(in);
-	if (!want) {
-		if (d)
-			fprintf(stderr, "%s demangled to %s\n", in, d);
-		CHECK(d == NULL);
-		return;
-	}
-	CHECK_STR(d, want);
-	free(d);
-}
-
-TEST(symbols_demangle_cxx_without_params)
-{
-	/* perf prints C++ names without parameters and return types */
-	check_demangle("_ZN11scorch_test5churnImEET_RSt6vectorIS1_SaIS1_EEi",
-		       "scorch_test::churn<unsigned long>");
-	check_demangle("_ZNKSt5ctypeIcE8do_widenEc", "std::ctype<char>::do_widen");
-	check_demangle("_ZN1AclEv", "A::operator()");
-	check_demangle("_ZNK1AcviEv", "A::operator int");
-	check_demangle("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo");
-	/* clone suffixes go, as with perf's demangler (no DMGL_PARAMS) */
-	check_demangle("_ZN3foo3barEv.isra.0", "foo::bar");
-	check_demangle("main", NULL);
-	check_demangle("_Zgarbage", NULL);
-}
-
-TEST(symbols_demangle_rust_legacy)
-{
-	check_demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place");
-	check_demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE",
-		       "std::rt::lang_start::{{closure}}");
-}
 
 static char *write_tmp(const char *dir, const char *name, const char *text)
 {

@@ -113,7 +113,7 @@ TEST(unwind_dwarf_own_stack)
 	load_self_maps(sess, pid);
 	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
 	struct symbols *syms = symbols_new(&sc);
-	struct unwinder *u = unwinder_new(syms, sess);
+	struct unwinder *u = unwinder_new(syms);
 	struct perf_sample smp;
 	memset(&smp, 0, sizeof smp);
 	smp.pid = smp.tid = pid;
@@ -124,9 +124,8 @@ TEST(unwind_dwarf_own_stack)
 	smp.stack_user_size = STACK_COPY;
 	smp.stack_user_dyn_size = c.size;
 	struct unwind_frame out[64];
-	bool retried;
 	const struct process *proc = session_process(sess, pid);
-	int n = unwinder_unwind(u, proc, pid, &smp, capture_mask, out, 64, &retried);
+	int n = unwinder_unwind(u, proc, &smp, capture_mask, out, 64);
 	CHECK(n >= 4);
 	CHECK(out[0].activation);
 	CHECK(!out[1].activation);
@@ -146,14 +145,14 @@ TEST(unwind_dwarf_own_stack)
 	CHECK_EQ(w, 4);
 	/* the rule cache answers the second walk */
 	uint64_t misses = unwinder_stats(u)->rule_misses;
-	int n2 = unwinder_unwind(u, proc, pid, &smp, capture_mask, out, 64, &retried);
+	int n2 = unwinder_unwind(u, proc, &smp, capture_mask, out, 64);
 	CHECK_EQ(n2, n);
 	CHECK_EQ(unwinder_stats(u)->rule_misses, misses);
 	/* max frames is honoured */
-	CHECK_EQ(unwinder_unwind(u, proc, pid, &smp, capture_mask, out, 2, &retried), 2);
+	CHECK_EQ(unwinder_unwind(u, proc, &smp, capture_mask, out, 2), 2);
 	/* no registers: nothing */
 	smp.regs_user_nr = 0;
-	CHECK_EQ(unwinder_unwind(u, proc, pid, &smp, capture_mask, out, 64, &retried), 0);
+	CHECK_EQ(unwinder_unwind(u, proc, &smp, capture_mask, out, 64), 0);
 	unwinder_free(u);
 	symbols_free(syms);
 	session_free(sess);
@@ -169,7 +168,7 @@ TEST(unwind_dwarf_truncated_stack)
 	load_self_maps(sess, pid);
 	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
 	struct symbols *syms = symbols_new(&sc);
-	struct unwinder *u = unwinder_new(syms, sess);
+	struct unwinder *u = unwinder_new(syms);
 	struct perf_sample smp;
 	memset(&smp, 0, sizeof smp);
 	smp.regs_user_abi = 2;
@@ -178,8 +177,7 @@ TEST(unwind_dwarf_truncated_stack)
 	smp.stack_user = c.stack;
 	smp.stack_user_size = 0;
 	struct unwind_frame out[64];
-	bool retried;
-	int n = unwinder_unwind(u, session_process(sess, pid), pid, &smp, capture_mask, out, 64, &retried);
+	int n = unwinder_unwind(u, session_process(sess, pid), &smp, capture_mask, out, 64);
 	CHECK(n >= 1 && n <= 2);
 	unwinder_free(u);
 	symbols_free(syms);

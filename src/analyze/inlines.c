@@ -1,0 +1,410 @@
+/*
+ * inlines.c: DWARF source lines and inline chains of a DSO's addresses (see
+ * inlines.h).
+ *
+ * Per DSO (struct dso_dwarf, created on the first lookup and freed by
+ * inlines_release): the libdw handle, a per-CU index of function ranges,
+ * and the chains already computed, keyed by address. Finding the function
+ * of an address is a binary search in its CU's index (built once per CU)
+ * instead of a walk over the CU's DIE tree (dwarf_getscopes), which was the
+ * largest cost of symbolizing C++ code; the inlined subroutines below the
+ * function are then followed down to the address. When the index has no
+ * function there (assembler CUs, odd producers), dwarf_getscopes decides.
+ *
+ * Names are what addr2line prints (and so perf): the linkage name
+ * demangled, else DW_AT_name through abstract origins; file:line of the
+ * innermost entry from the line table, of each caller from the inline's
+ * call site. Where addr2line's name depends on lookup order, the entry
+ * carries what a2l.c needs to replay it (a2l_prepare).
+ */
+#include "analyze/inlines.h"
+#include "analyze/symbols.h"
+#include "util/arena.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dso_dwarf {
+	Dwarf *dwarf;          /* of the debug file or of the binary; NULL when none */
+	struct hmap cu_index;  /* CU DIE offset -> struct cu_index * */
+	struct hmap inl;       /* rel -> struct inl_result * (or &no_inl) */
+};
+
+struct inl_result {
+	unsigned n;
+	struct inline_entry e[];
+};
+
+static bool has_linkage_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a);
+}
+
+static const char *die_name(struct symbols *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n)
+		n = dwarf_diename(die);
+	if (!n) {
+		/* dwarf_diename does not follow origins */
+		if (dwarf_attr_integrate(die, DW_AT_name, &a))
+			n = dwarf_formstring(&a);
+	}
+	return n ? symbols_demangle(s, n) : NULL;
+}
+
+static const char *file_name(struct symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t nf;
+	if (dwarf_getsrcfiles(cu, &files, &nf) || idx >= nf)
+		return NULL;
+	return symbols_intern(s, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+/* d's DWARF state, created on first use: libdw over the debug file, else
+ * over the binary itself. */
+static struct dso_dwarf *dso_dwarf_of(struct dso *d)
+{
+	if (d->dw)
+		return d->dw;
+	struct dso_dwarf *dw = xcalloc(1, sizeof(*dw));
+	hmap_init(&dw->cu_index);
+	hmap_init(&dw->inl);
+	if (d->debug_elf)
+		dw->dwarf = dwarf_begin_elf(d->debug_elf, DWARF_C_READ, NULL);
+	if (!dw->dwarf && d->elf)
+		dw->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	d->dw = dw;
+	return dw;
+}
+
+/* Assembler CUs (gas) carry one subprogram per symbol alias, all with the
+ * same range; addr2line (and so perf) names the last of them. */
+static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word lang;
+	if (!dwarf_attr(cu, DW_AT_language, &a) || dwarf_formudata(&a, &lang) ||
+	    lang != DW_LANG_Mips_Assembler)
+		return;
+	Dwarf_Die d = *inner;
+	while (dwarf_siblingof(&d, &d) == 0) {
+		if (dwarf_tag(&d) == DW_TAG_subprogram && dwarf_haspc(&d, svma) > 0)
+			*inner = d;
+	}
+}
+
+/* What a2l_decide (a2l.h) needs to replay addr2line's name for the
+ * innermost entry e at rel: the ELF symbol covering rel and whether it
+ * starts where the DIE does. Not for languages that do not mangle. */
+static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64_t rel,
+			struct inline_entry *e)
+{
+	/* binutils treats DW_AT_name as the linkage name in languages that do
+	 * not mangle (C, assembler, Fortran 77, Pascal, ...) */
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	Dwarf_Word lang = 0;
+	if (dwarf_diecu(die, &cu, NULL, NULL) && dwarf_attr(&cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
+	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_PLI: case DW_LANG_UPC:
+		return;
+	default:
+		break;
+	}
+	const struct symtab *a2l_syms = dso_a2l_syms(d);
+	if (!a2l_syms->nr)
+		return;
+	e->a2l = true;
+	e->die = dwarf_dieoffset(die);
+	const struct sym *y = symtab_find(a2l_syms, rel);
+	if (y) {
+		e->alt_name = symbols_demangle(s, y->name);
+		Dwarf_Addr base, lo, hi;
+		uint64_t lo_rel;
+		e->keep_alt = dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && dso_svma_to_rel(d, lo, &lo_rel) &&
+			      lo_rel == y->start;
+	}
+}
+
+/*
+ * Per-CU index of function ranges, built once per CU: finding the function
+ * of an address is then a binary search instead of a walk over the CU's
+ * DIE tree (dwarf_getscopes, dwarf_getscopes_die), which was the largest
+ * cost of symbolizing C++ code.
+ */
+struct fn_range {
+	uint64_t lo, hi;
+	uint64_t off;      /* DIE offset */
+	uint32_t seq;      /* DIE order */
+};
+
+struct cu_index {
+	struct fn_range *r;
+	size_t n, cap;
+	bool asm_cu;
+};
+
+static int fn_range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (ix->n == ix->cap) {
+					ix->cap = ix->cap ? ix->cap * 2 : 64;
+					ix->r = xrealloc(ix->r, ix->cap * sizeof(*ix->r));
+				}
+				ix->r[ix->n] = (struct fn_range){ lo, hi, dwarf_dieoffset(&c), (uint32_t)ix->n };
+				ix->n++;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			index_scope(ix, &c, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu);
+	struct cu_index *ix = hmap_get(&dw->cu_index, key);
+	if (ix)
+		return ix;
+	ix = xcalloc(1, sizeof(*ix));
+	Dwarf_Attribute a;
+	Dwarf_Word lang = 0;
+	if (dwarf_attr(cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
+	index_scope(ix, cu, 0);
+	if (ix->n)
+		qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
+	hmap_put(&dw->cu_index, key, ix);
+	return ix;
+}
+
+/* The function DIE containing svma: the first in DIE order, or for gas's
+ * alias subprograms the last (see last_alias). */
+static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out)
+{
+	struct cu_index *ix = cu_index_of(dw, cu);
+	if (!ix || !ix->n)
+		return false;
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ix->r[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct fn_range *best = NULL;
+	/* ranges of different functions do not overlap, but aliases share one
+	 * and a function may have several; look back over a few */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++) {
+		const struct fn_range *r = &ix->r[i];
+		if (svma >= r->lo && svma < r->hi) {
+			if (!best || (ix->asm_cu ? r->seq > best->seq : r->seq < best->seq))
+				best = r;
+		}
+	}
+	return best && dwarf_offdie(dw->dwarf, best->off, out) != NULL;
+}
+
+/* Descend from a function DIE to the innermost inlined subroutine at svma;
+ * path[0] is the function, path[n-1] the innermost. */
+static int descend_inlines(Dwarf_Die *fn, uint64_t svma, Dwarf_Die *path, int max)
+{
+	int n = 0;
+	path[n++] = *fn;
+	Dwarf_Die scope = *fn;
+	for (int guard = 0; guard < 256 && n < max; guard++) {
+		Dwarf_Die c;
+		bool found = false, descend = false;
+		if (dwarf_child(&scope, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					path[n++] = c;
+					scope = c;
+					found = true;
+					break;
+				}
+			} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+				   tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
+				   tag == DW_TAG_common_block) {
+				if (dwarf_haspc(&c, svma) > 0) {
+					scope = c;
+					descend = true;
+					break;
+				}
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found && !descend)
+			break;
+	}
+	return n;
+}
+
+static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
+{
+	uint64_t svma;
+	struct dso_dwarf *dw = dso_dwarf_of(d);
+	if (!dw->dwarf || !dso_rel_to_svma(d, rel, &svma))
+		return NULL;
+	Dwarf_Die cu;
+	if (!dwarf_addrdie(dw->dwarf, svma, &cu))
+		return NULL;
+	Dwarf_Die *scopes = NULL;
+	int n;
+	Dwarf_Die fn, path[64];
+	if (index_find(dw, &cu, svma, &fn)) {
+		/* fast path: the function from the CU index, then its inlines;
+		 * scopes innermost first, as dwarf_getscopes_die gives them */
+		int np = descend_inlines(&fn, svma, path, 64);
+		scopes = malloc((size_t)np * sizeof(*scopes));
+		if (!scopes)
+			return NULL;
+		for (int i = 0; i < np; i++)
+			scopes[i] = path[np - 1 - i];
+		n = np;
+	} else {
+		n = dwarf_getscopes(&cu, svma, &scopes);
+		Dwarf_Die inner;
+		bool found = false;
+		for (int i = 0; i < n; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+				inner = scopes[i];
+				found = true;
+				break;
+			}
+		}
+		free(scopes);
+		scopes = NULL;
+		if (!found)
+			return NULL;
+		if (dwarf_tag(&inner) == DW_TAG_subprogram)
+			last_alias(&cu, &inner, svma);
+		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
+		n = dwarf_getscopes_die(&inner, &scopes);
+		if (n <= 0) {
+			free(scopes);
+			return NULL;
+		}
+	}
+	struct inline_entry tmp[64];
+	unsigned k = 0;
+	/* line of the innermost: from the line table */
+	const char *file = NULL;
+	int line = 0, col = 0;
+	Dwarf_Line *dl = dwarf_getsrc_die(&cu, svma);
+	if (dl) {
+		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
+		dwarf_lineno(dl, &line);
+		dwarf_linecol(dl, &col);
+	}
+	for (int i = 0; i < n && k < 64; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		tmp[k].name = die_name(s, &scopes[i]);
+		tmp[k].a2l = tmp[k].keep_alt = false;
+		tmp[k].alt_name = NULL;
+		tmp[k].die = 0;
+		if (k == 0 && !has_linkage_name(&scopes[i]))
+			a2l_prepare(s, d, &scopes[i], rel, &tmp[k]);
+		tmp[k].file = file;
+		tmp[k].line = (uint32_t)(line > 0 ? line : 0);
+		tmp[k].column = (uint32_t)(col > 0 ? col : 0);
+		k++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* the caller's position is the call site of this inline */
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		file = NULL;
+		line = col = 0;
+		if (dwarf_attr(&scopes[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &w))
+			file = file_name(s, &cu, w);
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &w))
+			line = (int)w;
+		if (dwarf_attr(&scopes[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &w))
+			col = (int)w;
+	}
+	free(scopes);
+	if (!k)
+		return NULL;
+	struct inl_result *r = arena_alloc(symbols_arena(s), sizeof *r + k * sizeof(struct inline_entry));
+	r->n = k;
+	memcpy(r->e, tmp, k * sizeof tmp[0]);
+	return r;
+}
+
+static struct inl_result no_inl;
+
+unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **out)
+{
+	struct dso_dwarf *dw = dso_dwarf_of(d);
+	struct inl_result *r = hmap_get(&dw->inl, rel);
+	if (!r) {
+		r = compute_inlines(d->owner, d, rel);
+		if (!r)
+			r = &no_inl;
+		hmap_put(&dw->inl, rel, r);
+	}
+	*out = r->e;
+	return r->n;
+}
+
+void inlines_release(struct dso *d)
+{
+	struct dso_dwarf *dw = d->dw;
+	if (!dw)
+		return;
+	for (size_t i = 0; i < dw->cu_index.cap; i++)
+		if (dw->cu_index.used[i]) {
+			struct cu_index *ix = dw->cu_index.vals[i];
+			free(ix->r);
+			free(ix);
+		}
+	hmap_release(&dw->cu_index);
+	hmap_release(&dw->inl);
+	if (dw->dwarf)
+		dwarf_end(dw->dwarf);
+	free(dw);
+	d->dw = NULL;
+}

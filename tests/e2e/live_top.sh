@@ -1,0 +1,139 @@
+#!/bin/bash
+# live_top.sh: scorch top. --stdio -n N prints N refreshes and exits; the
+# workload's hot function shows within 3 refreshes with frame pointers
+# (-- CMD) and with DWARF unwinding (-p PID of a binary without frame
+# pointers, where only DWARF finds the callers); the full-screen view runs
+# in a real terminal (tmux), and its keys are driven with send-keys and read
+# back with capture-pane.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/e2e/lib.sh"
+WL=$TOP/build/workloads
+
+# blocks of a --stdio run: "# refresh N" headings
+blocks() { grep -c '^# refresh ' "$1"; }
+# the first N refresh blocks contain LINE-REGEX
+in_first() { # FILE N REGEX
+	awk -v n="$2" '/^# refresh /{b++} b>=1 && b<=n' "$1" | grep -qE "$3"
+}
+
+# --- FP, -- CMD ---
+"$SCORCH" top --stdio -n 3 -e cpu-clock -g -d 0.5 -- "$WL/calls-fp" 20000 > "$W/fp.out" 2> "$W/fp.err"
+check top_stdio_fp_exit test $? = 0
+check top_stdio_fp_n3 test "$(blocks "$W/fp.out")" = 3
+check top_stdio_fp_header grep -qE '^# refresh 1 at [0-9.]+ s: scorch top: cpu-clock 4000 Hz fp \| [0-9]+ samples, [0-9]+/s \| lost [0-9]+ \| scorch CPU [0-9.]+%' "$W/fp.out"
+check top_stdio_fp_hot in_first "$W/fp.out" 3 '%  calls-fp +calls-fp +leaf_mul$'
+# the command was stopped when top exited after -n
+check top_stdio_fp_child_gone bash -c "! pgrep -f '[c]alls-fp 20000' > /dev/null"
+
+# --children: run (the caller of everything) carries nearly all the weight
+"$SCORCH" top --stdio -n 2 --children --since-start -e cpu-clock -g -d 0.5 -- "$WL/calls-fp" 20000 > "$W/ch.out" 2>&1
+check top_stdio_children awk '/^# refresh 2/{b=1} b && / run$/ { split($2, a, "%"); if (a[1] + 0 > 80) ok=1 } END { exit !ok }' "$W/ch.out"
+
+# --- DWARF, -p (no frame pointers: callers only through DWARF CFI) ---
+"$WL/calls-nofp" 20000 > /dev/null &
+wpid=$!
+sleep 0.3
+"$SCORCH" top --stdio -n 3 --children -e cpu-clock --call-graph dwarf -d 0.5 -p $wpid > "$W/dw.out" 2> "$W/dw.err"
+check top_stdio_dwarf_exit test $? = 0
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+check top_stdio_dwarf_n3 test "$(blocks "$W/dw.out")" = 3
+check top_stdio_dwarf_hdr grep -q 'cpu-clock 4000 Hz dwarf' "$W/dw.out"
+check top_stdio_dwarf_hot in_first "$W/dw.out" 3 '%  calls-nofp +calls-nofp +leaf_mul$'
+# main is never a leaf: its children weight comes from unwinding
+check top_stdio_dwarf_unwound awk '/ main$/ { split($2, a, "%"); if (a[1] + 0 > 80) ok=1 } END { exit !ok }' "$W/dw.out"
+
+# --- errors ---
+"$SCORCH" top --stdio -n 1 -p 999999999 > /dev/null 2> "$W/bad.err"
+check top_bad_pid test $? = 2
+"$SCORCH" top -d 0 > /dev/null 2> "$W/bad2.err"
+check top_bad_delay test $? = 2
+check top_bad_delay_msg grep -q '^scorch top: -d: bad delay' "$W/bad2.err"
+
+# --- the full-screen view in a real terminal (tmux, 80x24) ---
+if ! command -v tmux > /dev/null; then
+	echo "SKIP top_tmux (tmux not installed: scripts/deps.sh)"
+	exit 0
+fi
+TS=scorch-top-$$
+tmx() { tmux -L "$TS" "$@"; }
+trap 'tmx kill-server 2>/dev/null; rm -rf "$W"' EXIT
+screen() { tmx capture-pane -p -t "$1"; }
+# wait_for PANE REGEX [TRIES]: poll the screen (10 per second) until it matches
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-150}; i++)); do
+		screen "$1" > "$W/screen" 2>/dev/null
+		grep -qE "$2" "$W/screen" && return 0
+		sleep 0.1
+	done
+	echo "screen of $1 never matched $2:" >&2
+	cat "$W/screen" >&2
+	return 1
+}
+wait_gone() { # PANE REGEX: until the screen no longer matches
+	local i
+	for ((i = 0; i < 150; i++)); do
+		screen "$1" > "$W/screen" 2>/dev/null
+		grep -qE "$2" "$W/screen" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+# refresh number on the screen now
+shown_refresh() { sed -n '2s/^refresh \([0-9]*\) .*/\1/p' "$W/screen"; }
+
+tmx -f /dev/null new-session -d -s fp -x 80 -y 24 \
+	"$SCORCH top -e cpu-clock -g -d 0.5 -- $WL/calls-fp 60000; echo TOP-EXITED \$?; sleep 60"
+check top_tmux_fp_hot wait_for fp ' leaf_mul *$'
+r=$(shown_refresh)
+check "top_tmux_fp_hot_within_3 (refresh $r)" test "${r:-99}" -le 3
+check top_tmux_fp_header grep -qE '^scorch top: cpu-clock 4000 Hz fp \| [0-9]+ samples' "$W/screen"
+check top_tmux_fp_columns grep -qE '^ +Self Children +Command +Shared Object +Symbol' "$W/screen"
+# 24 rows: the key line is the last one, nothing wrapped or scrolled
+check top_tmux_fp_80x24 bash -c "sed -n 24p '$W/screen' | grep -q '^Up/Down select' && awk 'length > 80 { exit 1 }' '$W/screen'"
+tmx send-keys -t fp s
+check top_tmux_key_sort wait_for fp 'sort: children'
+tmx send-keys -t fp w
+check top_tmux_key_window wait_for fp 'window: since start'
+# the first row (Home) is one of the callers of everything (children sort):
+# its call tree, then back
+tmx send-keys -t fp Home Enter
+check top_tmux_key_tree wait_for fp '^Calls \(callees\)'
+check top_tmux_key_tree_callee grep -qE '(compute_|leaf_)' "$W/screen"
+tmx send-keys -t fp Down Down PageDown Up
+tmx send-keys -t fp Escape
+check top_tmux_key_tree_back wait_for fp 'Shared Object +Symbol'
+tmx send-keys -t fp d
+check top_tmux_key_dso wait_for fp '\| dso: [^ ]+'
+dso=$(sed -n '2s/.*| dso: \([^ ]*\).*/\1/p' "$W/screen")
+n=$(sed -n '4,23p' "$W/screen" | grep '%' | grep -vcF "  $dso ")
+check "top_tmux_key_dso_rows ($dso, $n others)" test "$n" = 0
+tmx send-keys -t fp d c
+check top_tmux_key_comm wait_for fp '\| command: calls-fp'
+tmx send-keys -t fp c p
+check top_tmux_key_pause wait_for fp 'PAUSED'
+sed -n '4,23p' "$W/screen" > "$W/p1"
+sleep 1.5
+screen fp | sed -n '4,23p' > "$W/p2"
+check top_tmux_key_pause_frozen cmp -s "$W/p1" "$W/p2"
+tmx send-keys -t fp p
+check top_tmux_key_unpause wait_gone fp 'PAUSED' 
+tmx send-keys -t fp q
+check top_tmux_key_quit wait_for fp '^TOP-EXITED 0'
+# the terminal is back: alternate screen left, cursor shown
+check top_tmux_restored bash -c "! grep -q 'Shared Object' '$W/screen'"
+
+# DWARF, -p, in the terminal
+"$WL/calls-nofp" 60000 > /dev/null &
+wpid=$!
+tmx -f /dev/null new-session -d -s dw -x 80 -y 24 \
+	"$SCORCH top -e cpu-clock --call-graph dwarf -d 0.5 -p $wpid; echo TOP-EXITED \$?; sleep 60"
+check top_tmux_dwarf_hot wait_for dw ' leaf_mul *$'
+r=$(shown_refresh)
+check "top_tmux_dwarf_hot_within_3 (refresh $r)" test "${r:-99}" -le 3
+tmx send-keys -t dw s
+check top_tmux_dwarf_children wait_for dw '100\.00%  calls-nofp +(calls-nofp|libc\.so\.6) +(main|run|_start|__libc_start)'
+tmx send-keys -t dw q
+check top_tmux_dwarf_quit wait_for dw '^TOP-EXITED 0'
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null

@@ -1,0 +1,64 @@
+/* test_kallsyms.c: the /proc/kallsyms parser (src/analyze/kallsyms.c), from
+ * a buffer: perf's alias and size rules, modules, hidden addresses, lines
+ * that do not parse. */
+#include "analyze/kallsyms.h"
+#include "test.h"
+
+static int parse(const char *text, struct kallsyms *k, struct arena *a)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	CHECK(f != NULL);
+	arena_init(a);
+	int rc = kallsyms_read(k, f, a);
+	fclose(f);
+	return rc;
+}
+
+TEST(kallsyms_aliases_sizes_modules)
+{
+	struct kallsyms k;
+	struct arena a;
+	CHECK_EQ(parse("ffffffff81000100 T __ia32_sys_x\n"
+		       "ffffffff81000000 T _stext\n"
+		       "ffffffff81000100 T __x64_sys_x\n"
+		       "ffffffff81000180 d data_sym\n"
+		       "ffffffff810001c0 r rodata_skipped\n"
+		       "ffffffff81000300 T last_text\n"
+		       "ffffffffc0000000 t mod_fn\t[mymod]\n",
+		       &k, &a), 0);
+	CHECK_EQ(k.t.nr, 5);
+	/* sorted; the last alias wins (it alone got a size) */
+	CHECK_STR(symtab_find(&k.t, 0xffffffff81000105ULL)->name, "__x64_sys_x");
+	CHECK_STR(symtab_find(&k.t, 0xffffffff810001c0ULL)->name, "data_sym");
+	/* vmlinux meets a module: the next page after start + 4096 */
+	const struct sym *l = symtab_find(&k.t, 0xffffffff81000300ULL);
+	CHECK_EQ(l->end, 0xffffffff81002000ULL);
+	const struct sym *m = symtab_find(&k.t, 0xffffffffc0000010ULL);
+	CHECK_STR(kallsyms_module(&k, m, &a), "[mymod]");
+	CHECK(kallsyms_module(&k, l, &a) == NULL);
+	/* the last symbol ends at its page's end */
+	CHECK_EQ(m->end, 0xffffffffc0001000ULL);
+	kallsyms_release(&k);
+	arena_release(&a);
+}
+
+TEST(kallsyms_hidden_and_garbage)
+{
+	struct kallsyms k;
+	struct arena a;
+	CHECK_EQ(parse("0000000000000000 T _stext\n0000000000000000 t foo\n", &k, &a), KALLSYMS_HIDDEN);
+	CHECK_EQ(k.t.nr, 0);
+	kallsyms_release(&k);
+	arena_release(&a);
+	CHECK_EQ(parse("", &k, &a), KALLSYMS_HIDDEN);
+	kallsyms_release(&k);
+	arena_release(&a);
+	/* no address, no type, a type without its space, too short: skipped */
+	CHECK_EQ(parse("zzz T nope\nffffffff81000000\nffffffff81000000 Tx\n"
+		       "ffffffff81000000 T\nffffffff81000010 t ok\n",
+		       &k, &a), 0);
+	CHECK_EQ(k.t.nr, 1);
+	CHECK_STR(k.t.syms[0].name, "ok");
+	kallsyms_release(&k);
+	arena_release(&a);
+}
