@@ -12,6 +12,7 @@
  * frame only when its name is the ELF symbol's.
  */
 #include "analyze/resolver.h"
+#include "analyze/kident.h"
 #include "analyze/a2l.h"
 #include "analyze/inlines.h"
 #include "analyze/symbols.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_UNWIND 4096
 
@@ -38,6 +40,10 @@ struct resolver {
 	struct unwind_frame *uf;
 	struct resolver_stats st;
 	const char *kernel_name;
+	const struct perf_header *hdr;
+	char *sysroot_kallsyms;   /* SYSROOT/proc/kallsyms when --sysroot has one */
+	bool user_kallsyms;       /* --kallsyms / --sysroot supply the kernel's symbols */
+	bool kernel_checked;      /* kident decided whether this machine's kallsyms fit */
 	struct hmap kmod_ids;     /* hash of a module path in the build-id table -> path */
 	const char *unknown_name;
 	resolver_warn_fn warn;
@@ -70,7 +76,16 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 		sc.extra_paths = c->extra_paths;
 		sc.app_path = c->app_path;
 		sc.kallsyms = c->kallsyms;
+		if (!c->kallsyms && c->sysroot) {
+			/* a sysroot of the recording machine may carry its kallsyms */
+			char kp[4096];
+			snprintf(kp, sizeof kp, "%s/proc/kallsyms", c->sysroot);
+			if (access(kp, R_OK) == 0)
+				sc.kallsyms = r->sysroot_kallsyms = xstrdup(kp);
+		}
+		r->user_kallsyms = sc.kallsyms != NULL;
 	}
+	r->hdr = h;
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	r->syms = symbols_new(&sc);
@@ -139,6 +154,7 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	unwinder_free(r->unw);
+	free(r->sysroot_kallsyms);
 	hmap_release(&r->kmod_ids);
 	a2l_state_release(&r->a2l);
 	symbols_free(r->syms);
@@ -221,6 +237,44 @@ static const char *module_name(struct resolver *r, const char *path)
 	return symbols_intern(r->syms, name);
 }
 
+/* Once, before the first kernel symbol: may this machine's kallsyms name
+ * the recording's kernel (kident.h)? If not, kernel frames stay [unknown]
+ * in every output, unless --kallsyms/--sysroot or perf's build-id cache
+ * supply the recorded kernel's symbols. */
+static void kernel_check(struct resolver *r)
+{
+	r->kernel_checked = true;
+	if (r->user_kallsyms)
+		return;
+	struct kident_evidence ev = { 0 };
+	const struct perf_header *h = r->hdr;
+	for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
+		if (h->build_ids[i].filename && !strcmp(h->build_ids[i].filename, "[kernel.kallsyms]")) {
+			ev.build_id = h->build_ids[i].id;
+			ev.build_id_size = h->build_ids[i].size;
+		}
+	ev.osrelease = h ? h->osrelease : NULL;
+	const struct process *kp = r->cur.kernel;
+	for (size_t i = 0; kp && i < kp->nr_maps; i++) {
+		const struct map *m = &kp->maps[i];
+		if (!m->filename)
+			continue;
+		if (!ev.module_path && !strncmp(m->filename, "/lib/modules/", 13))
+			ev.module_path = m->filename;
+		if (!ev.ref_name && !strncmp(m->filename, "[kernel.kallsyms]", 17) && m->filename[17]) {
+			ev.ref_name = m->filename + 17;
+			ev.ref_addr = m->pgoff;
+		}
+	}
+	char why[300];
+	if (!kident_same(&ev, NULL, why, sizeof why)) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%s: this machine's kernel symbols do not fit, kernel frames "
+			 "are [unknown] (--kallsyms FILE names them)", why);
+		symbols_set_running_kernel(r->syms, false, msg);
+	}
+}
+
 /* Fill f for ip without inline expansion; returns the DSO when the frame is
  * in a file with symbols (for inline lookup), else NULL. */
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
@@ -237,6 +291,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		if (!m && (!kp || !kp->nr_maps || ip < kp->maps[0].start))
 			return NULL; /* as perf: no kernel map (a user-only recording),
 				      * or a user address: [unknown] ([unknown]) */
+		if (!r->kernel_checked)
+			kernel_check(r);
 		const struct symtab *kt = symbols_kernel(r->syms);
 		const struct sym *y = symtab_find(kt, ip);
 		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
