@@ -5,6 +5,8 @@
 # "Flame Graph" tab and dumps the window (xwd, converted by xwd2png.py).
 #   scripts/hotspot_screenshot.sh [PERF.DATA] [OUT.png]
 # Without PERF.DATA it records tests/workloads/pp_threads.c (DWARF call graph).
+# HOTSPOT_COST=NAME picks that cost in the flame graph's cost box first (the
+# first item whose name starts with NAME: "off" for Off-CPU Time).
 # Needs: xvfb, xdotool, x11-apps (xwd), hotspot, perf, gcc.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,5 +46,13 @@ export DISPLAY=$DPY
 # the tab bar sits at the top of hotspot's main window (maximized at 0,0)
 xdotool mousemove 343 55 click 1
 sleep 2
+if [ -n "${HOTSPOT_COST:-}" ]; then
+	# the cost box of the flame graph view, left of "Bottom-Up View"
+	xdotool mousemove 215 99 click 1
+	sleep 1
+	xdotool type "$HOTSPOT_COST"
+	xdotool key Return
+	sleep 3
+fi
 xwd -root -silent | python3 "$TOP/scripts/xwd2png.py" "$OUT" 0 0 1124 770 || exit 1
 echo "wrote $OUT"

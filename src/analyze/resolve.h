@@ -53,6 +53,13 @@ struct resolved_sample {
 	struct frame *frames;
 	uint32_t nr_frames;
 	uint32_t nr_guessed;
+	/* Set only by the off-CPU stage (analyze/offcpu.h), else 0: the
+	 * sample's weight as time. off_cpu != 0 (enum offcpu_state): a
+	 * switch-out stack weighted with the time until the switch-in; else an
+	 * on-CPU sample weighted with its period as time (--wall). */
+	uint64_t time_ns;
+	uint8_t off_cpu;
+	bool off_cpu_open;             /* never switched back in: counted to the end */
 };
 
 #endif

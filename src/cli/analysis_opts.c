@@ -12,6 +12,9 @@
 const char cli_filter_usage[] =
 	"  --pid PIDS, --tid TIDS, --comm COMMS   only these (comma-separated)\n"
 	"  --event NAME            the event to use (default: the first sampled)\n"
+	"  --off-cpu               off-CPU time: switch-out stacks weighted by the time\n"
+	"                          until the switch-in (record with --off-cpu)\n"
+	"  --wall                  wall-clock time: on-CPU samples as time + off-CPU time\n"
 	"  --no-progress, -q       no progress bar on a terminal\n";
 
 int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
@@ -77,6 +80,11 @@ int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
 		STR(NULL, "--comm", f->comms);
 		STR(NULL, "--comms", f->comms);
 		STR(NULL, "--event", f->event);
+		if (!strcmp(a, "--off-cpu") || !strcmp(a, "--wall")) {
+			f->time_mode = a[2] == 'o' ? OFFCPU_MODE_OFF_CPU : OFFCPU_MODE_WALL;
+			++*i;
+			return 1;
+		}
 	}
 #undef STR
 	return 0;
@@ -112,6 +120,11 @@ void cli_warn_empty(const struct profile_sink *s)
 {
 	if (s->prof.samples)
 		return;
+	if (s->offcpu && !offcpu_stats(s->offcpu)->switch_outs) {
+		fprintf(stderr, "scorch: warning: no switch-out samples: record with scorch record "
+				"--off-cpu (or perf record -e sched:sched_switch --switch-events)\n");
+		return;
+	}
 	fprintf(stderr, "scorch: warning: no samples");
 	if (s->samples_filtered)
 		fprintf(stderr, " (%llu filtered out by --pid/--tid/--comm)",

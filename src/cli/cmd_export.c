@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		   "  -o, --output OUT       default stdout (pprof: never a terminal)\n"
 		   "  folded: --annotate     kernel frames _[k], inlined _[i]\n"
 		   "          --period       counts are the period sum, not samples\n"
+		   "          (with --off-cpu or --wall: time in integer microseconds)\n"
 		   "          --no-comm      no command name as the first frame\n"
 		   "          --no-inline    no inlined frames\n"
 		   "          --diff BASE NEW  difffolded: \"stack count_base count_new\"\n"
@@ -160,6 +161,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "scorch: export: pprof is binary; give -o FILE (e.g. profile.pb.gz)\n");
 		return EXIT_BADINPUT;
 	}
+	/* --off-cpu, --wall: time in integer microseconds */
+	x.fc.usecs = sc.filter.time_mode != OFFCPU_MODE_NONE;
 	if (diff_files[0] && x.fmt != FMT_FOLDED) {
 		fprintf(stderr, "scorch: export: --diff writes folded only (pprof: export both files and "
 				"run go tool pprof -diff_base=BASE.pb.gz NEW.pb.gz)\n");

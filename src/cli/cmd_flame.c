@@ -44,6 +44,12 @@ static int finish(void *ctx, struct profile_sink *s)
 	struct flame_cmd *f = ctx;
 	f->fc.event = s->event_name;
 	f->fc.unit_ns = profile_sink_period_is_ns(s);
+	if (s->offcpu) { /* --off-cpu, --wall: weights are time */
+		f->fc.event = s->cfg.filter.time_mode == OFFCPU_MODE_WALL ? "wall-clock time"
+									 : "off-CPU time";
+		f->fc.unit_ns = true;
+		f->fc.off_colours = true;
+	}
 	f->samples = s->prof.samples;
 	return f->svg ? flame_write_svg(&s->prof, &f->fc, f->out)
 		      : flame_write_html(&s->prof, &f->fc, f->out);

@@ -80,6 +80,10 @@ static void usage(FILE *f)
 		"      --switch-output[=signal|SIZE|TIME]  rotate files (SIGUSR2, 100M, 30s)\n"
 		"  -r, --realtime N         SCHED_FIFO priority of the reader (default 1 when\n"
 		"                           allowed; 0: normal priority, no busy reader)\n"
+		"      --off-cpu            also where threads wait: sched:sched_switch with the\n"
+		"                           same call graphs + context-switch records (read with\n"
+		"                           the off-CPU options of report, flame, export)\n"
+		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
 		"  -q, --quiet              no messages\n");
 }
 
@@ -279,7 +283,8 @@ void cli_record_defaults(struct record_opts *o, const char *prefix)
 }
 
 enum {
-	OPT_CALL_GRAPH = 256, OPT_IO, OPT_AIO, OPT_SWITCH, OPT_NO_BUILDID,
+	OPT_CALL_GRAPH = 256, OPT_IO, OPT_AIO, OPT_SWITCH, OPT_NO_BUILDID, OPT_OFF_CPU,
+	OPT_SWITCH_EVENTS,
 };
 
 static const struct option longopts[] = {
@@ -300,6 +305,8 @@ static const struct option longopts[] = {
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "realtime", required_argument, NULL, 'r' },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -309,6 +316,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	opterr = 0;
 	optind = 1;
 	int c;
+	bool off_cpu = false;
 	while ((c = getopt_long(argc, argv, "+o:e:F:c:gm:p:t:aC:izqr:h", longopts, NULL)) != -1) {
 		uint64_t v;
 		switch (c) {
@@ -417,6 +425,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case OPT_OFF_CPU:
+			off_cpu = true;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
 		case 'r':
 			if (parse_u64(optarg, &v) || v > 99)
 				return bad("-r: priority must be 0..99, not '%s'", optarg);
@@ -439,6 +453,31 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		record_event_parse("cycles", &o->events[0], &e);
 		o->events[0].is_default = true;
 		o->nr_events = 1;
+	}
+	for (size_t i = 0; off_cpu && i < o->nr_events; i++)
+		if (!strcmp(o->events[i].name, "sched:sched_switch")) {
+			o->switch_events = true; /* -e sched:sched_switch given: keep it */
+			off_cpu = false;
+		}
+	if (off_cpu) {
+		/* the switch-out stacks: the tracepoint (with prev_state), else
+		 * the software event at every switch; and the switch-ins */
+		struct err e = { 0 };
+		if (o->nr_events >= RECORD_MAX_EVENTS)
+			return bad("too many events for --off-cpu (at most %d)", RECORD_MAX_EVENTS);
+		struct record_event *ev = &o->events[o->nr_events];
+		if (record_event_parse("sched:sched_switch", ev, &e) < 0) {
+			struct err e2 = { 0 };
+			if (record_event_parse("context-switches", ev, &e2) < 0)
+				return bad("--off-cpu: %s", e2.msg);
+			ev->period = 1;
+			if (!o->quiet)
+				fprintf(stderr, "[ scorch record: --off-cpu: sched:sched_switch is not "
+						"available (%s): using context-switches -c 1, without the "
+						"sleep state ]\n", e.msg);
+		}
+		o->nr_events++;
+		o->switch_events = true;
 	}
 	if (o->nr_targets && o->system_wide)
 		return bad("-p/-t and -a are exclusive");

@@ -27,6 +27,25 @@ static const unsigned char flame_html[] = {
 };
 
 #define DATA_MARK "/*SCORCH_DATA*/"
+/* Off-CPU pages: after DATA, the palette (blues, hashed by name as the
+ * template's colours are) and a legend entry; the template's fill statement
+ * then asks it first for nodes flagged in DATA.off. */
+#define FILL_STMT "let fill = i === 0 ? \"#e8e8e8\" : colorOf(f);"
+#define FILL_OFF                                                                  \
+	"let fill = i === 0 ? \"#e8e8e8\" : DATA.off && DATA.off[i] ? offColorOf(F[f] ? " \
+	"F[f][0] : \"\") : colorOf(f);"
+#define OFF_JS                                                                    \
+	"function offColorOf(name) {\n"                                              \
+	"  let h = 2166136261 >>> 0;\n"                                              \
+	"  for (let i = 0; i < name.length; i++) { h ^= name.charCodeAt(i); "        \
+	"h = Math.imul(h, 16777619) >>> 0; }\n"                                      \
+	"  const a = (h & 0xff) / 255, b = ((h >>> 8) & 0xff) / 255;\n"             \
+	"  return \"rgb(\" + ((40 + 60 * a) | 0) + \",\" + ((90 + 70 * b) | 0) + " \
+	"\",\" + ((205 + 50 * a) | 0) + \")\";\n"                                     \
+	"}\n"                                                                        \
+	"{ const sw = document.createElement(\"span\"); sw.style.background = "   \
+	"\"#4a78e6\"; sw.style.color = \"#fff\"; sw.textContent = \"off-CPU\"; "      \
+	"const lg = document.querySelector(\".legend\"); if (lg) lg.appendChild(sw); }\n"
 
 void flame_config_init(struct flame_config *c)
 {
@@ -85,6 +104,33 @@ static int kind_code(const struct pframe *f)
 static uint64_t weight(const struct pnode *n, const struct flame_config *c)
 {
 	return c->by_samples ? n->samples : n->period;
+}
+
+/* Per node: true when more than half its weight is under PF_OFFCPU leaves
+ * (children follow their parent: one reverse pass adds up). NULL when off
+ * or out of memory (then nothing is coloured apart). */
+static bool *off_nodes(const struct profile *p, const struct flame_config *c)
+{
+	if (!c->off_colours || !p->nr_nodes)
+		return NULL;
+	uint64_t *off = calloc(p->nr_nodes, sizeof(*off));
+	bool *flag = calloc(p->nr_nodes, sizeof(*flag));
+	if (!off || !flag) {
+		free(off);
+		free(flag);
+		return NULL;
+	}
+	for (size_t i = p->nr_nodes; i-- > 1;) {
+		const struct pnode *n = &p->nodes[i];
+		if (p->frames[n->frame].kind == PF_OFFCPU)
+			off[i] += c->by_samples ? n->self_samples : n->self_period;
+		flag[i] = off[i] * 2 > weight(n, c);
+		if (n->parent != PROFILE_NONE)
+			off[n->parent] += off[i];
+	}
+	flag[0] = off[0] * 2 > weight(&p->nodes[0], c);
+	free(off);
+	return flag;
 }
 
 /* Write the template's text [s, e) keeping the lines of one variant. */
@@ -183,6 +229,9 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	if (!line_end)
 		return -EINVAL;
 	put_template(out, tpl, line_start, c->diff != NULL);
+	/* off-CPU colours: the template's fill choice, patched (the template
+	 * itself, and so every other page, stays as it is) */
+	const char *fill = c->off_colours && !c->diff ? strstr(line_end, FILL_STMT) : NULL;
 
 	fputs("const DATA = {\"title\":", out);
 	json_put_str(out, c->title);
@@ -203,6 +252,11 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 		fprintf(out, ",%d]", kind_code(f));
 	}
 	fputs("],\n\"nodes\":[", out);
+	bool *off = off_nodes(p, c);
+	uint8_t *offv = NULL;
+	size_t nr_off = 0;
+	if (off)
+		offv = calloc(p->nr_nodes, 1);
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
 	uint64_t total = weight(&p->nodes[0], c);
 	uint64_t min = (uint64_t)((double)total * c->min_percent / 100.0);
@@ -222,6 +276,8 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 			putc('\n', out);
 		fprintf(out, "%d,%u,%" PRIu64 ",%" PRIu64, n->depth ? (int)n->frame : -1, n->depth,
 			weight(n, c), n->samples);
+		if (offv)
+			offv[nr_off++] = off[order[i]];
 		emitted++;
 		if (emit)
 			emit[i] = true;
@@ -231,8 +287,25 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 		put_diff_data(p, c, order, emit, out);
 	free(emit);
 	free(order);
+	if (offv) {
+		/* per emitted node: 1 when drawn in the off-CPU palette */
+		fputs(",\n\"off\":[", out);
+		for (size_t i = 0; i < nr_off; i++)
+			fprintf(out, i ? ",%u" : "%u", offv[i]);
+		fputs("]", out);
+	}
+	free(offv);
+	free(off);
 	fputs("};\n", out);
-	put_template(out, line_end + 1, line_end + 1 + strlen(line_end + 1), c->diff != NULL);
+	const char *tend = line_end + 1 + strlen(line_end + 1);
+	if (fill) {
+		fputs(OFF_JS, out);
+		put_template(out, line_end + 1, fill, false);
+		fputs(FILL_OFF, out);
+		put_template(out, fill + strlen(FILL_STMT), tend, false);
+	} else {
+		put_template(out, line_end + 1, tend, c->diff != NULL);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -262,12 +335,14 @@ static void xml_put(FILE *out, const char *s, size_t max)
 	}
 }
 
-static void svg_color(const struct pframe *f, char *buf, size_t n)
+static void svg_color(const struct pframe *f, bool off, char *buf, size_t n)
 {
 	uint64_t h = hash_bytes(f->name, strlen(f->name));
 	double a = (double)(h & 0xff) / 255, b = (double)((h >> 8) & 0xff) / 255;
 	int r, g, bl;
-	if (f->unknown) {
+	if (off) {
+		r = 40 + (int)(60 * a), g = 90 + (int)(70 * b), bl = 205 + (int)(50 * a);
+	} else if (f->unknown) {
 		r = g = bl = 200 + (int)(20 * a);
 	} else if (f->kind == PF_COMM || f->kind == PF_THREAD) {
 		r = 225 + (int)(10 * a), g = r, bl = 170 + (int)(20 * b);
@@ -344,6 +419,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		for (size_t i = 1; i < p->nr_nodes; i++)
 			maxdelta = fmax(maxdelta, fabs(diff_delta(p, c, (uint32_t)i)));
 	double *cursor = xcalloc(maxd + 2, sizeof(double));
+	bool *off = off_nodes(p, c);
 	for (size_t i = 0; i < p->nr_nodes; i++) {
 		const struct pnode *n = &p->nodes[order[i]];
 		double w = (double)weight(n, c) * scale;
@@ -365,7 +441,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		if (f && c->diff)
 			diff_color(diff_delta(p, c, order[i]), maxdelta, col, sizeof(col));
 		else if (f)
-			svg_color(f, col, sizeof(col));
+			svg_color(f, off && off[order[i]], col, sizeof(col));
 		else
 			snprintf(col, sizeof(col), "#e0e0e0");
 		fputs("<g><title>", out);
@@ -414,6 +490,7 @@ int flame_write_svg(const struct profile *p, const struct flame_config *c, FILE 
 		fputs("</g>\n", out);
 	}
 	free(cursor);
+	free(off);
 	free(order);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -EIO : 0;

@@ -6,7 +6,9 @@
  *
  * Widths are the sample weight (period: CPU time for cpu-clock) unless
  * by_samples; tooltips give both. Kernel, inlined, unknown and command
- * frames have their own colours.
+ * frames have their own colours; with off_colours, a node whose weight is
+ * mostly off-CPU time is drawn in shades of blue (the off-CPU flame graph
+ * convention) whatever its kind.
  */
 #ifndef SCORCH_FLAME_H
 #define SCORCH_FLAME_H
@@ -37,6 +39,8 @@ struct flame_config {
 	double svg_min_px;   /* SVG: drop frames narrower than this (0.5) */
 	const char *event;   /* for the heading */
 	bool unit_ns;        /* weights are nanoseconds */
+	bool off_colours;    /* --off-cpu, --wall: nodes whose weight is mostly
+			      * off-CPU (PF_OFFCPU leaves) get the off-CPU palette */
 	const struct flame_diff *diff; /* NULL: a plain flame graph */
 };
 

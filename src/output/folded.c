@@ -36,7 +36,8 @@ int folded_write(const struct profile *p, const struct folded_config *c, FILE *o
 		if (ARRAY_GROW(path, cap, n->depth + 1, PROFILE_MAX_NODES))
 			abort();
 		path[n->depth] = n->frame;
-		uint64_t v = c->period ? n->self_period : n->self_samples;
+		uint64_t v = c->usecs ? (n->self_period + 500) / 1000
+				 : c->period ? n->self_period : n->self_samples;
 		if (!v)
 			continue;
 		for (uint32_t d = 1; d <= n->depth; d++) {

@@ -13,6 +13,8 @@
 struct folded_config {
 	bool annotate;   /* kernel frames "_[k]", inlined "_[i]" (flamegraph.pl colours) */
 	bool period;     /* counts are the period sum, not samples */
+	bool usecs;      /* counts are the period (nanoseconds: --off-cpu, --wall) in
+			  * integer microseconds, rounded */
 };
 
 /* Write every stack with a nonzero self count. Returns 0 or -EIO. */

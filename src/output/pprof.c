@@ -232,9 +232,13 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	str_index(&st, "");
 
 	bool ns = profile_sink_period_is_ns(s);
+	/* --off-cpu, --wall: samples/count cpu/nanoseconds off_cpu/nanoseconds
+	 * wall/nanoseconds; a stack is off-CPU when its leaf is PF_OFFCPU */
+	bool tm = s->offcpu != NULL;
 	uint64_t s_samples = str_index(&st, "samples"), s_count = str_index(&st, "count");
-	uint64_t s_vtype = str_index(&st, ns ? "cpu" : (s->event_name ? s->event_name : "events"));
-	uint64_t s_vunit = str_index(&st, ns ? "nanoseconds" : "count");
+	uint64_t s_vtype = str_index(&st, ns || tm ? "cpu" : (s->event_name ? s->event_name : "events"));
+	uint64_t s_vunit = str_index(&st, ns || tm ? "nanoseconds" : "count");
+	uint64_t s_off = tm ? str_index(&st, "off_cpu") : 0, s_wall = tm ? str_index(&st, "wall") : 0;
 	uint64_t s_pid = str_index(&st, "pid"), s_tid = str_index(&st, "tid");
 	uint64_t s_comm = str_index(&st, "comm");
 
@@ -245,6 +249,14 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	pb_u64(&m, 1, s_vtype);
 	pb_u64(&m, 2, s_vunit);
 	pb_msg(&w, 1, &m);
+	if (tm) {
+		pb_u64(&m, 1, s_off);
+		pb_u64(&m, 2, s_vunit);
+		pb_msg(&w, 1, &m);
+		pb_u64(&m, 1, s_wall);
+		pb_u64(&m, 2, s_vunit);
+		pb_msg(&w, 1, &m);
+	}
 
 	/* mappings: readers take the first for the main binary, so the one
 	 * with the most samples (user space before the kernel) goes first */
@@ -281,7 +293,7 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	pbw_init(&locs);
 	uint64_t *loc_list = NULL, *fr_list = NULL;
 	size_t cap_loc = 0, cap_fr = 0;
-	uint64_t values[2];
+	uint64_t values[4];
 
 	for (size_t id = 1; id < p->nr_nodes; id++) {
 		const struct pnode *n = &p->nodes[id];
@@ -361,7 +373,13 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 		pb_packed(&m, 1, loc_list, nl, &tmp);
 		values[0] = n->self_samples;
 		values[1] = n->self_period;
-		pb_packed(&m, 2, values, 2, &tmp);
+		if (tm) {
+			bool off = p->frames[n->frame].kind == PF_OFFCPU;
+			values[1] = off ? 0 : n->self_period;
+			values[2] = off ? n->self_period : 0;
+			values[3] = n->self_period;
+		}
+		pb_packed(&m, 2, values, tm ? 4 : 2, &tmp);
 		if (thread_node != PROFILE_NONE) {
 			const struct pframe *t = &p->frames[p->nodes[thread_node].frame];
 			struct pbw lab;
@@ -387,7 +405,7 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	if (s->time_last > s->time_first)
 		pb_u64(&w, 10, s->time_last - s->time_first);
 	/* period_type, period */
-	pb_u64(&m, 1, s_vtype);
+	pb_u64(&m, 1, tm ? s_wall : s_vtype);
 	pb_u64(&m, 2, s_vunit);
 	pb_msg(&w, 11, &m);
 	if (p->samples)
@@ -396,7 +414,8 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	snprintf(comment, sizeof(comment), "scorch export -f pprof%s%s", pp->input ? " -i " : "",
 		 pp->input ? pp->input : "");
 	pb_u64(&w, 13, str_index(&st, comment));
-	pb_u64(&w, 14, s_vtype);
+	pb_u64(&w, 14, !tm ? s_vtype
+			   : s->cfg.filter.time_mode == OFFCPU_MODE_OFF_CPU ? s_off : s_wall);
 	/* the string table last: every index is known now */
 	for (size_t i = 0; i < st.n; i++)
 		pb_bytes(&w, 6, st.v[i], strlen(st.v[i]));

@@ -384,12 +384,21 @@ int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *
 		sink->begin = profile_begin;
 		sink->sample = profile_sample_cb;
 		sink->end = profile_end;
+		if (c->filter.time_mode != OFFCPU_MODE_NONE) {
+			struct offcpu_config oc = { .mode = c->filter.time_mode,
+						    .event = c->filter.event };
+			struct sink inner = *sink;
+			s->offcpu = offcpu_new(&oc);
+			offcpu_wrap(s->offcpu, &inner, sink);
+		}
 	}
 	return 0;
 }
 
 void profile_sink_release(struct profile_sink *s)
 {
+	offcpu_free(s->offcpu);
+	s->offcpu = NULL;
 	profile_release(&s->prof);
 	free(s->pid_list);
 	free(s->tid_list);
@@ -406,20 +415,26 @@ static bool in_u32(const uint32_t *l, size_t n, uint32_t v)
 	return false;
 }
 
-static bool keep_sample(struct profile_sink *s, const struct resolved_sample *rs)
+bool profile_sink_keeps_thread(const struct profile_sink *s, uint32_t pid, uint32_t tid,
+			       const char *comm)
 {
-	if (s->nr_pid && !in_u32(s->pid_list, s->nr_pid, rs->pid))
+	if (s->nr_pid && !in_u32(s->pid_list, s->nr_pid, pid))
 		return false;
-	if (s->nr_tid && !in_u32(s->tid_list, s->nr_tid, rs->tid))
+	if (s->nr_tid && !in_u32(s->tid_list, s->nr_tid, tid))
 		return false;
 	if (s->nr_comm) {
-		const char *c = rs->comm ? rs->comm : "";
+		const char *c = comm ? comm : "";
 		for (size_t i = 0; i < s->nr_comm; i++)
 			if (!strcmp(s->comm_list[i], c))
 				return true;
 		return false;
 	}
 	return true;
+}
+
+static bool keep_sample(struct profile_sink *s, const struct resolved_sample *rs)
+{
+	return profile_sink_keeps_thread(s, rs->pid, rs->tid, rs->comm);
 }
 
 static bool choose_event(struct profile_sink *s, const struct resolved_sample *rs)
@@ -429,6 +444,16 @@ static bool choose_event(struct profile_sink *s, const struct resolved_sample *r
 		return idx == s->attr_idx;
 	const struct perf_attr *a = rs->attr;
 	const char *name = a && a->name ? a->name : "";
+	if (!s->cfg.filter.event && a && s->pipeline && offcpu_is_switch_attr(a)) {
+		/* an off-CPU recording (switch-outs next to a sampling event):
+		 * by default the profile is the sampling event's, whichever
+		 * came first */
+		const struct perf_evlist *el = input_evlist(pipeline_input(s->pipeline));
+		for (size_t i = 0; i < el->nr; i++)
+			if (!offcpu_is_switch_attr(&el->attrs[i]) &&
+			    el->attrs[i].attr.type != PERF_TYPE_TRACEPOINT)
+				return false;
+	}
 	if (s->cfg.filter.event) {
 		/* "cpu-clock" matches "cpu-clock:pppH" (perf's modifiers) */
 		size_t n = strlen(s->cfg.filter.event);
@@ -492,7 +517,7 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 {
 	struct profile *p = &s->prof;
 	s->samples_seen++;
-	if (!choose_event(s, rs)) {
+	if (!rs->off_cpu && !choose_event(s, rs)) {
 		s->samples_other_event++;
 		return 0;
 	}
@@ -540,6 +565,20 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 		period = rs->attr->attr.sample_period;
 	if (!period)
 		period = 1;
+	if (rs->off_cpu) {
+		/* the leaf says why it waited */
+		char nm[48];
+		snprintf(nm, sizeof(nm), "[off-cpu: %s]", offcpu_state_name(rs->off_cpu));
+		struct pframe f = { .name = profile_str(p, nm), .kind = PF_OFFCPU,
+				    .addr = rs->off_cpu };
+		node = profile_child(p, node, profile_frame(p, &f));
+		period = rs->time_ns;
+		s->off_samples++;
+		s->off_ns += rs->time_ns;
+	} else if (s->cfg.filter.time_mode != OFFCPU_MODE_NONE) {
+		period = rs->time_ns;
+		s->on_ns += rs->time_ns;
+	}
 	profile_add(p, node, 1, period);
 	if (s->cfg.on_sample)
 		s->cfg.on_sample(s->cfg.on_sample_ctx, node, rs);

@@ -22,6 +22,7 @@
 #ifndef SCORCH_PROFILE_H
 #define SCORCH_PROFILE_H
 
+#include "analyze/offcpu.h"
 #include "analyze/pipeline.h"
 #include "analyze/resolve.h"
 #include <stdbool.h>
@@ -41,6 +42,8 @@ enum pframe_kind {
 	PF_GUEST_USER = FRAME_GUEST_USER,
 	PF_COMM = 16,   /* root pseudo-frame: the command name */
 	PF_THREAD,      /* root pseudo-frame: one thread (pid, tid, comm) */
+	PF_OFFCPU,      /* leaf pseudo-frame of an off-CPU stack: "[off-cpu: STATE]",
+			 * addr = enum offcpu_state */
 };
 
 struct pframe {
@@ -120,6 +123,9 @@ enum profile_root {
 struct profile_filter {
 	const char *pids, *tids, *comms; /* comma-separated lists, NULL = all */
 	const char *event;               /* event name, NULL = the first sampled */
+	/* --off-cpu: weights are off-CPU time (ns) of switch-out stacks;
+	 * --wall: on-CPU samples as time + off-CPU time (analyze/offcpu.h) */
+	enum offcpu_mode time_mode;
 };
 
 struct profile_sink;
@@ -162,6 +168,10 @@ struct profile_sink {
 	size_t nr_comm;
 	struct pipeline *pipeline; /* set during the run */
 	char errbuf[128];
+	/* time modes (filter.time_mode): the stage in front of the collector,
+	 * and what it handed over (kept, after the filters) */
+	struct offcpu *offcpu;
+	uint64_t off_samples, off_ns, on_ns;
 };
 
 /* Set up the collector; returns 0 or -EINVAL with a message in errbuf (a bad
@@ -171,6 +181,10 @@ int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *
 void profile_sink_release(struct profile_sink *s);
 /* Feed one resolved sample (what the sink callback does; public for tests). */
 int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs);
+
+/* Whether the filters keep this thread (the off-CPU thread table). */
+bool profile_sink_keeps_thread(const struct profile_sink *s, uint32_t pid, uint32_t tid,
+			       const char *comm);
 
 /* True when the event counts time in nanoseconds (cpu-clock, task-clock). */
 bool profile_sink_period_is_ns(const struct profile_sink *s);

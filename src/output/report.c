@@ -279,9 +279,72 @@ static const char *kind_tag(uint8_t kind)
 		return "[k] ";
 	case PF_HV:
 		return "[H] ";
+	case PF_OFFCPU:
+		return "[-] ";
 	default:
 		return "[.] ";
 	}
+}
+
+static int cmp_thread_wall(const void *a, const void *b)
+{
+	const struct offcpu_thread *x = *(const struct offcpu_thread *const *)a;
+	const struct offcpu_thread *y = *(const struct offcpu_thread *const *)b;
+	uint64_t wx = x->on_ns + x->off_total_ns, wy = y->on_ns + y->off_total_ns;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* --off-cpu / --wall: the totals and a table of threads (on-CPU, off-CPU by
+ * state, wall), heaviest first. */
+static void print_time_head(FILE *out, const struct profile_sink *s, const struct report_config *c)
+{
+	const struct offcpu_stats *st = offcpu_stats(s->offcpu);
+	if (s->cfg.filter.time_mode == OFFCPU_MODE_OFF_CPU)
+		fprintf(out, "# Off-CPU time: %.3f s in %" PRIu64 " intervals\n", (double)s->off_ns / 1e9,
+			s->off_samples);
+	else
+		fprintf(out, "# Wall-clock time: %.3f s = on-CPU %.3f s (%" PRIu64 " samples of '%s') + "
+			"off-CPU %.3f s (%" PRIu64 " intervals)\n",
+			(double)(s->on_ns + s->off_ns) / 1e9, (double)s->on_ns / 1e9, st->on_samples,
+			st->on_event ? st->on_event : "-", (double)s->off_ns / 1e9, s->off_samples);
+	if (!st->switch_outs)
+		fprintf(out, "# no switch-out samples: record with scorch record --off-cpu (or perf "
+			     "record -e sched:sched_switch --switch-events)\n");
+	size_t n;
+	const struct offcpu_thread *t = offcpu_threads(s->offcpu, &n);
+	const struct offcpu_thread **v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+	bool open = false;
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (profile_sink_keeps_thread(s, t[i].pid, t[i].tid, t[i].comm))
+			v[k++] = &t[i];
+	qsort(v, k, sizeof(*v), cmp_thread_wall);
+	fprintf(out, "#\n# Threads (ms)       pid     tid    on-CPU   off-CPU  sleeping   blocked "
+		     "preempted     other      wall\n");
+	size_t lim = c->top > 0 && (size_t)c->top < k ? (size_t)c->top : k;
+	for (size_t i = 0; i < lim; i++) {
+		const struct offcpu_thread *x = v[i];
+		char comm[64];
+		snprintf(comm, sizeof(comm), "%s%s", x->comm ? x->comm : "?", x->open ? "*" : "");
+		open |= x->open;
+		fprintf(out, "#   %-15.15s %7u %7u %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", comm,
+			x->pid, x->tid, (double)x->on_ns / 1e6, (double)x->off_total_ns / 1e6,
+			(double)x->off_ns[OFFCPU_SLEEPING] / 1e6, (double)x->off_ns[OFFCPU_BLOCKED] / 1e6,
+			(double)x->off_ns[OFFCPU_PREEMPTED] / 1e6,
+			(double)(x->off_ns[OFFCPU_OTHER] + x->off_ns[OFFCPU_WAITING]) / 1e6,
+			(double)(x->on_ns + x->off_total_ns) / 1e6);
+	}
+	if (lim < k)
+		fprintf(out, "#   (%zu more threads: --top)\n", k - lim);
+	if (open)
+		fprintf(out, "#   * still off-CPU at the end of the recording: counted to its end\n");
+	if (st->closed_by_sample && !st->switch_records)
+		fprintf(out, "#   no context-switch records: intervals end at the thread's next sample\n");
+	free(v);
 }
 
 static void human_count(char *buf, size_t n, uint64_t v)
@@ -568,9 +631,12 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 			comm = f->name;
 		if (!n->self_period && !n->self_samples)
 			continue;
+		static const char offcpu_key[] = "[off-cpu]";
 		const char *key = by_comm ? comm : (n->depth == 1 ? NULL : f->dso);
 		if (!by_comm && key)
 			key = profile_basename(key);
+		if (!by_comm && f->kind == PF_OFFCPU)
+			key = offcpu_key;
 		/* the last group hit is the likely one (nodes of a DSO cluster) */
 		size_t j = last < ng && g[last].key == key ? last : ng;
 		if (j == ng) {
@@ -630,13 +696,18 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		 c->input ? c->input : "");
 	put_col(out, line0, c->width, true);
 	putc('\n', out);
-	snprintf(line0, sizeof(line0), "# Samples: %" PRIu64 " of event '%s'", p->samples,
-		 s->event_name ? s->event_name : "?");
-	put_col(out, line0, c->width, true);
-	fprintf(out, "\n# Event count: %" PRIu64, total);
-	if (profile_sink_period_is_ns(s))
-		fprintf(out, " (%.3f s)", (double)total / 1e9);
-	putc('\n', out);
+	bool tm = s->offcpu != NULL;
+	if (tm) {
+		print_time_head(out, s, c);
+	} else {
+		snprintf(line0, sizeof(line0), "# Samples: %" PRIu64 " of event '%s'", p->samples,
+			 s->event_name ? s->event_name : "?");
+		put_col(out, line0, c->width, true);
+		fprintf(out, "\n# Event count: %" PRIu64, total);
+		if (profile_sink_period_is_ns(s))
+			fprintf(out, " (%.3f s)", (double)total / 1e9);
+		putc('\n', out);
+	}
 	if (s->samples_filtered || s->samples_other_event)
 		fprintf(out, "# Not counted: %" PRIu64 " samples of other events, %" PRIu64
 			" filtered out\n", s->samples_other_event, s->samples_filtered);
@@ -664,7 +735,7 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 	if (wdso > 20)
 		wdso = 20;
 	/* narrow terminals: the symbol keeps at least 20 columns */
-	int fixed = (c->children ? 9 : 0) + 10 + (c->show_samples ? 9 : 0) +
+	int fixed = (c->children ? 9 : 0) + 10 + (c->show_samples ? 9 : 0) + (tm ? 10 : 0) +
 		    ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;
 	while ((mask & SK_SYM) && c->width - fixed < 20 && (wcomm > 7 || wdso > 8)) {
 		if ((mask & SK_DSO) && wdso > 8 && (wdso >= wcomm || !(mask & SK_COMM) || wcomm <= 7))
@@ -684,6 +755,8 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 	o += snprintf(line + o, sizeof(line) - o, "%s", c->children ? "     Self" : "     Self");
 	if (c->show_samples)
 		o += snprintf(line + o, sizeof(line) - o, "  Samples");
+	if (tm)
+		o += snprintf(line + o, sizeof(line) - o, "   Time ms");
 	if (mask & SK_COMM)
 		o += snprintf(line + o, sizeof(line) - o, "  %-*s", wcomm, "Command");
 	if (mask & SK_DSO)
@@ -708,6 +781,9 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 			human_count(num, sizeof(num), c->children ? x->total_samples : x->self_samples);
 			o += snprintf(line + o, sizeof(line) - o, " %8s", num);
 		}
+		if (tm)
+			o += snprintf(line + o, sizeof(line) - o, " %9.1f",
+				      (double)(c->children ? x->total_period : x->self_period) / 1e6);
 		fputs(line, out);
 		if (mask & SK_COMM) {
 			fputs("  ", out);
@@ -715,7 +791,8 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		}
 		if (mask & SK_DSO) {
 			fputs("  ", out);
-			put_col(out, x->dso ? profile_basename(x->dso) : "[unknown]", wdso, false);
+			put_col(out, x->kind == PF_OFFCPU ? "[off-cpu]" : x->dso ? profile_basename(x->dso) : "[unknown]",
+				wdso, false);
 		}
 		if (mask & SK_SYM) {
 			int used = o + ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;

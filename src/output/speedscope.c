@@ -30,6 +30,10 @@ void speedscope_release(struct speedscope *sp)
 static void on_sample(void *ctx, uint32_t leaf, const struct resolved_sample *rs)
 {
 	struct speedscope *sp = ctx;
+	if (!sp->ns_known && (rs->time_ns || rs->off_cpu)) {
+		sp->ns = true; /* --off-cpu, --wall: weights are time */
+		sp->ns_known = true;
+	}
 	if (!sp->ns_known) {
 		const struct perf_attr *a = rs->attr;
 		sp->ns = a && a->attr.type == PERF_TYPE_SOFTWARE &&
@@ -54,7 +58,9 @@ static void on_sample(void *ctx, uint32_t leaf, const struct resolved_sample *rs
 	if (rs->comm && rs->comm[0])
 		t->comm = rs->comm;
 	uint64_t w = 1;
-	if (sp->ns) {
+	if (rs->time_ns || rs->off_cpu) {
+		w = rs->time_ns;
+	} else if (sp->ns) {
 		w = rs->ev ? rs->ev->s.period : 0;
 		if (!w && rs->attr && !rs->attr->attr.freq)
 			w = rs->attr->attr.sample_period;

@@ -188,3 +188,58 @@ const struct tracing_event *tracing_find(const struct tracing_info *ti, uint64_t
 			return &ti->events[i];
 	return NULL;
 }
+
+/* A format line: "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;". The
+ * name is the identifier right before the first ';' (or before '[' there). */
+static bool num_after(const char *l, size_t n, const char *key, uint32_t *v)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i + k <= n; i++) {
+		if (memcmp(l + i, key, k))
+			continue;
+		uint64_t x = 0;
+		size_t j = i + k, d = 0;
+		while (j < n && l[j] >= '0' && l[j] <= '9' && d < 10)
+			x = x * 10 + (uint64_t)(l[j++] - '0'), d++;
+		if (!d || x > UINT32_MAX)
+			return false;
+		*v = (uint32_t)x;
+		return true;
+	}
+	return false;
+}
+
+int tracing_field(const struct tracing_event *te, const char *field, uint32_t *offset,
+		  uint32_t *size)
+{
+	const char *p = te->format, *end = te->format + te->format_len;
+	size_t flen = strlen(field);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p);
+		const char *f = n >= 6 ? memmem(p, n, "field:", 6) : NULL;
+		const char *semi = f ? memchr(f, ';', (size_t)(le - f)) : NULL;
+		if (semi) {
+			const char *ne = semi, *br = memchr(f, '[', (size_t)(semi - f));
+			if (br)
+				ne = br;
+			while (ne > f && ne[-1] == ' ')
+				ne--;
+			const char *nb = ne;
+			while (nb > f + 6 && nb[-1] != ' ' && nb[-1] != '\t' && nb[-1] != ':')
+				nb--;
+			if ((size_t)(ne - nb) == flen && !memcmp(nb, field, flen)) {
+				uint32_t o, s;
+				if (!num_after(semi, (size_t)(le - semi), "offset:", &o) ||
+				    !num_after(semi, (size_t)(le - semi), "size:", &s))
+					return -EINVAL;
+				*offset = o;
+				*size = s;
+				return 0;
+			}
+		}
+		p = le + 1;
+	}
+	return -ENOENT;
+}

@@ -58,5 +58,9 @@ struct tracing_info {
 int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct err *e);
 void tracing_release(struct tracing_info *ti);
 const struct tracing_event *tracing_find(const struct tracing_info *ti, uint64_t id);
+/* The offset and size of field NAME in te's raw data, from its format text.
+ * Returns 0, -ENOENT (no such field) or -EINVAL (a malformed line). */
+int tracing_field(const struct tracing_event *te, const char *name, uint32_t *offset,
+		  uint32_t *size);
 
 #endif

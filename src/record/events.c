@@ -211,7 +211,9 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 	a->sample_type = EVENTS_SAMPLE_BASE;
 	if (ev->is_tracepoint) {
 		a->sample_type |= PERF_SAMPLE_RAW;
-		a->sample_period = o->period ? o->period : 1;
+		a->sample_period = ev->period ? ev->period : o->period ? o->period : 1;
+	} else if (ev->period) {
+		a->sample_period = ev->period;
 	} else if (o->period) {
 		a->sample_period = o->period;
 	} else {
@@ -234,6 +236,9 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		/* PERF_RECORD_SWITCH (per task) or SWITCH_CPU_WIDE (-a): the
+		 * switch-ins that end off-CPU intervals */
+		a->context_switch = o->switch_events;
 	}
 	/* wake the reader when a quarter of the ring is used: early enough that
 	 * a copy keeps up, late enough to amortize the wakeup */

@@ -37,6 +37,8 @@ struct record_event {
 	bool is_default;   /* cycles chosen by default: may fall back to cpu-clock */
 	bool is_tracepoint;
 	bool excl_user, excl_kernel;
+	uint64_t period;   /* a fixed period for this event (context-switches
+			    * for --off-cpu), 0: the -F/-c of the recording */
 };
 
 /*
@@ -77,6 +79,7 @@ struct record_opts {
 	int cpus[1024];                 /* -C list; nr_cpus 0 = all online */
 	size_t nr_cpus;
 	bool no_inherit;
+	bool switch_events;             /* context-switch records (attr.context_switch) */
 	enum record_io io;
 	unsigned aio_n;                 /* buffers in flight per ring */
 	int comp_level;                 /* 0: no compression */

@@ -26,6 +26,12 @@ writer is not repeated here.
                                               stacks-vs-script in one pass;
                                               prints "RESULT check|compare|
                                               stacks ok|fail" lines
+  perfparser_decode.py offcpu STREAM          hotspot's "Off-CPU Time" from the
+                                              stream, as hotspot 1.3.0 adds it up:
+                                              per known thread, from a switch-out
+                                              ContextSwitch to the next switch-in;
+                                              prints "total_ns N" and one
+                                              "thread PID TID NS" line per thread
   perfparser_decode.py hotspot-vs-script HS PS
                                               compare hotspot's per-sample view
                                               (HOTSPOT_GENERATE_SCRIPT_OUTPUT=1)
@@ -789,6 +795,32 @@ def cmd_verify(ours, ref, script):
     return 1 if bad else 0
 
 
+def cmd_offcpu(path, out=sys.stdout):
+    st = Stream(path)
+    known = set()
+    state = {}  # (pid, tid) -> (off, time)
+    per = defaultdict(int)
+    total = 0
+    for e in st.events:
+        t = e["type"]
+        if t in ("ThreadStart", "Sample", "TracePointSample"):
+            known.add((e["pid"], e["tid"]))
+        elif t == "ContextSwitchDefinition":
+            k = (e["pid"], e["tid"])
+            if k not in known:
+                continue
+            prev = state.get(k)
+            if not e["switchOut"] and prev and prev[0]:
+                d = e["time"] - prev[1]
+                per[k] += d
+                total += d
+            state[k] = (e["switchOut"], e["time"])
+    print("total_ns %d" % total, file=out)
+    for (pid, tid), ns in sorted(per.items()):
+        print("thread %d %d %d" % (pid, tid, ns), file=out)
+    return 0
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -800,6 +832,8 @@ def main(argv):
             return cmd_summary(argv[2])
         if argv[1] == "stacks":
             return cmd_stacks(argv[2])
+        if argv[1] == "offcpu":
+            return cmd_offcpu(argv[2])
         if argv[1] == "check":
             st = Stream(argv[2])
             for p in st.problems:
