@@ -12,7 +12,7 @@ static void usage(FILE *f)
 		   "  --headers-only          only the header line of each sample\n"
 		   "  --raw                   per sample: comm pid tid time(ns) period ip cpu event\n"
 		   "  --ip                    ip, symbol and DSO for every event type, tracepoints\n"
-		   "                          too (perf script -F +ip,+sym,+dso)\n",
+		   "                          too (perf script's +ip,+sym,+dso fields)\n",
 		opts_analysis_help);
 }
 
