@@ -22,7 +22,7 @@ W=$(mktemp -d /tmp/scorch-ppbench.XXXXXX)
 data=${1:-}
 if [ -z "$data" ]; then
 	mkdir -p "$W/proj"
-	cp -r "$TOP/src" "$TOP/Makefile" "$W/proj/"
+	cp -r "$TOP/src" "$TOP/Makefile" "$TOP/mk" "$TOP/scripts" "$W/proj/"
 	data=$W/build.data
 	echo "recording: make -j2 (libscorch.a, -O1) under perf --call-graph dwarf ..."
 	perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o "$data" -- \

@@ -73,11 +73,19 @@ else
 	tar -czf "$base.tmp" -C "$root" . && mv "$base.tmp" "$base"
 fi
 echo "   ($((SECONDS - t0)) s)"
-# what the host's apt needs to reach the mirror (proxy, snapshot dates)
+# what this host needs to reach the network, not part of the check: DNS,
+# apt settings (proxy, snapshot dates), local CA certificates (a TLS proxy:
+# ca-certificates, once a check installs it, adds them to the bundle) and
+# npm's CA setting
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 for f in /etc/apt/apt.conf.d/99artifact-registry /etc/apt/apt.conf.d/*proxy*; do
 	[ -f "$f" ] && cp "$f" "$root/etc/apt/apt.conf.d/"
 done
+if [ -d /usr/local/share/ca-certificates ]; then
+	mkdir -p "$root/usr/local/share/ca-certificates"
+	cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+fi
+[ -f /etc/npmrc ] && cp /etc/npmrc "$root/etc/npmrc"
 mount --bind /proc "$root/proc"
 mount --rbind /sys "$root/sys"; mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"

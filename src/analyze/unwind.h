@@ -24,6 +24,11 @@ struct unwinder;
 struct unwind_frame {
 	uint64_t pc;        /* as perf shows it: the return address - 1 for callers */
 	bool activation;    /* the first frame or after a signal frame */
+	bool copy_end;      /* last frame only: the walk stopped because it needed
+			     * memory above the end of the stack copy (a stack
+			     * deeper than the copy), not because the CFI ended.
+			     * No unwinder can go on from there (libdwfl stops at
+			     * the same frame); see docs/resolve.md */
 };
 
 /* An unwinder finding DSOs in syms; free it before syms (its per-DSO state

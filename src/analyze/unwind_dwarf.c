@@ -59,7 +59,12 @@ struct stackmem {
 	uint64_t sp;
 	const uint8_t *data;
 	uint64_t size;
+	bool above;            /* a read failed above the copy's end */
 };
+
+/* How far above the copy a failed read still counts as "the copy was too
+ * short" (8 MiB: the default stack size limit); farther is a bad address. */
+#define ABOVE_COPY_MAX (8ull << 20)
 
 /* What the unwinder keeps per DSO: created on the DSO's first unwound
  * frame, freed by unwinder_free. */
@@ -78,12 +83,21 @@ struct unwinder {
 	struct unwinder_stats st;
 };
 
-static bool mem_read(const struct stackmem *m, uint64_t addr, uint64_t *out)
+/* A read outside the copy: note whether it was above it (the hot path
+ * below stays small enough to be inlined). */
+__attribute__((noinline, cold)) static void mem_miss(struct stackmem *m, uint64_t addr)
+{
+	if (addr >= m->sp && addr - m->sp < m->size + ABOVE_COPY_MAX)
+		m->above = true;
+}
+
+static inline bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
 {
 	if (addr >= m->sp && addr - m->sp <= m->size && m->size - (addr - m->sp) >= 8) {
 		memcpy(out, m->data + (addr - m->sp), 8);
 		return true;
 	}
+	mem_miss(m, addr);
 	return false;
 }
 
@@ -96,10 +110,10 @@ static bool reg_get(const struct ustate *s, unsigned r, uint64_t *v)
 }
 
 /* The small DWARF expression machine CFI needs. */
-static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+static bool expr_eval(const struct ustate *s, struct stackmem *m, Dwarf_Frame *fr,
 		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth);
 
-static bool cfa_of(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr, uint64_t *cfa,
+static bool cfa_of(const struct ustate *s, struct stackmem *m, Dwarf_Frame *fr, uint64_t *cfa,
 		   int depth)
 {
 	Dwarf_Op *ops;
@@ -109,7 +123,7 @@ static bool cfa_of(const struct ustate *s, const struct stackmem *m, Dwarf_Frame
 	return expr_eval(s, m, fr, ops, nops, cfa, depth + 1);
 }
 
-static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+static bool expr_eval(const struct ustate *s, struct stackmem *m, Dwarf_Frame *fr,
 		      const Dwarf_Op *ops, size_t nops, uint64_t *result, int depth)
 {
 	uint64_t st[16];
@@ -218,7 +232,7 @@ static bool expr_eval(const struct ustate *s, const struct stackmem *m, Dwarf_Fr
 }
 
 /* Unwind s one frame with the CFI row fr; fills next. */
-static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_Frame *fr,
+static void handle_cfi(const struct ustate *s, struct stackmem *m, Dwarf_Frame *fr,
 		       struct ustate *next)
 {
 	memset(next, 0, sizeof(*next));
@@ -266,7 +280,7 @@ static void handle_cfi(const struct ustate *s, const struct stackmem *m, Dwarf_F
 	}
 }
 
-static bool fp_fallback(const struct ustate *s, const struct stackmem *m, struct ustate *next)
+static bool fp_fallback(const struct ustate *s, struct stackmem *m, struct ustate *next)
 {
 	uint64_t fp, prev_fp, ret;
 	memset(next, 0, sizeof(*next));
@@ -354,7 +368,7 @@ static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
 	return true;
 }
 
-static void apply_rule(const struct urule *r, const struct ustate *s, const struct stackmem *m,
+static void apply_rule(const struct urule *r, const struct ustate *s, struct stackmem *m,
 		       struct ustate *next)
 {
 	memset(next, 0, sizeof(*next));
@@ -434,7 +448,7 @@ static void dso_unwind_free(struct dso_unwind *du)
 
 /* One step: the caller's state of s, false when the walk cannot go on. */
 static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
-		 const struct stackmem *m, struct ustate *next)
+		 struct stackmem *m, struct ustate *next)
 {
 	uint64_t pc = s->pc;
 	if (!s->initial && !s->signal)
@@ -544,13 +558,17 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 	int n = 0;
 	struct ustate next;
 	while (n < max) {
+		m.above = false;
 		bool ok = step(u, proc, &st, &m, &next);
 		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
 		out[n].pc = act ? st.pc : st.pc - 1;
 		out[n].activation = act;
+		out[n].copy_end = false;
 		n++;
-		if (!ok || !next.pc_set)
+		if (!ok || !next.pc_set) {
+			out[n - 1].copy_end = m.above && (st.valid & (1u << REG_SP));
 			break;
+		}
 		/* no progress: a loop in broken CFI */
 		if (next.pc == st.pc && next.regs[REG_SP] == st.regs[REG_SP] &&
 		    (next.valid & (1u << REG_SP)))

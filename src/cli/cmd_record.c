@@ -5,6 +5,7 @@
  * impossible requests: one line on stderr, exit status 2.
  */
 #include "cli/cli.h"
+#include "live/continuous.h"
 #include "record/record.h"
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,9 @@
 static volatile sig_atomic_t record_stop;
 static volatile sig_atomic_t record_switch;
 static const char *bad_prefix = "scorch record";
+/* --continuous and its options (they are not the recorder's) */
+static struct continuous_config cont;
+static bool cont_on, cont_interval_set;
 
 static void on_stop(int sig)
 {
@@ -84,7 +88,14 @@ static void usage(FILE *f)
 		"                           same call graphs + context-switch records (read with\n"
 		"                           the off-CPU options of report, flame, export)\n"
 		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
-		"  -q, --quiet              no messages\n");
+		"  -q, --quiet              no messages\n"
+		"      --continuous DIR     record without end; a pprof profile per interval\n"
+		"                           in DIR/HOST-START.pb.gz\n"
+		"      --interval SECS      the interval (default 60; also 30s, 5m, 1h)\n"
+		"      --keep N             keep the newest N profiles (default 60)\n"
+		"      --keep-raw           also keep each interval's recording (.data)\n"
+		"      --push URL           also send each profile to a Pyroscope ingest API\n"
+		"      --push-app NAME      the application name pushed (default scorch)\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -285,6 +296,7 @@ void cli_record_defaults(struct record_opts *o, const char *prefix)
 enum {
 	OPT_CALL_GRAPH = 256, OPT_IO, OPT_AIO, OPT_SWITCH, OPT_NO_BUILDID, OPT_OFF_CPU,
 	OPT_SWITCH_EVENTS,
+	OPT_CONTINUOUS, OPT_INTERVAL, OPT_KEEP, OPT_KEEP_RAW, OPT_PUSH, OPT_PUSH_APP,
 };
 
 static const struct option longopts[] = {
@@ -307,6 +319,12 @@ static const struct option longopts[] = {
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+	{ "continuous", required_argument, NULL, OPT_CONTINUOUS },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "keep-raw", no_argument, NULL, OPT_KEEP_RAW },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-app", required_argument, NULL, OPT_PUSH_APP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -436,6 +454,37 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return bad("-r: priority must be 0..99, not '%s'", optarg);
 			o->rt_prio = (int)v;
 			break;
+		case OPT_CONTINUOUS:
+			cont_on = true;
+			cont.dir = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (!parse_u64(optarg, &v) && v > 0 && v <= 86400) {
+				cont.interval_ms = v * 1000;
+			} else if (!parse_time(optarg, &v) && v >= 1000 && v <= 86400000) {
+				cont.interval_ms = v;
+			} else {
+				return bad("--interval: expected seconds (1 to 86400) or 30s, 5m, 1h, not '%s'",
+					   optarg);
+			}
+			cont_interval_set = true;
+			break;
+		case OPT_KEEP:
+			if (parse_u64(optarg, &v) || v < 1 || v > 100000)
+				return bad("--keep: expected 1 to 100000, not '%s'", optarg);
+			cont.keep = (unsigned)v;
+			break;
+		case OPT_KEEP_RAW:
+			cont.keep_raw = true;
+			break;
+		case OPT_PUSH:
+			cont.push_url = optarg;
+			break;
+		case OPT_PUSH_APP:
+			if (!*optarg || strpbrk(optarg, "{}=, "))
+				return bad("--push-app: a name without spaces, braces, '=' or ','");
+			cont.push_app = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -487,6 +536,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		o->system_wide = true;
 	if (!o->cmd && !o->nr_targets && !o->system_wide)
 		return bad("nothing to record: give a command after --, -p PID, -t TID or -a");
+	if (!cont_on && (cont_interval_set || cont.keep || cont.keep_raw || cont.push_url ||
+			 cont.push_app))
+		return bad("--interval, --keep, --keep-raw and --push need --continuous DIR");
+	if (cont_on && (o->switch_mode != RECORD_SWITCH_NONE || strcmp(o->output, "perf.data")))
+		return bad("--continuous writes its own files: no -o or --switch-output with it");
+	if (cont_on && o->comp_level)
+		return bad("--continuous keeps no compressed trace: no -z with it");
 	if (!strcmp(o->output, "-") && o->switch_mode != RECORD_SWITCH_NONE)
 		return bad("--switch-output cannot be used with -o -");
 	if (o->freq) {
@@ -506,6 +562,40 @@ static bool is_bad_request(int rc)
 {
 	return rc == -EINVAL || rc == -EACCES || rc == -EPERM || rc == -ENOENT || rc == -ESRCH ||
 	       rc == -EMFILE || rc == -E2BIG;
+}
+
+static void cont_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "[ scorch record: %s ]\n", msg);
+}
+
+static int run_continuous(struct record_opts *o)
+{
+	if (!cont.interval_ms)
+		cont.interval_ms = 60000;
+	if (!cont.keep)
+		cont.keep = 60;
+	cont.log = o->quiet ? NULL : cont_log;
+	struct record_result res;
+	struct continuous_result cr;
+	struct err e = { 0 };
+	int rc = continuous_run(o, &cont, &res, &cr, &e);
+	if (!o->quiet) {
+		fprintf(stderr, "[ scorch record: %u profiles in %s, %llu samples, %llu lost",
+			cr.profiles, cont.dir, (unsigned long long)res.samples,
+			(unsigned long long)res.lost);
+		if (cont.push_url)
+			fprintf(stderr, "; pushed %llu, dropped %llu, given up %llu",
+				(unsigned long long)cr.push.sent, (unsigned long long)cr.push.dropped,
+				(unsigned long long)cr.push.given_up);
+		fprintf(stderr, " ]\n");
+	}
+	if (rc) {
+		fprintf(stderr, "scorch record: %s\n", e.set ? e.msg : strerror(-rc));
+		return is_bad_request(rc) && !cr.profiles ? EXIT_BADINPUT : EXIT_FAIL;
+	}
+	return EXIT_OK;
 }
 
 int cmd_record(int argc, char **argv)
@@ -542,6 +632,8 @@ int cmd_record(int argc, char **argv)
 
 	struct record_result res;
 	struct err e = { 0 };
+	if (cont_on)
+		return run_continuous(&o);
 	int rc = record_run(&o, &res, &e);
 
 	if (res.files && !o.quiet) {

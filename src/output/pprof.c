@@ -241,6 +241,8 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	uint64_t s_off = tm ? str_index(&st, "off_cpu") : 0, s_wall = tm ? str_index(&st, "wall") : 0;
 	uint64_t s_pid = str_index(&st, "pid"), s_tid = str_index(&st, "tid");
 	uint64_t s_comm = str_index(&st, "comm");
+	uint64_t s_host = pp->host ? str_index(&st, "host") : 0;
+	uint64_t s_hostv = pp->host ? str_index(&st, pp->host) : 0;
 
 	/* sample_type: samples/count, cpu/nanoseconds (or event/count) */
 	pb_u64(&m, 1, s_samples);
@@ -393,6 +395,11 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 			pb_u64(&lab, 1, s_comm);
 			pb_u64(&lab, 2, str_index(&st, t->name));
 			pb_msg(&m, 3, &lab);
+			if (pp->host) {
+				pb_u64(&lab, 1, s_host);
+				pb_u64(&lab, 2, s_hostv);
+				pb_msg(&m, 3, &lab);
+			}
 			buf_release(&lab.b);
 		}
 		pb_msg(&w, 2, &m);
@@ -402,7 +409,11 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	if (locs.err || funs.err)
 		w.err = w.err ? w.err : -E2BIG;
 
-	if (s->time_last > s->time_first)
+	if (pp->time_nanos)
+		pb_u64(&w, 9, (uint64_t)pp->time_nanos);
+	if (pp->duration_nanos)
+		pb_u64(&w, 10, (uint64_t)pp->duration_nanos);
+	else if (s->time_last > s->time_first)
 		pb_u64(&w, 10, s->time_last - s->time_first);
 	/* period_type, period */
 	pb_u64(&m, 1, tm ? s_wall : s_vtype);
@@ -411,8 +422,11 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 	if (p->samples)
 		pb_u64(&w, 12, p->period / p->samples);
 	char comment[600];
-	snprintf(comment, sizeof(comment), "scorch export -f pprof%s%s", pp->input ? " -i " : "",
-		 pp->input ? pp->input : "");
+	if (pp->comment)
+		snprintf(comment, sizeof(comment), "%s", pp->comment);
+	else
+		snprintf(comment, sizeof(comment), "scorch export -f pprof%s%s", pp->input ? " -i " : "",
+			 pp->input ? pp->input : "");
 	pb_u64(&w, 13, str_index(&st, comment));
 	pb_u64(&w, 14, !tm ? s_vtype
 			   : s->cfg.filter.time_mode == OFFCPU_MODE_OFF_CPU ? s_off : s_wall);

@@ -38,6 +38,11 @@ struct pprof {
 	size_t nr_maps, cap_maps;
 	struct hmap map_by_dso;  /* dso pointer -> index + 1 */
 	const char *input;       /* for the comment */
+	/* continuous profiling (all optional, 0/NULL: as export writes it) */
+	const char *comment;     /* instead of "scorch export ..." */
+	const char *host;        /* a host label on every sample */
+	int64_t time_nanos;      /* the profile's start (wall clock) */
+	int64_t duration_nanos;  /* instead of the span of the samples */
 };
 
 void pprof_init(struct pprof *pp);

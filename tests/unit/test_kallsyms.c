@@ -62,3 +62,35 @@ TEST(kallsyms_hidden_and_garbage)
 	kallsyms_release(&k);
 	arena_release(&a);
 }
+
+/* Input already in address order (as /proc/kallsyms lists the kernel) is not
+ * sorted again: the table must be the one the sorting path builds. */
+TEST(kallsyms_in_order_same_table)
+{
+	const char *shuffled = "ffffffff81000100 T __ia32_sys_x\n"
+			       "ffffffff81000000 T _stext\n"
+			       "ffffffff81000100 T __x64_sys_x\n"
+			       "ffffffff81000300 W weak_fn\n"
+			       "ffffffffc0000000 t mod_fn\t[mymod]\n";
+	const char *ordered = "ffffffff81000000 T _stext\n"
+			      "ffffffff81000100 T __ia32_sys_x\n"
+			      "ffffffff81000100 T __x64_sys_x\n"
+			      "ffffffff81000300 W weak_fn\n"
+			      "ffffffffc0000000 t mod_fn\t[mymod]\n"
+			      "1ffffffff81000400 T too_long_address\n";
+	struct kallsyms k1, k2;
+	struct arena a1, a2;
+	CHECK_EQ(parse(shuffled, &k1, &a1), 0);
+	CHECK_EQ(parse(ordered, &k2, &a2), 0);
+	CHECK_EQ(k1.t.nr, k2.t.nr);
+	for (size_t i = 0; i < k1.t.nr && i < k2.t.nr; i++) {
+		CHECK_EQ(k1.t.syms[i].start, k2.t.syms[i].start);
+		CHECK_EQ(k1.t.syms[i].end, k2.t.syms[i].end);
+		CHECK_STR(k1.t.syms[i].name, k2.t.syms[i].name);
+	}
+	CHECK_STR(symtab_find(&k2.t, 0xffffffff81000100ULL)->name, "__x64_sys_x");
+	kallsyms_release(&k1);
+	kallsyms_release(&k2);
+	arena_release(&a1);
+	arena_release(&a2);
+}

@@ -183,3 +183,42 @@ TEST(unwind_dwarf_truncated_stack)
 	symbols_free(syms);
 	session_free(sess);
 }
+
+TEST(unwind_dwarf_copy_end)
+{
+	/* a copy too short for the stack: the walk stops at its end and says
+	 * so (copy_end); the whole copy ends in the CFI (no copy_end) */
+	static struct capture c;
+	unwind_level1(&c);
+	uint32_t pid = (uint32_t)getpid();
+	struct session *sess = session_new();
+	load_self_maps(sess, pid);
+	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
+	struct symbols *syms = symbols_new(&sc);
+	struct unwinder *u = unwinder_new(syms);
+	const struct process *proc = session_process(sess, pid);
+	struct perf_sample full;
+	memset(&full, 0, sizeof full);
+	full.pid = full.tid = pid;
+	full.regs_user_abi = 2;
+	full.regs_user_nr = 3;
+	full.regs_user = c.regs;
+	full.stack_user = c.stack;
+	full.stack_user_size = STACK_COPY;
+	full.stack_user_dyn_size = c.size;
+	struct unwind_frame ref[64], out[64];
+	int nref = unwinder_unwind(u, proc, &full, capture_mask, ref, 64);
+	CHECK(nref >= 4);
+	for (int i = 0; i < nref; i++)
+		CHECK(!ref[i].copy_end);
+	struct perf_sample cut = full;
+	cut.stack_user_dyn_size = 16;   /* capture_here's return address is further */
+	int n = unwinder_unwind(u, proc, &cut, capture_mask, out, 64);
+	CHECK(n >= 1 && n < nref);
+	CHECK(out[n - 1].copy_end);
+	for (int i = 0; i < n - 1; i++)
+		CHECK(!out[i].copy_end);
+	unwinder_free(u);
+	symbols_free(syms);
+	session_free(sess);
+}
