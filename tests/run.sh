@@ -1,24 +1,26 @@
 #!/bin/bash
 # run.sh: the whole test suite. Runs the unit tests (normal and ASan+UBSan
 # builds), every tests/e2e/*.sh (each prints PASS/FAIL lines), and the fuzz
-# harnesses for a bounded time; prints one summary line "N passed, N failed".
+# harnesses for a bounded time; prints one summary line
+# "N passed, N failed, N skipped". A check that could not run here prints
+# "SKIP name (why)" (lib.sh's skip): it is counted as skipped, never passed.
 # Usage: tests/run.sh [PATTERN]   (only e2e scripts whose name matches)
 cd "$(dirname "$0")/.." || exit 1
 export SCORCH=${SCORCH:-$PWD/build/scorch}
 export SCORCH_ASAN=${SCORCH_ASAN:-$PWD/build/asan/scorch}
 export TOP=$PWD
 log=$(mktemp -d /tmp/scorch-test.XXXXXX)
-pass=0; fail=0
-tally() { # tally NAME LOGFILE: count PASS/FAIL lines of a component
-	local p f
-	p=$(grep -c '^PASS ' "$2"); f=$(grep -c '^FAIL ' "$2")
+pass=0; fail=0; skip=0
+tally() { # tally NAME LOGFILE: count PASS/FAIL/SKIP lines of a component
+	local p f s
+	p=$(grep -c '^PASS ' "$2"); f=$(grep -c '^FAIL ' "$2"); s=$(grep -c '^SKIP ' "$2")
 	grep -E '^(FAIL|SKIP) ' "$2"
-	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+	if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
 		echo "FAIL $1 (printed no results)"; f=1
 		tail -20 "$2"
 	fi
-	pass=$((pass + p)); fail=$((fail + f))
-	echo "== $1: $p passed, $f failed $(tail -1 "$log/times" 2>/dev/null)"
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	echo "== $1: $p passed, $f failed, $s skipped $(tail -1 "$log/times" 2>/dev/null)"
 }
 run_component() { # NAME TIMEOUT CMD...
 	local name=$1 to=$2; shift 2
@@ -44,5 +46,5 @@ for t in tests/e2e/*.sh; do
 	run_component "e2e-$n" 900 bash "$t"
 done
 echo "logs: $log"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

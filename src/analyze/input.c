@@ -13,6 +13,8 @@
  * AUXTRACE) are skipped here (tracing data is kept in the header).
  */
 #include "analyze/input.h"
+#include "util/load.h"
+#include "perf/swap.h"
 #include <byteswap.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -113,12 +115,6 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 }
 const char *input_name(const struct input *in) { return in->name; }
 
-static uint64_t ld64(const void *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* ---- reading a stream ---------------------------------------------------- */
 
@@ -226,48 +222,12 @@ static int chunk_skip(struct input *in, uint64_t n, struct err *e)
 
 /* ---- header ------------------------------------------------------------- */
 
-/* Byte-swap the w-byte words (4 or 8) of a[from, to), as far as n reaches. */
-static void swap_words(uint8_t *a, size_t n, size_t from, size_t to, size_t w)
-{
-	for (size_t o = from; o + w <= to && o + w <= n; o += w) {
-		if (w == 8) {
-			uint64_t v = bswap_64(ld64(a + o));
-			memcpy(a + o, &v, 8);
-		} else {
-			uint32_t v;
-			memcpy(&v, a + o, 4);
-			v = bswap_32(v);
-			memcpy(a + o, &v, 4);
-		}
-	}
-}
-
-/* An attr written on an opposite-endian machine, n bytes of it. */
-static void swap_attr(uint8_t *a, size_t n)
-{
-	swap_words(a, n, 0, 8, 4);    /* u32 type, size */
-	swap_words(a, n, 8, 40, 8);   /* config, sample_period, sample_type, read_format */
-	/* the flags bitfield: a big-endian compiler allocates bits from the most
-	 * significant end, so bytes stay in place and the bits of each flip */
-	if (n >= 48)
-		for (size_t i = 40; i < 48; i++) {
-			uint8_t b = a[i], r = 0;
-			for (int k = 0; k < 8; k++)
-				r |= (uint8_t)(((b >> k) & 1) << (7 - k));
-			a[i] = r;
-		}
-	swap_words(a, n, 48, 56, 4);  /* wakeup_events, bp_type */
-	swap_words(a, n, 56, 88, 8);  /* config1, config2, branch_sample_type, sample_regs_user */
-	swap_words(a, n, 88, 96, 4);  /* sample_stack_user, clockid */
-	swap_words(a, n, 96, 104, 8); /* sample_regs_intr */
-}
-
 static int read_file_header(struct input *in, struct err *e)
 {
 	const uint8_t *m = in->map;
 	if (in->map_len < 16)
 		return err_at(e, 0, "file too small for a perf.data header (%zu bytes)", in->map_len);
-	uint64_t magic = ld64(m), hsize = ld64(m + 8);
+	uint64_t magic = load_u64(m), hsize = load_u64(m + 8);
 	if (magic == PERF_MAGIC2_SWAPPED) {
 		in->hdr.swap = in->el.swap = true;
 		hsize = bswap_64(hsize);
@@ -284,11 +244,8 @@ static int read_file_header(struct input *in, struct err *e)
 		return err_at(e, 8, "header size %llu is not %d", (unsigned long long)hsize, PERF_FILE_HEADER_SIZE);
 	struct perf_file_header fh;
 	memcpy(&fh, m, sizeof(fh));
-	if (in->hdr.swap) {
-		uint64_t *w = (uint64_t *)&fh;
-		for (size_t i = 0; i < sizeof(fh) / 8; i++)
-			w[i] = bswap_64(w[i]);
-	}
+	if (in->hdr.swap)
+		perf_u64s_swap((uint64_t *)&fh, sizeof(fh) / 8);
 	memcpy(in->hdr.features, fh.adds_features, sizeof(fh.adds_features));
 	in->hdr.attr_size = fh.attr_size;
 	uint64_t flen = in->map_len;
@@ -322,9 +279,8 @@ static int read_file_header(struct input *in, struct err *e)
 		struct perf_file_section ids;
 		memcpy(&ids, m + ao + asz, 16);
 		if (in->hdr.swap) {
-			swap_attr(abuf, asz);
-			ids.offset = bswap_64(ids.offset);
-			ids.size = bswap_64(ids.size);
+			perf_attr_swap(abuf, asz);
+			perf_u64s_swap((uint64_t *)&ids, 2);
 		}
 		if (ids.offset > flen || ids.size > flen - ids.offset)
 			return err_at(e, ao + asz, "attr %llu ids (offset %llu, size %llu) are outside the file",
@@ -338,8 +294,7 @@ static int read_file_header(struct input *in, struct err *e)
 				return err_set(e, -ENOMEM, "out of memory for %zu ids", nids);
 			memcpy(idv, m + ids.offset, nids * 8);
 			if (in->hdr.swap)
-				for (size_t k = 0; k < nids; k++)
-					idv[k] = bswap_64(idv[k]);
+				perf_u64s_swap(idv, nids);
 		}
 		int rc = perf_evlist_add(&in->el, abuf, asz, idv, nids, ao, e);
 		free(idv);
@@ -426,7 +381,7 @@ static struct input *open_common(struct input *in, struct err *e)
 		input_free(in);
 		return NULL;
 	}
-	uint64_t magic = ld64(in->cur->data), hsize = ld64(in->cur->data + 8);
+	uint64_t magic = load_u64(in->cur->data), hsize = load_u64(in->cur->data + 8);
 	if (magic == PERF_MAGIC2_SWAPPED)
 		hsize = bswap_64(hsize);
 	else if (magic != PERF_MAGIC2) {
@@ -606,7 +561,7 @@ static uint32_t rec_size(const struct input *in, const uint8_t *p)
 	return in->hdr.swap ? bswap_16(s) : s;
 }
 
-/* Absorb what the reader itself needs from a record (attrs, features, ...). */
+/* Absorb what the input itself needs from a record (attrs, features, ...). */
 static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 {
 	const uint8_t *p = rec->p;
@@ -644,7 +599,7 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_HEADER_FEATURE: {
 		if (size < 16)
 			return err_at(e, rec->file_off, "HEADER_FEATURE record too small (%u bytes)", size);
-		uint64_t bit = ld64(p + 8);
+		uint64_t bit = load_u64(p + 8);
 		if (bit < PERF_FEAT_BITS)
 			return perf_header_parse_feature(&in->hdr, &in->el, (unsigned)bit, p + 16, size - 16,
 							 rec->file_off + 16, e);
@@ -655,12 +610,12 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_ID_INDEX: {
 		if (size < 16)
 			return err_at(e, rec->file_off, "ID_INDEX record too small");
-		uint64_t nr = ld64(p + 8);
+		uint64_t nr = load_u64(p + 8);
 		if (nr > (size - 16) / 32)
 			return err_at(e, rec->file_off + 8, "ID_INDEX nr %llu exceeds the record",
 				      (unsigned long long)nr);
 		for (uint64_t i = 0; i < nr; i++) {
-			uint64_t id = ld64(p + 16 + 32 * i), idx = ld64(p + 16 + 32 * i + 8);
+			uint64_t id = load_u64(p + 16 + 32 * i), idx = load_u64(p + 16 + 32 * i + 8);
 			if (idx < in->el.nr && !hmap_get(&in->el.by_id, id))
 				perf_evlist_add_ids(&in->el, (size_t)idx, &id, 1);
 		}
@@ -669,7 +624,7 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 	case PERF_RECORD_EVENT_UPDATE: {
 		if (size < 24)
 			return 0;
-		uint64_t ut = ld64(p + 8), id = ld64(p + 16);
+		uint64_t ut = load_u64(p + 8), id = load_u64(p + 16);
 		uintptr_t v = (uintptr_t)hmap_get(&in->el.by_id, id);
 		if (ut == 2 /* NAME */ && v && size > 24) {
 			struct perf_attr *pa = &in->el.attrs[v - 1];
@@ -756,7 +711,7 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 			memcpy(&ts, p + 8, 4);
 			payload = in->hdr.swap ? bswap_32(ts) : ts;
 		} else if (type == PERF_RECORD_AUXTRACE && size >= 16) {
-			payload = ld64(p + 8);
+			payload = load_u64(p + 8);
 			if (in->hdr.swap)
 				payload = bswap_64(payload);
 		}

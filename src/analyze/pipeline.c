@@ -67,6 +67,11 @@ static void warn(struct pipeline *p, const char *msg)
 		fprintf(stderr, "scorch: %s: %s\n", p->cfg->input ? p->cfg->input : "-", msg);
 }
 
+static void route_warning(void *ctx, const struct resolver_warning *w)
+{
+	resolver_warning_route(ctx, w);
+}
+
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {
 	struct pipeline *p = ctx;
@@ -100,8 +105,8 @@ static int pipeline_start(struct pipeline *p)
 	p->ord = order_new(&c->order, deliver, p);
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
-	if (p->res && c->warn)
-		resolver_set_warn(p->res, c->warn, c->warn_ctx);
+	if (p->res)
+		resolver_set_warn(p->res, route_warning, (void *)c);
 	if (sink->sample && c->parallel_samples && !c->unordered) {
 		/* default: one worker per CPU beside the thread driving the
 		 * session; with 2 CPUs or fewer that does not pay for the extra

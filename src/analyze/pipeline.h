@@ -49,6 +49,11 @@ struct pipeline_config {
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	/* Files the resolver cannot find (struct resolver_warning, resolve.h),
+	 * for a sink that reports them itself; NULL: not checked. Called from
+	 * worker threads with -j (one call at a time). */
+	void (*file_warn)(void *ctx, const struct resolver_warning *w);
+	void *file_warn_ctx;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

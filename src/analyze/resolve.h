@@ -38,11 +38,6 @@ struct frame {
 	bool guessed;           /* not unwound, inferred */
 	const void *dso_handle; /* opaque identity of the DSO (for sinks' tables) */
 	const struct map *map;  /* the map the ip fell in, NULL unmapped */
-	/* resolver-internal (workers): a naming decision left to the in-order
-	 * delivery stage; sinks never see it set */
-	const void *a2l;
-	uint64_t a2l_dso;
-	const char *elf_sym;
 };
 
 struct resolved_sample {
@@ -60,6 +55,27 @@ struct resolved_sample {
 	uint64_t time_ns;
 	uint8_t off_cpu;
 	bool off_cpu_open;             /* never switched back in: counted to the end */
+};
+
+/*
+ * What the resolver warns about, for the warning callbacks. Notes are text
+ * for the user. The file kinds are reported only to a sink that asks for
+ * them (pipeline_config.file_warn), once per file, before the first sample
+ * with a frame in that file is delivered: hotspot's parser reports such files
+ * in its stream, scorch's other outputs only in the notes.
+ */
+enum resolver_warning_kind {
+	RESOLVER_WARN_NOTE = 0,  /* msg: the text */
+	RESOLVER_WARN_NO_ELF,    /* file: a mapped file found neither at its path
+				  * (under the sysroot) nor by name in the app
+				  * and extra directories */
+	RESOLVER_WARN_KALLSYMS,  /* file: the kallsyms file; msg: why it is unusable */
+};
+
+struct resolver_warning {
+	enum resolver_warning_kind kind;
+	const char *file;
+	const char *msg;
 };
 
 #endif

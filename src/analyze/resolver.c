@@ -10,6 +10,13 @@
  * Names follow perf: the ELF symbol (perf's alias choice); where DWARF has an
  * inline chain, the names addr2line gives, the outermost shown as the real
  * frame only when its name is the ELF symbol's.
+ *
+ * Missing files for hotspot (c->file_warn): the first frame in each mapped
+ * file, and the first kernel frame, check the file the way hotspot-perfparser
+ * does (the path under the sysroot, then the basename in the app and extra
+ * directories; kallsyms readable with a non-zero address) and report it as a
+ * typed warning, before the sample is returned: a sink receiving samples in
+ * order has seen the report by the time it sees the frame.
  */
 #include "analyze/resolver.h"
 #include "analyze/a2l.h"
@@ -20,6 +27,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,15 +52,39 @@ struct resolver {
 	struct resolve_view cur;  /* the maps of the sample being resolved */
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
 	bool defer_a2l;           /* leave them to the caller (worker threads) */
+	struct resolver_deferred *def; /* the last sample's deferred names */
+	size_t def_cap;
+	uint32_t nr_def;
+	/* hotspot's missing-file reports (check_files) */
+	bool check_files, kallsyms_checked;
+	const char *sysroot, *app_path, *extra_paths, *kallsyms;
+	struct hmap files_checked; /* filename pointer -> 1 */
 };
+
+static void report(struct resolver *r, const struct resolver_warning *w)
+{
+	if (r->warn)
+		r->warn(r->warn_ctx, w);
+	else if (w->kind == RESOLVER_WARN_NOTE)
+		fprintf(stderr, "scorch: %s\n", w->msg);
+}
 
 static void forward_warn(void *ctx, const char *msg)
 {
-	struct resolver *r = ctx;
-	if (r->warn)
-		r->warn(r->warn_ctx, msg);
-	else
-		fprintf(stderr, "scorch: %s\n", msg);
+	struct resolver_warning w = { .kind = RESOLVER_WARN_NOTE, .msg = msg };
+	report(ctx, &w);
+}
+
+void resolver_warning_route(const struct pipeline_config *c, const struct resolver_warning *w)
+{
+	if (w->kind != RESOLVER_WARN_NOTE) {
+		if (c && c->file_warn)
+			c->file_warn(c->file_warn_ctx, w);
+	} else if (c && c->warn) {
+		c->warn(c->warn_ctx, w->msg);
+	} else {
+		fprintf(stderr, "scorch: %s\n", w->msg);
+	}
 }
 
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
@@ -69,7 +101,13 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 		sc.extra_paths = c->extra_paths;
 		sc.app_path = c->app_path;
 		sc.kallsyms = c->kallsyms;
+		r->check_files = c->file_warn != NULL;
+		r->sysroot = c->sysroot;
+		r->app_path = c->app_path;
+		r->extra_paths = c->extra_paths;
+		r->kallsyms = c->kallsyms;
 	}
+	hmap_init(&r->files_checked);
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	r->syms = symbols_new(&sc);
@@ -98,19 +136,24 @@ void resolver_defer_a2l(struct resolver *r)
 	r->defer_a2l = true;
 }
 
-void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs)
+const struct resolver_deferred *resolver_deferred(const struct resolver *r, uint32_t *nr)
 {
-	for (uint32_t i = 0; i < rs->nr_frames; i++) {
-		struct frame *f = &rs->frames[i];
-		if (!f->a2l)
+	*nr = r->nr_def;
+	return r->def;
+}
+
+void resolver_apply_deferred(struct a2l_state *st, const struct resolver_deferred *d, uint32_t nr,
+			     struct resolved_sample *rs)
+{
+	for (uint32_t i = 0; i < nr; i++) {
+		if (d[i].frame >= rs->nr_frames)
 			continue;
-		const struct inline_entry *e = f->a2l;
-		const char *name = a2l_decide(st, f->a2l_dso, f->rel, e);
+		struct frame *f = &rs->frames[d[i].frame];
+		const char *name = a2l_decide(st, d[i].dso, f->rel, d[i].entry);
 		if (!name)
-			name = f->elf_sym;
+			name = d[i].elf_sym;
 		f->sym = name;
-		f->inlined = !(name && f->elf_sym && !strcmp(name, f->elf_sym));
-		f->a2l = NULL;
+		f->inlined = !(name && d[i].elf_sym && !strcmp(name, d[i].elf_sym));
 	}
 }
 
@@ -134,6 +177,8 @@ void resolver_free(struct resolver *r)
 		return;
 	unwinder_free(r->unw);
 	a2l_state_release(&r->a2l);
+	hmap_release(&r->files_checked);
+	free(r->def);
 	symbols_free(r->syms);
 	free(r->frames);
 	free(r->uf);
@@ -268,6 +313,92 @@ void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t k
 	}
 }
 
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Once per file name: a mapped file hotspot-perfparser would not find. */
+static void check_elf(struct resolver *r, const char *path)
+{
+	if (!path || hmap_get(&r->files_checked, (uint64_t)(uintptr_t)path))
+		return;
+	hmap_put(&r->files_checked, (uint64_t)(uintptr_t)path, (void *)1);
+	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
+	    !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)"))
+		return;
+	char buf[4096];
+	struct stat st;
+	const char *sysroot = r->sysroot && *r->sysroot ? r->sysroot : "";
+	snprintf(buf, sizeof(buf), "%s%s", strcmp(sysroot, "/") ? sysroot : "", path);
+	if (!stat(buf, &st))
+		return;
+	const char *dirs[2] = { r->app_path, r->extra_paths };
+	for (int i = 0; i < 2; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		const char *d = dirs[i];
+		while (*d) {
+			const char *e = strchr(d, ':');
+			size_t n = e ? (size_t)(e - d) : strlen(d);
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, d, base_name(path));
+			if (!stat(buf, &st))
+				return;
+			d += n + (e ? 1 : 0);
+		}
+	}
+	struct resolver_warning w = { .kind = RESOLVER_WARN_NO_ELF, .file = path };
+	report(r, &w);
+}
+
+/* Once: the kallsyms file hotspot-perfparser would read (--kallsyms, else
+ * SYSROOT/proc/kallsyms) is readable and shows addresses. */
+static void check_kallsyms(struct resolver *r)
+{
+	r->kallsyms_checked = true;
+	char path[4096];
+	if (r->kallsyms && *r->kallsyms)
+		snprintf(path, sizeof(path), "%s", r->kallsyms);
+	else
+		snprintf(path, sizeof(path), "%s/proc/kallsyms",
+			 r->sysroot && strcmp(r->sysroot, "/") ? r->sysroot : "");
+	FILE *f = fopen(path, "r");
+	const char *why = NULL;
+	char line[512];
+	if (!f) {
+		why = strerror(errno);
+	} else {
+		bool any = false, nonzero = false;
+		for (int i = 0; i < 64 && fgets(line, sizeof(line), f); i++) {
+			any = true;
+			if (strtoull(line, NULL, 16))
+				nonzero = true;
+		}
+		fclose(f);
+		if (!any)
+			why = "Mapping is empty.";
+		else if (!nonzero)
+			why = "Mapping only contains zero addresses (restricted by kptr_restrict?).";
+	}
+	if (why) {
+		struct resolver_warning w = { .kind = RESOLVER_WARN_KALLSYMS, .file = path, .msg = why };
+		report(r, &w);
+	}
+}
+
+/* hotspot's view of a frame's file (the sink's grouping: kernel frames
+ * are FRAME_KERNEL and FRAME_GUEST_KERNEL, the rest are checked by file). */
+static void check_files(struct resolver *r, const struct frame *f)
+{
+	if (f->kind == FRAME_KERNEL || f->kind == FRAME_GUEST_KERNEL) {
+		if (!r->kallsyms_checked)
+			check_kallsyms(r);
+	} else if (f->map || f->dso) {
+		check_elf(r, f->map ? f->map->filename : f->dso);
+	}
+}
+
 static int grow(struct resolver *r, size_t need)
 {
 	if (need <= r->cap)
@@ -286,6 +417,8 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	(*physical)++;
 	struct frame f;
 	struct dso *d = symbolize(r, pid, ip, kind, &f);
+	if (r->check_files)
+		check_files(r, &f);
 	const struct inline_entry *e = NULL;
 	unsigned n = d && inlines && !r->no_inline ? dso_inlines(d, f.rel, &e) : 0;
 	if (grow(r, out->nr_frames + (n ? n : 1)))
@@ -306,9 +439,12 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 		const char *name = e[i].name;
 		if (e[i].a2l) {
 			if (r->defer_a2l) {
-				o->a2l = &e[i];
-				o->a2l_dso = d->id;
-				o->elf_sym = f.sym;
+				if (r->nr_def == r->def_cap &&
+				    ARRAY_GROW(r->def, r->def_cap, r->nr_def + 1, 1u << 22))
+					return -ENOMEM;
+				r->def[r->nr_def++] = (struct resolver_deferred){
+					.frame = out->nr_frames - 1, .entry = &e[i], .dso = d->id,
+					.elf_sym = f.sym };
 			} else {
 				name = a2l_decide(&r->a2l, d->id, f.rel, &e[i]);
 			}
@@ -389,6 +525,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 {
 	const struct perf_sample *s = &ev->s;
 	r->cur = *v;
+	r->nr_def = 0;
 	memset(out, 0, sizeof(*out));
 	out->ev = ev;
 	out->attr = attr;

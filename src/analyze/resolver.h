@@ -52,14 +52,21 @@ struct resolver_stats {
 };
 
 /* Warnings (missing files, build-id mismatch, hidden kernel addresses) go to
- * this callback, one per cause. NULL: printed to stderr as "scorch: ...". */
-typedef void (*resolver_warn_fn)(void *ctx, const char *msg);
+ * this callback, one per cause (struct resolver_warning, resolve.h). NULL:
+ * notes are printed to stderr as "scorch: ...". */
+typedef void (*resolver_warn_fn)(void *ctx, const struct resolver_warning *w);
+
+/* The pipeline's routing of a warning: a note to c->warn (stderr as
+ * "scorch: MSG" when NULL), a file kind to c->file_warn (dropped when NULL). */
+void resolver_warning_route(const struct pipeline_config *c, const struct resolver_warning *w);
 
 /*
  * Create a resolver reading maps and comms from s (not owned) and build ids
  * from h (not owned; may be NULL). Options from c: sysroot, debug_paths,
- * extra_paths, app_path, kallsyms, max_frames. Returns NULL on allocation
- * failure only; missing files are warnings, not errors.
+ * extra_paths, app_path, kallsyms, max_frames; with c->file_warn set, the
+ * files hotspot's parser would miss are checked and reported too (see
+ * resolve.h). Returns NULL on allocation failure only; missing files are
+ * warnings, not errors.
  */
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h);
@@ -90,11 +97,22 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			  const struct perf_event *ev, const struct perf_attr *attr,
 			  struct resolved_sample *out);
 
-/* Worker threads: leave the names that depend on lookup order (addr2line's,
- * see a2l.h) to resolver_apply_a2l, called in sample order. */
+/* Worker threads: the names that depend on lookup order (addr2line's, see
+ * a2l.h) must be decided in sample order. After
+ * resolver_defer_a2l, resolver_resolve leaves them to the caller: it lists
+ * them (resolver_deferred, valid until the next resolve), and
+ * resolver_apply_deferred, called in sample order, names those frames. */
 struct a2l_state;
+struct resolver_deferred {
+	uint32_t frame;          /* index in the sample's frames */
+	const void *entry;       /* the innermost inline entry (symbols.h) */
+	uint64_t dso;            /* its DSO's id */
+	const char *elf_sym;     /* the ELF symbol at the frame's address */
+};
 void resolver_defer_a2l(struct resolver *r);
-void resolver_apply_a2l(struct a2l_state *st, struct resolved_sample *rs);
+const struct resolver_deferred *resolver_deferred(const struct resolver *r, uint32_t *nr);
+void resolver_apply_deferred(struct a2l_state *st, const struct resolver_deferred *d, uint32_t nr,
+			     struct resolved_sample *rs);
 
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */

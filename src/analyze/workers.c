@@ -37,6 +37,9 @@ struct slot {
 	struct resolved_sample rs;
 	struct frame *frames;
 	size_t frames_cap;
+	struct resolver_deferred *def;  /* names decided at delivery */
+	size_t def_cap;
+	uint32_t nr_def;
 	int rc;
 };
 
@@ -109,20 +112,21 @@ static struct snap *snap_get(struct workers *w, uint32_t pid)
 	return n;
 }
 
-/* One warning per message across all workers. */
-static void warn_once(void *ctx, const char *msg)
+/* One warning per cause across all workers. */
+static void warn_once(void *ctx, const struct resolver_warning *wr)
 {
 	struct workers *w = ctx;
-	uint64_t h = hash_bytes(msg, strlen(msg));
+	uint64_t h = hash_u64(wr->kind);
+	if (wr->file)
+		h ^= hash_bytes(wr->file, strlen(wr->file));
+	if (wr->msg)
+		h = hash_u64(h) ^ hash_bytes(wr->msg, strlen(wr->msg));
 	pthread_mutex_lock(&w->warn_mu);
 	bool seen = hmap_get(&w->warned, h) != NULL;
 	if (!seen) {
 		hmap_put(&w->warned, h, (void *)1);
 		/* under the lock: the callback need not be thread-safe */
-		if (w->cfg && w->cfg->warn)
-			w->cfg->warn(w->cfg->warn_ctx, msg);
-		else
-			fprintf(stderr, "scorch: %s\n", msg);
+		resolver_warning_route(w->cfg, wr);
 	}
 	pthread_mutex_unlock(&w->warn_mu);
 }
@@ -147,6 +151,19 @@ static void resolve_slot(struct resolver *r, const struct perf_evlist *el, struc
 	}
 	if (rs.nr_frames)
 		memcpy(s->frames, rs.frames, rs.nr_frames * sizeof(*rs.frames));
+	uint32_t nd;
+	const struct resolver_deferred *d = resolver_deferred(r, &nd);
+	if (nd > s->def_cap) {
+		size_t cap = s->def_cap;
+		if (ARRAY_GROW(s->def, cap, nd, 1u << 22)) {
+			s->rc = -ENOMEM;
+			return;
+		}
+		s->def_cap = cap;
+	}
+	if (nd)
+		memcpy(s->def, d, nd * sizeof(*d));
+	s->nr_def = nd;
 	s->rs = rs;
 	s->rs.ev = &s->ev;
 	s->rs.frames = s->frames;
@@ -245,7 +262,7 @@ static int deliver_ready(struct workers *w, bool wait)
 		if (s->rc < 0) {
 			rc = s->rc;
 		} else if (!rc) {
-			resolver_apply_a2l(&w->a2l, &s->rs);
+			resolver_apply_deferred(&w->a2l, s->def, s->nr_def, &s->rs);
 			rc = w->deliver(w->ctx, &s->rs);
 		}
 		snap_put(s->ps);
@@ -339,6 +356,7 @@ void workers_free(struct workers *w)
 		snap_put(w->slots[i].ks);
 		free(w->slots[i].rec);
 		free(w->slots[i].frames);
+		free(w->slots[i].def);
 	}
 	for (size_t i = 0; i < w->snaps.cap; i++)
 		if (w->snaps.used[i])

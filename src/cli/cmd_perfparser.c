@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
+#include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -257,8 +258,8 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 		input_free(in);
 		return PPX_MISSING_DATA;
 	}
-	struct pp_stats *st = pp_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
-	int rc = pp_stats_run(st, in, &e);
+	struct perfparser_stats *st = perfparser_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
+	int rc = perfparser_stats_run(st, in, &e);
 	int code = PPX_NO_ERROR;
 	if (rc < 0) {
 		cli_print_err(cfg->input, &e);
@@ -266,12 +267,12 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 	} else {
 		FILE *f = fdopen(dup(out_fd), "w");
 		if (f) {
-			pp_stats_print(st, f);
+			perfparser_stats_print(st, f);
 			if (fclose(f))
 				code = PPX_DATA_ERROR;
 		}
 	}
-	pp_stats_free(st);
+	perfparser_stats_free(st);
 	input_free(in);
 	return code;
 }
@@ -356,19 +357,12 @@ int cmd_perfparser(int argc, char **argv)
 	}
 
 	struct perfparser *pp = NULL;
-	struct sink out_sink;
 	if (!a.print_stats) {
 		struct perfparser_opts o;
 		perfparser_opts_init(&o);
 		o.fd = out_fd;
-		o.arch = a.arch;
-		o.sysroot = a.sysroot;
-		o.app_path = a.app;
-		o.extra_paths = a.extra;
-		o.kallsyms = a.kallsyms;
 		pp = perfparser_new(&o);
 		perfparser_flush(pp, false); /* the magic goes out at once, as with the reference */
-		perfparser_sink_init(pp, &out_sink);
 	}
 
 	struct pipeline_config cfg;
@@ -421,6 +415,8 @@ int cmd_perfparser(int argc, char **argv)
 		return code;
 	}
 
+	struct sink out_sink;
+	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
 	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end };
 	struct err e;

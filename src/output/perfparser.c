@@ -1,5 +1,6 @@
 /*
- * perfparser.c: the perfparser stream writer and its pipeline sink.
+ * perfparser.c: the perfparser stream encoder (see perfparser.h); the
+ * pipeline sink that drives it is perfparser_sink.c.
  *
  * Output is built in one buffer and written to the fd in large chunks; an
  * event is framed in place (a 4-byte size placeholder patched when the event
@@ -9,43 +10,31 @@
  * time and sends task events just before the first later sample).
  *
  * Interning: strings by content (and, for strings that live as long as the
- * pipeline, by pointer first), locations by their full key. A resolved
- * frame group (one ip: its inline frames then the real function) maps to a
- * chain of locations:
- *
- *   address(ip, file:line of the innermost frame)      <- the sample's frame id
- *     -> function(innermost function, with SymbolDefinition)
- *       -> call site(ip, file:line in the enclosing function)   (inlined only)
- *         -> function(enclosing function, with SymbolDefinition) -> ... -> -1
- *
- * A small direct-mapped cache keyed by (pid, ip, DSO, symbol, group size)
- * skips the chain walk for addresses seen before: the common case.
+ * pipeline, by pointer first), locations by their full key (struct
+ * perfparser_loc_key: what is written plus the identity of the function it
+ * stands for). Every id is defined (its event written) the first time it is
+ * interned, so ids count up in order of definition.
  */
 #include "output/perfparser.h"
 #include "output/perfparser_trace.h"
-#include "analyze/input.h"
-#include "analyze/order.h"
 #include "util/hash.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define OUT_FLUSH_AT (1u << 20)
-#define FRAME_CACHE_BITS 16
-#define MAX_SAMPLE_FRAMES 65536
 
 /* ---- QDataStream appenders ---- */
 
-void pp_put_u8(struct buf *b, uint8_t v)
+void perfparser_put_u8(struct buf *b, uint8_t v)
 {
 	if (buf_reserve(b, 1) == 0)
 		b->data[b->len++] = v;
 }
 
-void pp_put_u16(struct buf *b, uint16_t v)
+void perfparser_put_u16(struct buf *b, uint16_t v)
 {
 	if (buf_reserve(b, 2) == 0) {
 		b->data[b->len++] = (uint8_t)(v >> 8);
@@ -53,7 +42,7 @@ void pp_put_u16(struct buf *b, uint16_t v)
 	}
 }
 
-void pp_put_u32(struct buf *b, uint32_t v)
+void perfparser_put_u32(struct buf *b, uint32_t v)
 {
 	if (buf_reserve(b, 4) == 0) {
 		uint8_t *p = b->data + b->len;
@@ -65,28 +54,28 @@ void pp_put_u32(struct buf *b, uint32_t v)
 	}
 }
 
-void pp_put_u64(struct buf *b, uint64_t v)
+void perfparser_put_u64(struct buf *b, uint64_t v)
 {
-	pp_put_u32(b, (uint32_t)(v >> 32));
-	pp_put_u32(b, (uint32_t)v);
+	perfparser_put_u32(b, (uint32_t)(v >> 32));
+	perfparser_put_u32(b, (uint32_t)v);
 }
 
-void pp_put_f64(struct buf *b, double v)
+void perfparser_put_f64(struct buf *b, double v)
 {
 	uint64_t u;
 	memcpy(&u, &v, sizeof(u));
-	pp_put_u64(b, u);
+	perfparser_put_u64(b, u);
 }
 
-void pp_put_bytes(struct buf *b, const void *p, size_t n)
+void perfparser_put_bytes(struct buf *b, const void *p, size_t n)
 {
-	pp_put_u32(b, (uint32_t)n);
+	perfparser_put_u32(b, (uint32_t)n);
 	buf_append(b, p, n);
 }
 
-void pp_put_null_bytes(struct buf *b)
+void perfparser_put_null_bytes(struct buf *b)
 {
-	pp_put_u32(b, 0xffffffffu);
+	perfparser_put_u32(b, 0xffffffffu);
 }
 
 /* Decode one UTF-8 code point; invalid input gives U+FFFD and consumes one byte. */
@@ -121,23 +110,23 @@ static uint32_t utf8_next(const unsigned char **ps)
 	return c;
 }
 
-void pp_put_qstring(struct buf *b, const char *utf8)
+void perfparser_put_qstring(struct buf *b, const char *utf8)
 {
 	if (!utf8) {
-		pp_put_u32(b, 0xffffffffu);
+		perfparser_put_u32(b, 0xffffffffu);
 		return;
 	}
 	size_t at = b->len;
-	pp_put_u32(b, 0);
+	perfparser_put_u32(b, 0);
 	const unsigned char *s = (const unsigned char *)utf8;
 	while (*s) {
 		uint32_t c = utf8_next(&s);
 		if (c >= 0x10000) {
 			c -= 0x10000;
-			pp_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
-			pp_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
+			perfparser_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
+			perfparser_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
 		} else {
-			pp_put_u16(b, (uint16_t)c);
+			perfparser_put_u16(b, (uint16_t)c);
 		}
 	}
 	if (b->len >= at + 4) {
@@ -163,22 +152,8 @@ struct str_table {
 	size_t cap, len;
 };
 
-/* A location and the identity of the function it stands for (not written:
- * keeps two functions at one address apart). */
-struct loc_key {
-	uint64_t address;
-	int32_t file;
-	uint32_t pid;
-	int32_t line, column, parent;
-	int32_t sym_name, sym_binary;
-	int32_t dso_id;      /* shared across processes: which DSO (0: not shared) */
-};
-
-/* Key pid of a location shared by every process that maps the DSO. */
-#define SHARED_PID 0xfffffffeu
-
 struct loc_entry {
-	struct loc_key k;
+	struct perfparser_loc_key k;
 	uint64_t hash;
 	int32_t id;
 	bool used;
@@ -187,15 +162,6 @@ struct loc_entry {
 struct loc_table {
 	struct loc_entry *e;
 	size_t cap, len;
-};
-
-struct frame_cache_entry {
-	uint32_t pid;
-	uint32_t n;          /* frames in the group */
-	uint64_t ip;
-	const void *dso;
-	const char *sym;
-	int32_t loc1;        /* address location id + 1; 0 = empty slot */
 };
 
 struct pending {
@@ -217,23 +183,8 @@ struct perfparser {
 	int32_t next_string;
 	struct loc_table locs;
 	int32_t next_location;
-	struct frame_cache_entry *fcache;
 	struct perfparser_counts counts;
-
-	/* sink state */
-	size_t attrs_sent;
-	bool features_sent, features_pending, pipe;
-	uint64_t progress_next, progress_step, data_off, data_size;
-	uint64_t mmap_violations;
-	struct hmap elf_checked;  /* filename pointer -> 1 */
-	struct hmap dso_ids;      /* DSO handle -> small id */
-	bool kallsyms_checked;
-	int32_t kernel_path_id;
-	int32_t *frame_ids;
-	size_t frame_ids_cap;
-	struct perfparser_cost *costs;
-	size_t costs_cap;
-	struct pp_trace *trace;
+	struct pp_trace *trace;   /* tracepoint formats of the tracing data */
 };
 
 static void set_err(struct perfparser *pp, int rc)
@@ -246,7 +197,6 @@ void perfparser_opts_init(struct perfparser_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = 1;
-	o->arch = "x86";
 	o->header = true;
 }
 
@@ -258,10 +208,6 @@ struct perfparser *perfparser_new(const struct perfparser_opts *o)
 	buf_init(&pp->out, 0);
 	buf_init(&pp->task, 0);
 	hmap_init(&pp->str_by_ptr);
-	hmap_init(&pp->elf_checked);
-	hmap_init(&pp->dso_ids);
-	pp->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*pp->fcache));
-	pp->kernel_path_id = -2;
 	if (o->header) {
 		static const char magic[] = "QPERFSTREAM";
 		buf_append(&pp->out, magic, sizeof(magic));
@@ -279,14 +225,9 @@ void perfparser_free(struct perfparser *pp)
 		free(pp->strs.e[i].s);
 	free(pp->strs.e);
 	free(pp->locs.e);
-	free(pp->fcache);
 	free(pp->pend);
-	free(pp->frame_ids);
-	free(pp->costs);
 	pp_trace_free(pp->trace);
 	hmap_release(&pp->str_by_ptr);
-	hmap_release(&pp->elf_checked);
-	hmap_release(&pp->dso_ids);
 	buf_release(&pp->out);
 	buf_release(&pp->task);
 	free(pp);
@@ -335,8 +276,8 @@ static void out_maybe_flush(struct perfparser *pp)
 static size_t ev_begin(struct buf *b, uint8_t type)
 {
 	size_t at = b->len;
-	pp_put_u32(b, 0);
-	pp_put_u8(b, type);
+	perfparser_put_u32(b, 0);
+	perfparser_put_u8(b, type);
 	return at;
 }
 
@@ -438,8 +379,8 @@ int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n)
 	int32_t id = str_lookup(pp, s, n, &isnew);
 	if (isnew) {
 		size_t at = ev_begin(&pp->out, PPE_STRING);
-		pp_put_u32(&pp->out, (uint32_t)id);
-		pp_put_bytes(&pp->out, s, n);
+		perfparser_put_u32(&pp->out, (uint32_t)id);
+		perfparser_put_bytes(&pp->out, s, n);
 		ev_end(pp, &pp->out, at);
 		pp->counts.strings++;
 		out_maybe_flush(pp);
@@ -452,8 +393,7 @@ int32_t perfparser_string(struct perfparser *pp, const char *s)
 	return s ? perfparser_string_n(pp, s, strlen(s)) : -1;
 }
 
-/* For strings that live as long as the pipeline: cached by pointer. */
-static int32_t string_stable(struct perfparser *pp, const char *s)
+int32_t perfparser_string_stable(struct perfparser *pp, const char *s)
 {
 	if (!s || !*s)
 		return -1;
@@ -467,7 +407,7 @@ static int32_t string_stable(struct perfparser *pp, const char *s)
 
 /* ---- locations and symbols ---- */
 
-static uint64_t loc_hash(const struct loc_key *k)
+static uint64_t loc_hash(const struct perfparser_loc_key *k)
 {
 	uint64_t h = hash_u64(k->address ^ ((uint64_t)k->pid << 32 | (uint32_t)k->parent));
 	h ^= hash_u64(((uint64_t)(uint32_t)k->file << 32 | (uint32_t)k->line) ^
@@ -476,10 +416,8 @@ static uint64_t loc_hash(const struct loc_key *k)
 	return h;
 }
 
-/* Intern k; a new location is written with address and pid (for a
- * location shared across processes, those of the first process seen). */
-static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, uint64_t address,
-			  uint32_t pid, bool *isnew)
+int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparser_loc_key *k,
+				  uint64_t address, uint32_t pid, bool *isnew)
 {
 	struct loc_table *t = &pp->locs;
 	*isnew = false;
@@ -511,15 +449,15 @@ static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, uint64
 	t->e[j].id = pp->next_location++;
 	t->len++;
 	*isnew = true;
-	const struct loc_key *l = k;
+	const struct perfparser_loc_key *l = k;
 	size_t at = ev_begin(&pp->out, PPE_LOCATION);
-	pp_put_u32(&pp->out, (uint32_t)t->e[j].id);
-	pp_put_u64(&pp->out, address);
-	pp_put_u32(&pp->out, (uint32_t)l->file);
-	pp_put_u32(&pp->out, pid);
-	pp_put_u32(&pp->out, (uint32_t)l->line);
-	pp_put_u32(&pp->out, (uint32_t)l->column);
-	pp_put_u32(&pp->out, (uint32_t)l->parent);
+	perfparser_put_u32(&pp->out, (uint32_t)t->e[j].id);
+	perfparser_put_u64(&pp->out, address);
+	perfparser_put_u32(&pp->out, (uint32_t)l->file);
+	perfparser_put_u32(&pp->out, pid);
+	perfparser_put_u32(&pp->out, (uint32_t)l->line);
+	perfparser_put_u32(&pp->out, (uint32_t)l->column);
+	perfparser_put_u32(&pp->out, (uint32_t)l->parent);
 	ev_end(pp, &pp->out, at);
 	pp->counts.locations++;
 	return t->e[j].id;
@@ -527,7 +465,7 @@ static int32_t loc_intern(struct perfparser *pp, const struct loc_key *k, uint64
 
 int32_t perfparser_location(struct perfparser *pp, const struct perfparser_location *loc)
 {
-	struct loc_key k;
+	struct perfparser_loc_key k;
 	memset(&k, 0, sizeof(k));
 	k.address = loc->address;
 	k.file = loc->file;
@@ -537,7 +475,7 @@ int32_t perfparser_location(struct perfparser *pp, const struct perfparser_locat
 	k.parent = loc->parent;
 	k.sym_name = k.sym_binary = -2;
 	bool isnew;
-	int32_t id = loc_intern(pp, &k, k.address, k.pid, &isnew);
+	int32_t id = perfparser_location_intern(pp, &k, k.address, k.pid, &isnew);
 	out_maybe_flush(pp);
 	return id;
 }
@@ -546,11 +484,11 @@ void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, in
 		       int32_t path, bool is_kernel)
 {
 	size_t at = ev_begin(&pp->out, PPE_SYMBOL);
-	pp_put_u32(&pp->out, (uint32_t)location);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u32(&pp->out, (uint32_t)binary);
-	pp_put_u32(&pp->out, (uint32_t)path);
-	pp_put_u8(&pp->out, is_kernel);
+	perfparser_put_u32(&pp->out, (uint32_t)location);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u32(&pp->out, (uint32_t)binary);
+	perfparser_put_u32(&pp->out, (uint32_t)path);
+	perfparser_put_u8(&pp->out, is_kernel);
 	ev_end(pp, &pp->out, at);
 	pp->counts.symbols++;
 	out_maybe_flush(pp);
@@ -562,10 +500,10 @@ static size_t task_begin(struct perfparser *pp, uint8_t type, uint32_t pid, uint
 			 uint64_t time, uint32_t cpu)
 {
 	size_t at = ev_begin(&pp->task, type);
-	pp_put_u32(&pp->task, pid);
-	pp_put_u32(&pp->task, tid);
-	pp_put_u64(&pp->task, time);
-	pp_put_u32(&pp->task, cpu);
+	perfparser_put_u32(&pp->task, pid);
+	perfparser_put_u32(&pp->task, tid);
+	perfparser_put_u64(&pp->task, time);
+	perfparser_put_u32(&pp->task, cpu);
 	return at;
 }
 
@@ -587,7 +525,7 @@ void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, 
 			     uint32_t cpu, uint32_t ppid)
 {
 	size_t at = task_begin(pp, PPE_THREAD_START, pid, tid, time, cpu);
-	pp_put_u32(&pp->task, ppid);
+	perfparser_put_u32(&pp->task, ppid);
 	task_end(pp, at, time);
 }
 
@@ -602,7 +540,7 @@ void perfparser_command(struct perfparser *pp, uint32_t pid, uint32_t tid, uint6
 {
 	int32_t id = perfparser_string(pp, comm);
 	size_t at = task_begin(pp, PPE_COMMAND, pid, tid, time, cpu);
-	pp_put_u32(&pp->task, (uint32_t)id);
+	perfparser_put_u32(&pp->task, (uint32_t)id);
 	task_end(pp, at, time);
 }
 
@@ -615,7 +553,7 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 			       uint32_t cpu, bool switch_out)
 {
 	size_t at = task_begin(pp, PPE_CONTEXT_SWITCH, pid, tid, time, cpu);
-	pp_put_u8(&pp->task, switch_out);
+	perfparser_put_u8(&pp->task, switch_out);
 	task_end(pp, at, time);
 }
 
@@ -624,14 +562,14 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 static void put_str_or_null(struct buf *b, const char *s)
 {
 	if (s)
-		pp_put_bytes(b, s, strlen(s));
+		perfparser_put_bytes(b, s, strlen(s));
 	else
-		pp_put_null_bytes(b);
+		perfparser_put_null_bytes(b);
 }
 
 static void put_strlist(struct buf *b, const struct perf_strlist *l)
 {
-	pp_put_u32(b, l->nr);
+	perfparser_put_u32(b, l->nr);
 	for (uint32_t i = 0; i < l->nr; i++)
 		put_str_or_null(b, l->s[i] ? l->s[i] : "");
 }
@@ -645,39 +583,39 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 	put_str_or_null(b, h->version);
 	put_str_or_null(b, h->arch ? h->arch : arch);
 	/* hotspot reads online first, then available */
-	pp_put_u32(b, h->nr_cpus_online);
-	pp_put_u32(b, h->nr_cpus_avail);
+	perfparser_put_u32(b, h->nr_cpus_online);
+	perfparser_put_u32(b, h->nr_cpus_avail);
 	put_str_or_null(b, h->cpudesc);
 	put_str_or_null(b, h->cpuid);
-	pp_put_u64(b, h->total_mem);
+	perfparser_put_u64(b, h->total_mem);
 	put_strlist(b, &h->cmdline);
-	pp_put_u32(b, h->nr_build_ids);
+	perfparser_put_u32(b, h->nr_build_ids);
 	for (uint32_t i = 0; i < h->nr_build_ids; i++) {
 		const struct perf_build_id *bi = &h->build_ids[i];
-		pp_put_u32(b, (uint32_t)bi->pid);
+		perfparser_put_u32(b, (uint32_t)bi->pid);
 		/* the file's 20-byte field, as hotspot-perfparser passes it on */
-		pp_put_bytes(b, bi->id, sizeof(bi->id));
+		perfparser_put_bytes(b, bi->id, sizeof(bi->id));
 		put_str_or_null(b, bi->filename ? bi->filename : "");
 	}
 	put_strlist(b, &h->cpu_topo.core_siblings);
 	put_strlist(b, &h->cpu_topo.thread_siblings);
-	pp_put_u32(b, h->nr_numa);
+	perfparser_put_u32(b, h->nr_numa);
 	for (uint32_t i = 0; i < h->nr_numa; i++) {
-		pp_put_u32(b, h->numa[i].node);
-		pp_put_u64(b, h->numa[i].mem_total);
-		pp_put_u64(b, h->numa[i].mem_free);
+		perfparser_put_u32(b, h->numa[i].node);
+		perfparser_put_u64(b, h->numa[i].mem_total);
+		perfparser_put_u64(b, h->numa[i].mem_free);
 		put_str_or_null(b, h->numa[i].cpus ? h->numa[i].cpus : "");
 	}
-	pp_put_u32(b, h->nr_pmu);
+	perfparser_put_u32(b, h->nr_pmu);
 	for (uint32_t i = 0; i < h->nr_pmu; i++) {
-		pp_put_u32(b, h->pmu[i].type);
+		perfparser_put_u32(b, h->pmu[i].type);
 		put_str_or_null(b, h->pmu[i].name ? h->pmu[i].name : "");
 	}
-	pp_put_u32(b, h->nr_groups);
+	perfparser_put_u32(b, h->nr_groups);
 	for (uint32_t i = 0; i < h->nr_groups; i++) {
 		put_str_or_null(b, h->groups[i].name ? h->groups[i].name : "");
-		pp_put_u32(b, h->groups[i].leader_idx);
-		pp_put_u32(b, h->groups[i].nr_members);
+		perfparser_put_u32(b, h->groups[i].leader_idx);
+		perfparser_put_u32(b, h->groups[i].nr_members);
 	}
 	ev_end(pp, b, at);
 	out_maybe_flush(pp);
@@ -686,8 +624,8 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 void perfparser_error(struct perfparser *pp, int32_t code, const char *message)
 {
 	size_t at = ev_begin(&pp->out, PPE_ERROR);
-	pp_put_u32(&pp->out, (uint32_t)code);
-	pp_put_qstring(&pp->out, message ? message : "");
+	perfparser_put_u32(&pp->out, (uint32_t)code);
+	perfparser_put_qstring(&pp->out, message ? message : "");
 	ev_end(pp, &pp->out, at);
 	pp->counts.errors++;
 	out_maybe_flush(pp);
@@ -697,7 +635,7 @@ void perfparser_progress(struct perfparser *pp, double fraction)
 {
 	size_t at = ev_begin(&pp->out, PPE_PROGRESS);
 	/* hotspot-perfparser's float goes through QDataStream as a double */
-	pp_put_f64(&pp->out, (double)(float)fraction);
+	perfparser_put_f64(&pp->out, (double)(float)fraction);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -706,10 +644,10 @@ void perfparser_tracepoint_format(struct perfparser *pp, int32_t id, int32_t sys
 				  uint32_t flags)
 {
 	size_t at = ev_begin(&pp->out, PPE_TRACEPOINT_FORMAT);
-	pp_put_u32(&pp->out, (uint32_t)id);
-	pp_put_u32(&pp->out, (uint32_t)system);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u32(&pp->out, flags);
+	perfparser_put_u32(&pp->out, (uint32_t)id);
+	perfparser_put_u32(&pp->out, (uint32_t)system);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u32(&pp->out, flags);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -718,12 +656,12 @@ void perfparser_attributes(struct perfparser *pp, int32_t id, uint32_t type, uin
 			   int32_t name, bool uses_frequency, uint64_t frequency_or_period)
 {
 	size_t at = ev_begin(&pp->out, PPE_ATTRIBUTES);
-	pp_put_u32(&pp->out, (uint32_t)id);
-	pp_put_u32(&pp->out, type);
-	pp_put_u64(&pp->out, config);
-	pp_put_u32(&pp->out, (uint32_t)name);
-	pp_put_u8(&pp->out, uses_frequency);
-	pp_put_u64(&pp->out, frequency_or_period);
+	perfparser_put_u32(&pp->out, (uint32_t)id);
+	perfparser_put_u32(&pp->out, type);
+	perfparser_put_u64(&pp->out, config);
+	perfparser_put_u32(&pp->out, (uint32_t)name);
+	perfparser_put_u8(&pp->out, uses_frequency);
+	perfparser_put_u64(&pp->out, frequency_or_period);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -736,11 +674,11 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 	release_tasks(pp, time, false);
 	struct buf *b = &pp->out;
 	size_t at = ev_begin(b, tracepoint ? PPE_TRACEPOINT_SAMPLE : PPE_SAMPLE);
-	pp_put_u32(b, pid);
-	pp_put_u32(b, tid);
-	pp_put_u64(b, time);
-	pp_put_u32(b, cpu);
-	pp_put_u32(b, nr_frames);
+	perfparser_put_u32(b, pid);
+	perfparser_put_u32(b, tid);
+	perfparser_put_u64(b, time);
+	perfparser_put_u32(b, cpu);
+	perfparser_put_u32(b, nr_frames);
 	if (buf_reserve(b, (size_t)nr_frames * 4) == 0) {
 		uint8_t *p = b->data + b->len;
 		for (uint32_t i = 0; i < nr_frames; i++, p += 4) {
@@ -752,17 +690,17 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 		}
 		b->len += (size_t)nr_frames * 4;
 	}
-	pp_put_u8(b, guessed);
-	pp_put_u32(b, nr_costs);
+	perfparser_put_u8(b, guessed);
+	perfparser_put_u32(b, nr_costs);
 	for (uint32_t i = 0; i < nr_costs; i++) {
-		pp_put_u32(b, (uint32_t)costs[i].attr);
-		pp_put_u64(b, costs[i].cost);
+		perfparser_put_u32(b, (uint32_t)costs[i].attr);
+		perfparser_put_u64(b, costs[i].cost);
 	}
 	if (tracepoint) {
 		if (trace_fields && trace_fields_len)
 			buf_append(b, trace_fields, trace_fields_len);
 		else
-			pp_put_u32(b, 0);
+			perfparser_put_u32(b, 0);
 	}
 	ev_end(pp, b, at);
 	pp->counts.samples++;
@@ -796,444 +734,4 @@ void perfparser_trace_fields(struct perfparser *pp, uint64_t config, const uint8
 	struct pp_trace_format *f =
 		config <= INT32_MAX ? pp_trace_find(pp->trace, (int32_t)config) : NULL;
 	pp_trace_encode_fields(pp->trace, f, raw, raw_size, out);
-}
-
-/* ---- the sink: records and resolved samples to events ---- */
-
-static bool is_kernel_kind(uint8_t kind)
-{
-	return kind == FRAME_KERNEL || kind == FRAME_GUEST_KERNEL;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-/* Once per file: a mapped ELF file that cannot be found (hotspot lists these). */
-static void check_elf(struct perfparser *pp, const struct frame *f)
-{
-	const char *path = f->map ? f->map->filename : f->dso;
-	if (!path || hmap_get(&pp->elf_checked, (uint64_t)(uintptr_t)path))
-		return;
-	hmap_put(&pp->elf_checked, (uint64_t)(uintptr_t)path, (void *)1);
-	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
-	    !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)"))
-		return;
-	char buf[4096];
-	struct stat st;
-	const char *sysroot = pp->o.sysroot && *pp->o.sysroot ? pp->o.sysroot : "";
-	snprintf(buf, sizeof(buf), "%s%s", strcmp(sysroot, "/") ? sysroot : "", path);
-	if (!stat(buf, &st))
-		return;
-	const char *dirs[2] = { pp->o.app_path, pp->o.extra_paths };
-	for (int i = 0; i < 2; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		const char *d = dirs[i];
-		while (*d) {
-			const char *e = strchr(d, ':');
-			size_t n = e ? (size_t)(e - d) : strlen(d);
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, d, base_name(path));
-			if (!stat(buf, &st))
-				return;
-			d += n + (e ? 1 : 0);
-		}
-	}
-	char msg[4200];
-	snprintf(msg, sizeof(msg),
-		 "Could not find ELF file for %s. This can break stack unwinding and lead to missing symbols.",
-		 path);
-	perfparser_error(pp, PPERR_MISSING_ELF_FILE, msg);
-}
-
-static void check_kallsyms(struct perfparser *pp)
-{
-	pp->kallsyms_checked = true;
-	char path[4096];
-	if (pp->o.kallsyms && *pp->o.kallsyms)
-		snprintf(path, sizeof(path), "%s", pp->o.kallsyms);
-	else
-		snprintf(path, sizeof(path), "%s/proc/kallsyms",
-			 pp->o.sysroot && strcmp(pp->o.sysroot, "/") ? pp->o.sysroot : "");
-	FILE *f = fopen(path, "r");
-	const char *why = NULL;
-	char line[512];
-	if (!f) {
-		why = strerror(errno);
-	} else {
-		bool any = false, nonzero = false;
-		for (int i = 0; i < 64 && fgets(line, sizeof(line), f); i++) {
-			any = true;
-			if (strtoull(line, NULL, 16))
-				nonzero = true;
-		}
-		fclose(f);
-		if (!any)
-			why = "Mapping is empty.";
-		else if (!nonzero)
-			why = "Mapping only contains zero addresses (restricted by kptr_restrict?).";
-	}
-	if (why) {
-		char msg[4800];
-		snprintf(msg, sizeof(msg), "Failed to parse kernel symbol mapping file \"%s\": %s", path,
-			 why);
-		perfparser_error(pp, PPERR_INVALID_KALLSYMS, msg);
-	}
-}
-
-/* The location ids for one frame group g[0..n-1] (inline frames, then the
- * real function), returning the address location's id. */
-/* A small id per DSO identity (for keys shared across processes). */
-static int32_t dso_id(struct perfparser *pp, const void *handle)
-{
-	void *v = hmap_get(&pp->dso_ids, (uint64_t)(uintptr_t)handle);
-	if (v)
-		return (int32_t)(intptr_t)v;
-	int32_t id = (int32_t)pp->dso_ids.len + 1;
-	hmap_put(&pp->dso_ids, (uint64_t)(uintptr_t)handle, (void *)(intptr_t)id);
-	return id;
-}
-
-/* The location ids for one frame group g[0..n-1] (inline frames, then the
- * real function), returning the address location's id.
- *
- * Frames in a file-backed DSO are keyed by (DSO, address in the DSO), not by
- * (pid, address): every process mapping the DSO shares the chain, written
- * with the first process's pid and address, as hotspot-perfparser's address
- * cache does (hotspot uses neither). Kernel frames share pid -1. Anonymous
- * and JIT code stays per process. */
-static int32_t frame_group(struct perfparser *pp, uint32_t pid, const struct frame *g, uint32_t n)
-{
-	const struct frame *f0 = &g[0];
-	const struct frame *fn = &g[n - 1];
-	bool kernel = is_kernel_kind(fn->kind);
-	bool shared = !kernel && f0->dso_handle && f0->rel && fn->dso && fn->dso[0] == '/' &&
-		      strncmp(fn->dso, "/memfd:", 7) && strncmp(fn->dso, "//anon", 6);
-	uint32_t kpid = kernel ? PERFPARSER_KERNEL_PID : shared ? SHARED_PID : pid;
-	uint64_t kip = shared ? f0->rel : f0->ip;
-	uint64_t h = hash_u64(kip ^ ((uint64_t)kpid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
-			      ((uint64_t)(uintptr_t)f0->sym << 7) ^ n);
-	struct frame_cache_entry *ce = &pp->fcache[h & (((size_t)1 << FRAME_CACHE_BITS) - 1)];
-	if (ce->loc1 && ce->ip == kip && ce->pid == kpid && ce->dso == f0->dso_handle &&
-	    ce->sym == f0->sym && ce->n == n)
-		return ce->loc1 - 1;
-
-	uint32_t lpid = kernel ? PERFPARSER_KERNEL_PID : pid;
-	int32_t did = shared ? dso_id(pp, f0->dso_handle) : 0;
-	int32_t parent = -1;
-	int32_t addr_loc = -1;
-	for (uint32_t m = n; m-- > 0;) {
-		const struct frame *f = &g[m];
-		const char *dso = f->dso;
-		int32_t name = string_stable(pp, f->sym);
-		int32_t binary = -1, path = -1;
-		if (kernel) {
-			if (dso && strcmp(dso, "[kernel.kallsyms]") && strncmp(dso, "[kernel.kallsyms]", 17)) {
-				binary = string_stable(pp, dso);
-				path = binary;
-			} else {
-				if (pp->kernel_path_id == -2)
-					pp->kernel_path_id = perfparser_string(pp, "[kernel.kallsyms]_text");
-				path = pp->kernel_path_id;
-			}
-		} else if (dso) {
-			binary = perfparser_string(pp, base_name(dso));
-			path = string_stable(pp, dso);
-		}
-		/* key address: in the DSO when shared, else in the process */
-		uint64_t kaddr = shared ? f->rel : f->ip;
-		int32_t func = -1;
-		if (f->sym || dso) {
-			struct loc_key k;
-			memset(&k, 0, sizeof(k));
-			uint64_t start;
-			if (f->sym) {
-				k.address = kaddr - f->sym_off;
-				start = f->ip - f->sym_off;
-			} else {
-				k.address = shared ? 0 : f->map ? f->map->start : 0;
-				start = f->map ? f->map->start : 0;
-			}
-			k.file = -1;
-			k.pid = kpid;
-			k.parent = parent;
-			k.sym_name = name;
-			k.sym_binary = path;
-			k.dso_id = did;
-			bool isnew;
-			func = loc_intern(pp, &k, start, lpid, &isnew);
-			if (isnew)
-				perfparser_symbol(pp, func, name, binary, path, kernel);
-		}
-		struct loc_key a;
-		memset(&a, 0, sizeof(a));
-		a.address = kaddr;
-		a.file = string_stable(pp, f->file);
-		a.pid = kpid;
-		a.line = (int32_t)f->line;
-		a.column = (int32_t)f->column;
-		a.parent = func;
-		a.sym_name = a.sym_binary = -2;
-		a.dso_id = did;
-		bool isnew;
-		int32_t id = loc_intern(pp, &a, f->ip, lpid, &isnew);
-		if (m == 0)
-			addr_loc = id;
-		else
-			parent = id; /* the call site in g[m], parent of the inlined g[m-1] */
-	}
-	ce->loc1 = addr_loc + 1;
-	ce->ip = kip;
-	ce->pid = kpid;
-	ce->dso = f0->dso_handle;
-	ce->sym = f0->sym;
-	ce->n = n;
-	return addr_loc;
-}
-
-static void sync_attrs(struct perfparser *pp, struct pipeline *p)
-{
-	struct perf_evlist *el = input_evlist(pipeline_input(p));
-	for (; pp->attrs_sent < el->nr; pp->attrs_sent++) {
-		const struct perf_attr *a = &el->attrs[pp->attrs_sent];
-		char name[128];
-		const char *nm = a->name;
-		if (!nm || !*nm) {
-			perf_attr_default_name(&a->attr, name, sizeof(name));
-			nm = name;
-		}
-		perfparser_attributes(pp, (int32_t)pp->attrs_sent, a->attr.type, a->attr.config,
-				      perfparser_string(pp, nm), a->attr.freq,
-				      a->attr.sample_period);
-	}
-}
-
-/* Pipe input: the header records (attrs, tracing data, features) come first;
- * at the first data record, define the attrs (now named from the tracing
- * data) and the features. */
-static void maybe_pipe_features(struct perfparser *pp, struct pipeline *p)
-{
-	sync_attrs(pp, p);
-	if (pp->features_sent || !pp->features_pending)
-		return;
-	pp->features_sent = true;
-	perfparser_features(pp, input_header(pipeline_input(p)), pp->o.arch);
-}
-
-static int sink_begin(void *ctx, struct pipeline *p)
-{
-	struct perfparser *pp = ctx;
-	struct input *in = pipeline_input(p);
-	struct perf_header *h = input_header(in);
-	pp->pipe = h->pipe;
-	if (h->tracing_data && h->tracing_data_size)
-		perfparser_trace_formats(pp, h->tracing_data, h->tracing_data_size);
-	if (!pp->pipe) {
-		sync_attrs(pp, p);
-		perfparser_features(pp, h, pp->o.arch);
-		pp->features_sent = true;
-		pp->data_off = h->data_offset;
-		pp->data_size = h->data_size;
-		if (pp->data_size) {
-			perfparser_progress(pp, 0);
-			pp->progress_step = pp->data_size / 100 ? pp->data_size / 100 : 1;
-			pp->progress_next = pp->progress_step;
-		}
-	}
-	return pp->err;
-}
-
-static void progress(struct perfparser *pp, struct pipeline *p)
-{
-	if (!pp->progress_step)
-		return;
-	uint64_t pos = input_pos(pipeline_input(p));
-	if (pos <= pp->data_off)
-		return;
-	pos -= pp->data_off;
-	if (pos < pp->progress_next)
-		return;
-	if (pos > pp->data_size)
-		pos = pp->data_size;
-	perfparser_progress(pp, (double)pos / (double)pp->data_size);
-	while (pp->progress_next <= pos)
-		pp->progress_next += pp->progress_step;
-}
-
-static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
-{
-	struct perfparser *pp = ctx;
-	const struct perf_sample *s = &ev->s;
-	switch (ev->type) {
-	case PERF_RECORD_HEADER_FEATURE:
-		pp->features_pending = true;
-		break;
-	case PERF_RECORD_HEADER_TRACING_DATA: {
-		struct perf_header *h = input_header(pipeline_input(p));
-		if (h->tracing_data && h->tracing_data_size)
-			perfparser_trace_formats(pp, h->tracing_data, h->tracing_data_size);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		maybe_pipe_features(pp, p);
-		perfparser_command(pp, ev->comm.pid, ev->comm.tid, s->time, s->cpu, ev->comm.comm);
-		break;
-	case PERF_RECORD_FORK:
-		maybe_pipe_features(pp, p);
-		perfparser_thread_start(pp, ev->fork.pid, ev->fork.tid, s->time, s->cpu, ev->fork.ppid);
-		break;
-	case PERF_RECORD_EXIT:
-		maybe_pipe_features(pp, p);
-		perfparser_thread_end(pp, ev->fork.pid, ev->fork.tid, s->time, s->cpu);
-		break;
-	case PERF_RECORD_LOST:
-		maybe_pipe_features(pp, p);
-		perfparser_lost(pp, s->pid, s->tid, s->time, s->cpu);
-		break;
-	case PERF_RECORD_SWITCH:
-		maybe_pipe_features(pp, p);
-		perfparser_context_switch(pp, s->pid, s->tid, s->time, s->cpu,
-					  ev->misc & PERF_RECORD_MISC_SWITCH_OUT);
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		maybe_pipe_features(pp, p);
-		const struct order_stats *os = pipeline_order_stats(p);
-		if (os && os->mmap_violations > pp->mmap_violations) {
-			pp->mmap_violations = os->mmap_violations;
-			char msg[256];
-			snprintf(msg, sizeof(msg),
-				 "Time order violation of MMAP event across buffer flush detected. "
-				 "Event time is %llu. This potentially breaks the data analysis.",
-				 (unsigned long long)s->time);
-			perfparser_error(pp, PPERR_TIME_ORDER_VIOLATION, msg);
-		}
-		break;
-	}
-	default:
-		break;
-	}
-	progress(pp, p);
-	return pp->err;
-}
-
-/* Costs of a sample: the period, or one value per read_format entry. */
-static uint32_t sample_costs(struct perfparser *pp, const struct perf_evlist *el,
-			     const struct perf_sample *s, int32_t attr_id)
-{
-	const struct perf_attr *a = s->attr_idx >= 0 && (size_t)s->attr_idx < el->nr ?
-					    &el->attrs[s->attr_idx] : NULL;
-	if (!a || !s->read || !s->read_nr_u64) {
-		pp->costs[0].attr = attr_id;
-		pp->costs[0].cost = s->period;
-		return 1;
-	}
-	uint64_t rf = a->attr.read_format;
-	const uint64_t *r = s->read;
-	uint32_t n = s->read_nr_u64, i = 0, out = 0;
-	uint64_t nr = 1;
-	bool group = rf & PERF_FORMAT_GROUP;
-	if (group) {
-		nr = r[i++];
-		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			i++;
-		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			i++;
-	}
-	for (uint64_t k = 0; k < nr && i < n; k++) {
-		uint64_t value = r[i++];
-		if (!group) {
-			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				i++;
-			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				i++;
-		}
-		uint64_t id = 0;
-		if (rf & PERF_FORMAT_ID) {
-			if (i >= n)
-				break;
-			id = r[i++];
-		}
-		if (rf & PERF_FORMAT_LOST)
-			i++;
-		if (out == pp->costs_cap &&
-		    ARRAY_GROW(pp->costs, pp->costs_cap, out + 1, 65536))
-			break;
-		void *v = hmap_get(&el->by_id, id);
-		pp->costs[out].attr = v ? (int32_t)((intptr_t)v - 1) : -1;
-		pp->costs[out].cost = value;
-		out++;
-	}
-	if (!out) {
-		pp->costs[0].attr = attr_id;
-		pp->costs[0].cost = s->period;
-		out = 1;
-	}
-	return out;
-}
-
-static int sink_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
-{
-	struct perfparser *pp = ctx;
-	const struct perf_sample *s = &rs->ev->s;
-	struct perf_evlist *el = input_evlist(pipeline_input(p));
-	maybe_pipe_features(pp, p);
-	if (!pp->costs_cap && ARRAY_GROW(pp->costs, pp->costs_cap, 4, 65536))
-		return -ENOMEM;
-
-	uint32_t nf = rs->nr_frames;
-	if (nf > MAX_SAMPLE_FRAMES)
-		nf = MAX_SAMPLE_FRAMES;
-	if (nf > pp->frame_ids_cap && ARRAY_GROW(pp->frame_ids, pp->frame_ids_cap, nf, MAX_SAMPLE_FRAMES))
-		return -ENOMEM;
-	uint32_t nids = 0;
-	for (uint32_t i = 0; i < nf;) {
-		uint32_t j = i;
-		while (j + 1 < nf && rs->frames[j].inlined && rs->frames[j + 1].ip == rs->frames[i].ip)
-			j++;
-		const struct frame *f = &rs->frames[i];
-		if (is_kernel_kind(f->kind)) {
-			if (!pp->kallsyms_checked)
-				check_kallsyms(pp);
-		} else if (f->map || f->dso) {
-			check_elf(pp, f);
-		}
-		pp->frame_ids[nids++] = frame_group(pp, rs->pid, f, j - i + 1);
-		i = j + 1;
-	}
-
-	int32_t attr_id = s->attr_idx >= 0 ? s->attr_idx : 0;
-	uint32_t nc = sample_costs(pp, el, s, attr_id);
-	uint8_t guessed = rs->nr_guessed > 255 ? 255 : (uint8_t)rs->nr_guessed;
-	const struct perf_attr *a = s->attr_idx >= 0 && (size_t)s->attr_idx < el->nr ?
-					    &el->attrs[s->attr_idx] : NULL;
-	bool tp = a && a->attr.type == PERF_TYPE_TRACEPOINT;
-	struct buf fields;
-	buf_init(&fields, 0);
-	if (tp)
-		perfparser_trace_fields(pp, a->attr.config, s->raw, s->raw_size, &fields);
-	perfparser_sample(pp, tp, s->pid, s->tid, s->time, s->cpu, pp->frame_ids, nids, guessed,
-			  pp->costs, nc, fields.data, fields.len);
-	buf_release(&fields);
-	return pp->err;
-}
-
-static int sink_end(void *ctx, struct pipeline *p, int rc)
-{
-	struct perfparser *pp = ctx;
-	(void)p;
-	(void)rc;
-	return perfparser_flush(pp, true);
-}
-
-void perfparser_sink_init(struct perfparser *pp, struct sink *sink)
-{
-	memset(sink, 0, sizeof(*sink));
-	sink->ctx = pp;
-	sink->begin = sink_begin;
-	sink->event = sink_event;
-	sink->sample = sink_sample;
-	sink->end = sink_end;
 }

@@ -1,7 +1,9 @@
 /*
- * perfparser.h: the perfparser stream, the format hotspot reads from its
- * parser process (hotspot-perfparser). scorch writes it as a pipeline sink
- * so hotspot can use `scorch perfparser` in place of its own parser.
+ * perfparser.h: the perfparser stream encoder. The stream is the format
+ * hotspot reads from its parser process (hotspot-perfparser); this module
+ * only encodes events and keeps the stream's invariants. What to send for a
+ * recording is the pipeline sink's job (perfparser_sink.h), so hotspot can
+ * use `scorch perfparser` in place of its own parser.
  *
  * Stream layout (docs/perfparser.md has every field):
  *
@@ -24,7 +26,7 @@
  *     hotspot-perfparser sends them.
  *
  * A frame of a resolved sample becomes a chain of locations (see
- * perfparser.c): the sampled address (no symbol) -> the function's location
+ * perfparser_sink.c): the sampled address (no symbol) -> the function's location
  * (with its SymbolDefinition) -> for inlined code the call site (no symbol)
  * -> the enclosing function's location ... -> -1. hotspot walks the chain and
  * shows one frame per function, all but the last flagged inline.
@@ -32,7 +34,6 @@
 #ifndef SCORCH_OUTPUT_PERFPARSER_H
 #define SCORCH_OUTPUT_PERFPARSER_H
 
-#include "analyze/pipeline.h"
 #include "perf/header.h"
 #include "util/buf.h"
 #include <stdbool.h>
@@ -98,8 +99,6 @@ struct perfparser;
 
 struct perfparser_opts {
 	int fd;                   /* output; < 0: keep everything in memory */
-	const char *arch;         /* fallback architecture (--arch), "x86" default */
-	const char *sysroot, *app_path, *extra_paths, *kallsyms;
 	bool header;              /* write the magic and version (default true via init) */
 };
 
@@ -118,8 +117,28 @@ int perfparser_error_state(const struct perfparser *pp);
  * StringDefinition the first time; NULL and "" give -1 as perfparser does. */
 int32_t perfparser_string(struct perfparser *pp, const char *s);
 int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n);
+/* A string that lives as long as the stream (interned by pointer first). */
+int32_t perfparser_string_stable(struct perfparser *pp, const char *s);
 /* Interned location (defined the first time it is seen). */
 int32_t perfparser_location(struct perfparser *pp, const struct perfparser_location *loc);
+
+/* A location's key: what is written (address, file, pid, line, column,
+ * parent) plus the identity of the function it stands for, which keeps two
+ * functions at one address apart (not written). */
+struct perfparser_loc_key {
+	uint64_t address;
+	int32_t file;
+	uint32_t pid;
+	int32_t line, column, parent;
+	int32_t sym_name, sym_binary; /* -2: a plain location */
+	int32_t dso_id;      /* shared across processes: which DSO (0: not shared) */
+};
+/* Intern k (zero its padding: keys compare as bytes); a new location is
+ * written with address and pid, which may differ from the key's (for a
+ * location shared across processes, those of the first process seen).
+ * *isnew tells whether it was defined now. */
+int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparser_loc_key *k,
+				  uint64_t address, uint32_t pid, bool *isnew);
 void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, int32_t binary,
 		       int32_t path, bool is_kernel);
 void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, uint64_t time,
@@ -148,9 +167,6 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 		       uint8_t guessed, const struct perfparser_cost *costs, uint32_t nr_costs,
 		       const uint8_t *trace_fields, size_t trace_fields_len);
 
-/* The pipeline sink: maps records and resolved samples to events. */
-void perfparser_sink_init(struct perfparser *pp, struct sink *sink);
-
 /* Counters for `--print-stats` style reporting by callers. */
 struct perfparser_counts {
 	uint64_t samples, locations, symbols, strings, task_events, errors, bytes;
@@ -158,13 +174,13 @@ struct perfparser_counts {
 const struct perfparser_counts *perfparser_counts(const struct perfparser *pp);
 
 /* Low-level QDataStream appenders (exposed for the tracepoint encoder and tests). */
-void pp_put_u8(struct buf *b, uint8_t v);
-void pp_put_u16(struct buf *b, uint16_t v);
-void pp_put_u32(struct buf *b, uint32_t v);
-void pp_put_u64(struct buf *b, uint64_t v);
-void pp_put_f64(struct buf *b, double v);
-void pp_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
-void pp_put_null_bytes(struct buf *b);                        /* null QByteArray */
-void pp_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
+void perfparser_put_u8(struct buf *b, uint8_t v);
+void perfparser_put_u16(struct buf *b, uint16_t v);
+void perfparser_put_u32(struct buf *b, uint32_t v);
+void perfparser_put_u64(struct buf *b, uint64_t v);
+void perfparser_put_f64(struct buf *b, double v);
+void perfparser_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
+void perfparser_put_null_bytes(struct buf *b);                        /* null QByteArray */
+void perfparser_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
 
 #endif

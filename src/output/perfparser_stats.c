@@ -23,8 +23,8 @@ struct list {
 	size_t head, len, cap;
 };
 
-struct pp_stats {
-	struct pp_stats_result r;
+struct perfparser_stats {
+	struct perfparser_stats_result r;
 	uint32_t target, last, max, size;
 	uint64_t violations, last_flush_max_time;
 	bool tracepoints;
@@ -37,9 +37,9 @@ struct pp_stats {
 	int err;
 };
 
-static void set_max(struct pp_stats *st, uint32_t size);
+static void set_max(struct perfparser_stats *st, uint32_t size);
 
-static void set_target(struct pp_stats *st, uint32_t size)
+static void set_target(struct perfparser_stats *st, uint32_t size)
 {
 	st->last = st->target;
 	st->target = size;
@@ -47,16 +47,16 @@ static void set_target(struct pp_stats *st, uint32_t size)
 		set_max(st, size);
 }
 
-static void set_max(struct pp_stats *st, uint32_t size)
+static void set_max(struct perfparser_stats *st, uint32_t size)
 {
 	st->max = size;
 	if (size < st->target)
 		set_target(st, size);
 }
 
-struct pp_stats *pp_stats_new(uint32_t buffer_size, uint32_t max_buffer_size)
+struct perfparser_stats *perfparser_stats_new(uint32_t buffer_size, uint32_t max_buffer_size)
 {
-	struct pp_stats *st = xcalloc(1, sizeof(*st));
+	struct perfparser_stats *st = xcalloc(1, sizeof(*st));
 	st->last = 1u << 20;
 	st->max = 1u << 30;
 	st->target = 1u << 25;
@@ -65,7 +65,7 @@ struct pp_stats *pp_stats_new(uint32_t buffer_size, uint32_t max_buffer_size)
 	return st;
 }
 
-void pp_stats_free(struct pp_stats *st)
+void perfparser_stats_free(struct perfparser_stats *st)
 {
 	if (!st)
 		return;
@@ -74,12 +74,12 @@ void pp_stats_free(struct pp_stats *st)
 	free(st);
 }
 
-const struct pp_stats_result *pp_stats_result(const struct pp_stats *st)
+const struct perfparser_stats_result *perfparser_stats_result(const struct perfparser_stats *st)
 {
 	return &st->r;
 }
 
-void pp_stats_attr(struct pp_stats *st, bool tracepoint)
+void perfparser_stats_attr(struct perfparser_stats *st, bool tracepoint)
 {
 	if (tracepoint && st->target == 0)
 		set_target(st, st->last); /* back to dynamic buffering */
@@ -100,7 +100,7 @@ static bool version_at_least_3_17(const char *v)
 	return major > 3 || (major == 3 && minor >= 17);
 }
 
-void pp_stats_features(struct pp_stats *st, const char *perf_version)
+void perfparser_stats_features(struct perfparser_stats *st, const char *perf_version)
 {
 	if (version_at_least_3_17(perf_version) && st->violations == 0 && !st->tracepoints)
 		set_target(st, 0);
@@ -114,7 +114,7 @@ static int cmp_item(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void add_time(struct pp_stats *st, uint64_t time)
+static void add_time(struct perfparser_stats *st, uint64_t time)
 {
 	if (time && time < st->r.max_time) {
 		if (st->r.max_time - time > st->r.max_reorder_time)
@@ -126,7 +126,7 @@ static void add_time(struct pp_stats *st, uint64_t time)
 
 #define MAXU(a, b) ((a) = (a) > (b) ? (a) : (b))
 
-static void flush(struct pp_stats *st, uint32_t desired)
+static void flush(struct perfparser_stats *st, uint32_t desired)
 {
 	struct list *smp = &st->l[PPS_SAMPLE], *mm = &st->l[PPS_MMAP], *tk = &st->l[PPS_TASK];
 	for (int i = 0; i < 3; i++)
@@ -189,7 +189,7 @@ static void flush(struct pp_stats *st, uint32_t desired)
 	set_target(st, buffer_size);
 }
 
-void pp_stats_event(struct pp_stats *st, enum pp_stats_kind kind, uint64_t time, uint32_t size)
+void perfparser_stats_event(struct perfparser_stats *st, enum perfparser_stats_kind kind, uint64_t time, uint32_t size)
 {
 	struct list *l = &st->l[kind];
 	if (l->len == l->cap && ARRAY_GROW(l->v, l->cap, l->len + 1, (size_t)1 << 32)) {
@@ -206,7 +206,7 @@ void pp_stats_event(struct pp_stats *st, enum pp_stats_kind kind, uint64_t time,
 		flush(st, st->target / 2);
 }
 
-void pp_stats_round(struct pp_stats *st)
+void perfparser_stats_round(struct perfparser_stats *st)
 {
 	st->r.samples += st->in_round[PPS_SAMPLE];
 	st->r.mmaps += st->in_round[PPS_MMAP];
@@ -227,15 +227,15 @@ void pp_stats_round(struct pp_stats *st)
 		set_target(st, 0);
 }
 
-void pp_stats_finish(struct pp_stats *st)
+void perfparser_stats_finish(struct perfparser_stats *st)
 {
-	pp_stats_round(st);
+	perfparser_stats_round(st);
 	flush(st, 0);
 }
 
-void pp_stats_print(const struct pp_stats *st, FILE *out)
+void perfparser_stats_print(const struct perfparser_stats *st, FILE *out)
 {
-	const struct pp_stats_result *r = &st->r;
+	const struct perfparser_stats_result *r = &st->r;
 	fprintf(out, "samples: %llu\n", (unsigned long long)r->samples);
 	fprintf(out, "mmaps: %llu\n", (unsigned long long)r->mmaps);
 	fprintf(out, "rounds: %llu\n", (unsigned long long)r->rounds);
@@ -260,13 +260,13 @@ void pp_stats_print(const struct pp_stats *st, FILE *out)
 
 /* ---- the replay over an input ---- */
 
-static void sync_attrs(struct pp_stats *st, struct perf_evlist *el)
+static void sync_attrs(struct perfparser_stats *st, struct perf_evlist *el)
 {
 	for (; st->attrs_seen < el->nr; st->attrs_seen++)
-		pp_stats_attr(st, el->attrs[st->attrs_seen].attr.type == PERF_TYPE_TRACEPOINT);
+		perfparser_stats_attr(st, el->attrs[st->attrs_seen].attr.type == PERF_TYPE_TRACEPOINT);
 }
 
-int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e)
+int perfparser_stats_run(struct perfparser_stats *st, struct input *in, struct err *e)
 {
 	struct perf_header *h = input_header(in);
 	struct perf_evlist *el = input_evlist(in);
@@ -274,9 +274,9 @@ int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e)
 		/* file: event_desc attrs, then the version switch, then the attrs section */
 		if (perf_header_has(h, HEADER_EVENT_DESC))
 			sync_attrs(st, el);
-		pp_stats_features(st, h->version);
+		perfparser_stats_features(st, h->version);
 		for (size_t i = 0; i < el->nr; i++)
-			pp_stats_attr(st, el->attrs[i].attr.type == PERF_TYPE_TRACEPOINT);
+			perfparser_stats_attr(st, el->attrs[i].attr.type == PERF_TYPE_TRACEPOINT);
 		st->attrs_seen = el->nr;
 	}
 	int rc;
@@ -290,12 +290,12 @@ int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e)
 			break;
 		case PERF_RECORD_SAMPLE:
 			perf_record_time(el, r.p, &t);
-			pp_stats_event(st, PPS_SAMPLE, t, eh->size);
+			perfparser_stats_event(st, PPS_SAMPLE, t, eh->size);
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
 			perf_record_time(el, r.p, &t);
-			pp_stats_event(st, PPS_MMAP, t, eh->size);
+			perfparser_stats_event(st, PPS_MMAP, t, eh->size);
 			break;
 		case PERF_RECORD_COMM:
 		case PERF_RECORD_LOST:
@@ -303,10 +303,10 @@ int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e)
 		case PERF_RECORD_EXIT:
 		case PERF_RECORD_SWITCH:
 			perf_record_time(el, r.p, &t);
-			pp_stats_event(st, PPS_TASK, t, TASK_EVENT_SIZE);
+			perfparser_stats_event(st, PPS_TASK, t, TASK_EVENT_SIZE);
 			break;
 		case PERF_RECORD_FINISHED_ROUND:
-			pp_stats_round(st);
+			perfparser_stats_round(st);
 			break;
 		default:
 			break;
@@ -316,6 +316,6 @@ int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e)
 	}
 	if (rc < 0)
 		return rc;
-	pp_stats_finish(st);
+	perfparser_stats_finish(st);
 	return 0;
 }

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct pp_stats_result {
+struct perfparser_stats_result {
 	uint64_t samples, mmaps, rounds, buffer_flushes;
 	uint64_t samples_time_violations, mmaps_time_violations;
 	uint64_t max_samples_per_round, max_mmaps_per_round, max_task_events_per_round;
@@ -28,23 +28,23 @@ struct pp_stats_result {
 	uint64_t max_time, max_time_between_rounds, max_reorder_time;
 };
 
-struct pp_stats;
+struct perfparser_stats;
 /* buffer sizes in bytes, as hotspot-perfparser's --buffer-size/--max-buffer-size * 1024 */
-struct pp_stats *pp_stats_new(uint32_t buffer_size, uint32_t max_buffer_size);
-void pp_stats_free(struct pp_stats *st);
+struct perfparser_stats *perfparser_stats_new(uint32_t buffer_size, uint32_t max_buffer_size);
+void perfparser_stats_free(struct perfparser_stats *st);
 /* Replay every record of an opened input in file order, then finish.
  * Returns 0 or a negative code with e filled (a read or decode error). */
-int pp_stats_run(struct pp_stats *st, struct input *in, struct err *e);
-const struct pp_stats_result *pp_stats_result(const struct pp_stats *st);
+int perfparser_stats_run(struct perfparser_stats *st, struct input *in, struct err *e);
+const struct perfparser_stats_result *perfparser_stats_result(const struct perfparser_stats *st);
 /* "samples: N\n..." exactly as hotspot-perfparser prints it. */
-void pp_stats_print(const struct pp_stats *st, FILE *out);
+void perfparser_stats_print(const struct perfparser_stats *st, FILE *out);
 
 /* The model's inputs, for tests and for callers without a pipeline. */
-enum pp_stats_kind { PPS_SAMPLE, PPS_MMAP, PPS_TASK };
-void pp_stats_attr(struct pp_stats *st, bool tracepoint);
-void pp_stats_features(struct pp_stats *st, const char *perf_version);
-void pp_stats_event(struct pp_stats *st, enum pp_stats_kind kind, uint64_t time, uint32_t size);
-void pp_stats_round(struct pp_stats *st);
-void pp_stats_finish(struct pp_stats *st);
+enum perfparser_stats_kind { PPS_SAMPLE, PPS_MMAP, PPS_TASK };
+void perfparser_stats_attr(struct perfparser_stats *st, bool tracepoint);
+void perfparser_stats_features(struct perfparser_stats *st, const char *perf_version);
+void perfparser_stats_event(struct perfparser_stats *st, enum perfparser_stats_kind kind, uint64_t time, uint32_t size);
+void perfparser_stats_round(struct perfparser_stats *st);
+void perfparser_stats_finish(struct perfparser_stats *st);
 
 #endif

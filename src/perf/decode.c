@@ -13,7 +13,7 @@
  * Every count is checked against the bytes left before it is used.
  */
 #include "perf/event.h"
-#include <byteswap.h>
+#include "util/load.h"
 #include <errno.h>
 #include <string.h>
 
@@ -22,19 +22,7 @@ struct cur {
 	uint64_t off;
 };
 
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 #define NEED(c, n, what)                                                               \
 	do {                                                                           \
@@ -48,7 +36,7 @@ static inline uint32_t ld32(const uint8_t *p)
 static int get64(struct cur *c, uint64_t *v, const char *what, struct err *e)
 {
 	NEED(c, 8, what);
-	*v = ld64(c->p);
+	*v = load_u64(c->p);
 	c->p += 8;
 	return 0;
 }
@@ -64,12 +52,12 @@ int perf_evlist_attr_of(const struct perf_evlist *el, const uint8_t *p)
 	if (h->type == PERF_RECORD_SAMPLE) {
 		if (el->id_pos < 0 || 8 + 8 * (uint64_t)el->id_pos + 8 > h->size)
 			return -1;
-		id = ld64(p + 8 + 8 * el->id_pos);
+		id = load_u64(p + 8 + 8 * el->id_pos);
 	} else {
 		if (h->type >= PERF_RECORD_USER_TYPE_START || !el->sample_id_all || el->is_pos < 0 ||
 		    8 * (uint64_t)el->is_pos + 8 > h->size)
 			return -1;
-		id = ld64(p + h->size - 8 * el->is_pos);
+		id = load_u64(p + h->size - 8 * el->is_pos);
 	}
 	uintptr_t v = (uintptr_t)hmap_get(&el->by_id, id);
 	return v ? (int)(v - 1) : -1;
@@ -93,13 +81,13 @@ bool perf_record_time(const struct perf_evlist *el, const uint8_t *p, uint64_t *
 		uint64_t o = 8 + 8 * (uint64_t)pa->time_pos;
 		if (o + 8 > h->size)
 			return false;
-		*time = ld64(p + o);
+		*time = load_u64(p + o);
 		return true;
 	}
 	if (!pa->attr.sample_id_all || pa->trailer_size + 8 > h->size)
 		return false;
 	uint64_t o = h->size - pa->trailer_size + 8 * !!(pa->attr.sample_type & PERF_SAMPLE_TID);
-	*time = ld64(p + o);
+	*time = load_u64(p + o);
 	return true;
 }
 
@@ -138,8 +126,8 @@ static int decode_sample(const struct perf_attr *pa, struct cur *c, struct perf_
 		return -EINVAL;
 	if (t & PERF_SAMPLE_TID) {
 		NEED(c, 8, "sample pid/tid");
-		s->pid = ld32(c->p);
-		s->tid = ld32(c->p + 4);
+		s->pid = load_u32(c->p);
+		s->tid = load_u32(c->p + 4);
 		s->has_tid = true;
 		c->p += 8;
 	}
@@ -156,7 +144,7 @@ static int decode_sample(const struct perf_attr *pa, struct cur *c, struct perf_
 		return -EINVAL;
 	if (t & PERF_SAMPLE_CPU) {
 		NEED(c, 8, "sample cpu");
-		s->cpu = ld32(c->p);
+		s->cpu = load_u32(c->p);
 		s->has_cpu = true;
 		c->p += 8;
 	}
@@ -180,7 +168,7 @@ static int decode_sample(const struct perf_attr *pa, struct cur *c, struct perf_
 	}
 	if (t & PERF_SAMPLE_RAW) {
 		NEED(c, 4, "raw size");
-		s->raw_size = ld32(c->p);
+		s->raw_size = load_u32(c->p);
 		c->p += 4;
 		NEED(c, s->raw_size, "raw data");
 		s->raw = c->p;
@@ -270,8 +258,8 @@ static int decode_trailer(const struct perf_attr *pa, struct cur *c, struct perf
 	uint64_t t = pa->attr.sample_type;
 	if (t & PERF_SAMPLE_TID) {
 		NEED(c, 8, "trailer pid/tid");
-		s->pid = ld32(c->p);
-		s->tid = ld32(c->p + 4);
+		s->pid = load_u32(c->p);
+		s->tid = load_u32(c->p + 4);
 		s->has_tid = true;
 		c->p += 8;
 	}
@@ -286,7 +274,7 @@ static int decode_trailer(const struct perf_attr *pa, struct cur *c, struct perf
 		return -EINVAL;
 	if (t & PERF_SAMPLE_CPU) {
 		NEED(c, 8, "trailer cpu");
-		s->cpu = ld32(c->p);
+		s->cpu = load_u32(c->p);
 		s->has_cpu = true;
 		c->p += 8;
 	}
@@ -324,22 +312,22 @@ int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t f
 		switch (h->type) {
 		case PERF_RECORD_AUXTRACE:
 			NEED(&c, 40, "AUXTRACE fields");
-			ev->auxtrace.size = ld64(c.p);
-			ev->auxtrace.offset = ld64(c.p + 8);
-			ev->auxtrace.reference = ld64(c.p + 16);
-			ev->auxtrace.idx = ld32(c.p + 24);
-			ev->auxtrace.tid = ld32(c.p + 28);
-			ev->auxtrace.cpu = ld32(c.p + 32);
+			ev->auxtrace.size = load_u64(c.p);
+			ev->auxtrace.offset = load_u64(c.p + 8);
+			ev->auxtrace.reference = load_u64(c.p + 16);
+			ev->auxtrace.idx = load_u32(c.p + 24);
+			ev->auxtrace.tid = load_u32(c.p + 28);
+			ev->auxtrace.cpu = load_u32(c.p + 32);
 			break;
 		case PERF_RECORD_HEADER_TRACING_DATA:
 			NEED(&c, 4, "TRACING_DATA size");
-			ev->tracing_data.size = ld32(c.p);
+			ev->tracing_data.size = load_u32(c.p);
 			break;
 		case PERF_RECORD_TIME_CONV:
 			NEED(&c, 24, "TIME_CONV fields");
-			ev->time_conv.time_shift = ld64(c.p);
-			ev->time_conv.time_mult = ld64(c.p + 8);
-			ev->time_conv.time_zero = ld64(c.p + 16);
+			ev->time_conv.time_shift = load_u64(c.p);
+			ev->time_conv.time_mult = load_u64(c.p + 8);
+			ev->time_conv.time_zero = load_u64(c.p + 16);
 			break;
 		case PERF_RECORD_COMPRESSED:
 			ev->compressed.data = c.p;
@@ -375,71 +363,71 @@ int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t f
 	switch (h->type) {
 	case PERF_RECORD_MMAP:
 		NEED(&c, 32, "MMAP fields");
-		ev->mmap.pid = ld32(c.p);
-		ev->mmap.tid = ld32(c.p + 4);
-		ev->mmap.start = ld64(c.p + 8);
-		ev->mmap.len = ld64(c.p + 16);
-		ev->mmap.pgoff = ld64(c.p + 24);
+		ev->mmap.pid = load_u32(c.p);
+		ev->mmap.tid = load_u32(c.p + 4);
+		ev->mmap.start = load_u64(c.p + 8);
+		ev->mmap.len = load_u64(c.p + 16);
+		ev->mmap.pgoff = load_u64(c.p + 24);
 		ev->mmap.prot = 4; /* PROT_EXEC: MMAP records are executable maps */
 		c.p += 32;
 		return get_str(&c, &ev->mmap.filename, "MMAP filename", e);
 	case PERF_RECORD_MMAP2:
 		NEED(&c, 64, "MMAP2 fields");
-		ev->mmap.pid = ld32(c.p);
-		ev->mmap.tid = ld32(c.p + 4);
-		ev->mmap.start = ld64(c.p + 8);
-		ev->mmap.len = ld64(c.p + 16);
-		ev->mmap.pgoff = ld64(c.p + 24);
+		ev->mmap.pid = load_u32(c.p);
+		ev->mmap.tid = load_u32(c.p + 4);
+		ev->mmap.start = load_u64(c.p + 8);
+		ev->mmap.len = load_u64(c.p + 16);
+		ev->mmap.pgoff = load_u64(c.p + 24);
 		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			uint8_t n = c.p[32];
 			ev->mmap.build_id_size = n > 20 ? 20 : n;
 			memcpy(ev->mmap.build_id, c.p + 36, 20);
 		} else {
-			ev->mmap.maj = ld32(c.p + 32);
-			ev->mmap.min = ld32(c.p + 36);
-			ev->mmap.ino = ld64(c.p + 40);
-			ev->mmap.ino_generation = ld64(c.p + 48);
+			ev->mmap.maj = load_u32(c.p + 32);
+			ev->mmap.min = load_u32(c.p + 36);
+			ev->mmap.ino = load_u64(c.p + 40);
+			ev->mmap.ino_generation = load_u64(c.p + 48);
 		}
-		ev->mmap.prot = ld32(c.p + 56);
-		ev->mmap.flags = ld32(c.p + 60);
+		ev->mmap.prot = load_u32(c.p + 56);
+		ev->mmap.flags = load_u32(c.p + 60);
 		c.p += 64;
 		return get_str(&c, &ev->mmap.filename, "MMAP2 filename", e);
 	case PERF_RECORD_COMM:
 		NEED(&c, 8, "COMM fields");
-		ev->comm.pid = ld32(c.p);
-		ev->comm.tid = ld32(c.p + 4);
+		ev->comm.pid = load_u32(c.p);
+		ev->comm.tid = load_u32(c.p + 4);
 		ev->comm.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		c.p += 8;
 		return get_str(&c, &ev->comm.comm, "COMM name", e);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		NEED(&c, 24, "FORK/EXIT fields");
-		ev->fork.pid = ld32(c.p);
-		ev->fork.ppid = ld32(c.p + 4);
-		ev->fork.tid = ld32(c.p + 8);
-		ev->fork.ptid = ld32(c.p + 12);
-		ev->fork.time = ld64(c.p + 16);
+		ev->fork.pid = load_u32(c.p);
+		ev->fork.ppid = load_u32(c.p + 4);
+		ev->fork.tid = load_u32(c.p + 8);
+		ev->fork.ptid = load_u32(c.p + 12);
+		ev->fork.time = load_u64(c.p + 16);
 		return 0;
 	case PERF_RECORD_LOST:
 		NEED(&c, 16, "LOST fields");
-		ev->lost.id = ld64(c.p);
-		ev->lost.lost = ld64(c.p + 8);
+		ev->lost.id = load_u64(c.p);
+		ev->lost.lost = load_u64(c.p + 8);
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		NEED(&c, 8, "LOST_SAMPLES fields");
-		ev->lost_samples.lost = ld64(c.p);
+		ev->lost_samples.lost = load_u64(c.p);
 		return 0;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		NEED(&c, 24, "THROTTLE fields");
-		ev->throttle.time = ld64(c.p);
-		ev->throttle.id = ld64(c.p + 8);
-		ev->throttle.stream_id = ld64(c.p + 16);
+		ev->throttle.time = load_u64(c.p);
+		ev->throttle.id = load_u64(c.p + 8);
+		ev->throttle.stream_id = load_u64(c.p + 16);
 		return 0;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		NEED(&c, 8, "SWITCH_CPU_WIDE fields");
-		ev->cs.next_prev_pid = ld32(c.p);
-		ev->cs.next_prev_tid = ld32(c.p + 4);
+		ev->cs.next_prev_pid = load_u32(c.p);
+		ev->cs.next_prev_tid = load_u32(c.p + 4);
 		/* fallthrough */
 	case PERF_RECORD_SWITCH:
 		ev->cs.out = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
@@ -447,135 +435,26 @@ int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t f
 		return 0;
 	case PERF_RECORD_KSYMBOL:
 		NEED(&c, 16, "KSYMBOL fields");
-		ev->ksymbol.addr = ld64(c.p);
-		ev->ksymbol.len = ld32(c.p + 8);
-		ev->ksymbol.ksym_type = (uint16_t)ld32(c.p + 12);
-		ev->ksymbol.flags = (uint16_t)(ld32(c.p + 12) >> 16);
+		ev->ksymbol.addr = load_u64(c.p);
+		ev->ksymbol.len = load_u32(c.p + 8);
+		ev->ksymbol.ksym_type = (uint16_t)load_u32(c.p + 12);
+		ev->ksymbol.flags = (uint16_t)(load_u32(c.p + 12) >> 16);
 		c.p += 16;
 		return get_str(&c, &ev->ksymbol.name, "KSYMBOL name", e);
 	case PERF_RECORD_CGROUP:
 		NEED(&c, 8, "CGROUP fields");
-		ev->cgroup.id = ld64(c.p);
+		ev->cgroup.id = load_u64(c.p);
 		c.p += 8;
 		return get_str(&c, &ev->cgroup.path, "CGROUP path", e);
 	case PERF_RECORD_AUX:
 		NEED(&c, 24, "AUX fields");
-		ev->aux.aux_offset = ld64(c.p);
-		ev->aux.aux_size = ld64(c.p + 8);
-		ev->aux.flags = ld64(c.p + 16);
+		ev->aux.aux_offset = load_u64(c.p);
+		ev->aux.aux_size = load_u64(c.p + 8);
+		ev->aux.flags = load_u64(c.p + 16);
 		return 0;
 	default:
 		/* READ, NAMESPACES, BPF_EVENT, TEXT_POKE, ITRACE_START,
 		 * AUX_OUTPUT_HW_ID and unknown types: skipped by size. */
 		return 0;
-	}
-}
-
-/* ---- opposite-endian files ---------------------------------------------- */
-
-static void swap64s(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t v = bswap_64(ld64(p + i));
-		memcpy(p + i, &v, 8);
-	}
-}
-
-static void swap32s(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 4 <= n; i += 4) {
-		uint32_t v = bswap_32(ld32(p + i));
-		memcpy(p + i, &v, 4);
-	}
-}
-
-/* A u64 slot that holds two u32s: bswap_64 exchanged them; exchange back. */
-static void unpair(uint8_t *p)
-{
-	uint8_t t[4];
-	memcpy(t, p, 4);
-	memmove(p, p + 4, 4);
-	memcpy(p + 4, t, 4);
-}
-
-void perf_record_swap(const struct perf_evlist *el, uint8_t *p)
-{
-	struct perf_event_header *h = (void *)p;
-	h->type = bswap_32(h->type);
-	h->misc = bswap_16(h->misc);
-	h->size = bswap_16(h->size);
-	if (h->size < 8)
-		return;
-	uint8_t *b = p + 8;
-	size_t n = h->size - 8;
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_KSYMBOL:
-	case PERF_RECORD_CGROUP: {
-		/* fixed part as u32/u64, string left alone, trailer swapped */
-		size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : h->type == PERF_RECORD_MMAP2 ? 64
-			     : h->type == PERF_RECORD_COMM ? 8 : h->type == PERF_RECORD_KSYMBOL ? 16 : 8;
-		if (fixed > n)
-			return;
-		if (h->type == PERF_RECORD_CGROUP) {
-			swap64s(b, 8);
-		} else if (h->type == PERF_RECORD_KSYMBOL) {
-			swap64s(b, 8);
-			swap32s(b + 8, 4);
-			uint16_t *f = (uint16_t *)(b + 12);
-			f[0] = bswap_16(f[0]);
-			f[1] = bswap_16(f[1]);
-		} else {
-			swap32s(b, 8);
-			if (fixed >= 32)
-				swap64s(b + 8, 24);
-			if (fixed == 64) {
-				swap32s(b + 32, 8);
-				swap64s(b + 40, 16);
-				swap32s(b + 56, 8);
-			}
-		}
-		break;
-	}
-	case PERF_RECORD_SAMPLE:
-	default:
-		/* u64 words; the u32 pairs of TID and CPU are put back */
-		swap64s(b, n & ~(size_t)7);
-		break;
-	}
-	int ai = perf_evlist_attr_of(el, p);
-	if (ai < 0)
-		ai = el->nr ? 0 : -1;
-	if (ai < 0 || h->type >= PERF_RECORD_USER_TYPE_START)
-		return;
-	uint64_t t = el->attrs[ai].attr.sample_type;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		size_t o = 8 + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP));
-		if (t & PERF_SAMPLE_TID && o + 8 <= h->size)
-			unpair(p + o);
-		o += 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR) +
-			  !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID));
-		if (t & PERF_SAMPLE_CPU && o + 8 <= h->size)
-			unpair(p + o);
-		return;
-	}
-	const struct perf_attr *pa = &el->attrs[ai];
-	if (!pa->attr.sample_id_all || pa->trailer_size > n)
-		return;
-	uint8_t *tr = p + h->size - pa->trailer_size;
-	if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM ||
-	    h->type == PERF_RECORD_KSYMBOL || h->type == PERF_RECORD_CGROUP)
-		swap64s(tr, pa->trailer_size);
-	if (t & PERF_SAMPLE_TID)
-		unpair(tr);
-	size_t o = 8 * (!!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
-			!!(t & PERF_SAMPLE_STREAM_ID));
-	if (t & PERF_SAMPLE_CPU && o + 8 <= pa->trailer_size)
-		unpair(tr + o);
-	if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
-		unpair(b);
-		unpair(b + 8);
 	}
 }

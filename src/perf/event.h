@@ -191,7 +191,5 @@ int perf_evlist_attr_of(const struct perf_evlist *el, const uint8_t *p);
  * it has none. Cheap: reads one field, used by the ordering queue. */
 bool perf_record_time(const struct perf_evlist *el, const uint8_t *p, uint64_t *time);
 
-/* Byte-swap a record in place for an opposite-endian file. */
-void perf_record_swap(const struct perf_evlist *el, uint8_t *p);
 
 #endif

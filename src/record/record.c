@@ -28,7 +28,9 @@
  * interval is a complete stream on its own.
  */
 #include "record/record.h"
-#include "perf/writer.h"
+#include "perf/encode.h"
+#include "record/host.h"
+#include "util/load.h"
 #include "record/buildid.h"
 #include "record/events.h"
 #include "record/synth.h"
@@ -61,7 +63,7 @@ struct rec {
 	struct events ev;
 	struct perf_wattr wattrs[RECORD_MAX_EVENTS];
 	struct perf_feats feats;
-	struct perf_host_info host;
+	struct host_info host;
 	char exe[4096];
 	struct buildid bid;
 	uint64_t synth_id;
@@ -222,25 +224,11 @@ static int ensure(struct rec *r, size_t need)
 
 /* ---- what passes through ---- */
 
-static inline uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 static void scan_sample(struct rec *r, const uint8_t *p, uint16_t size, uint16_t misc)
 {
 	r->res->samples++;
-	uint64_t ip = rd64(p + EVENTS_OFF_IP), time = rd64(p + EVENTS_OFF_TIME);
-	uint32_t pid = rd32(p + EVENTS_OFF_PID);
+	uint64_t ip = load_u64(p + EVENTS_OFF_IP), time = load_u64(p + EVENTS_OFF_TIME);
+	uint32_t pid = load_u32(p + EVENTS_OFF_PID);
 	if (!r->first_time || time < r->first_time)
 		r->first_time = time;
 	if (time > r->last_time)
@@ -252,12 +240,12 @@ static void scan_sample(struct rec *r, const uint8_t *p, uint16_t size, uint16_t
 	buildid_hit(&r->bid, pid, ip, kernel);
 	if (r->o->cg == RECORD_CG_NONE || size < EVENTS_OFF_CALLCHAIN + 8)
 		return;
-	uint64_t nr = rd64(p + EVENTS_OFF_CALLCHAIN);
+	uint64_t nr = load_u64(p + EVENTS_OFF_CALLCHAIN);
 	if (nr > (uint64_t)(size - EVENTS_OFF_CALLCHAIN - 8) / 8)
 		return;
 	const uint8_t *c = p + EVENTS_OFF_CALLCHAIN + 8;
 	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t a = rd64(c + i * 8);
+		uint64_t a = load_u64(c + i * 8);
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
 			continue;
@@ -293,25 +281,25 @@ static void scan(struct rec *r, const uint8_t *p, size_t n)
 			if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
 				break; /* data maps hold no code */
 			bool kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-			buildid_mmap(&r->bid, rd32(q + 8), rd64(q + 16), rd64(q + 24),
+			buildid_mmap(&r->bid, load_u32(q + 8), load_u64(q + 16), load_u64(q + 24),
 				     (const char *)q + name_off, kernel);
 			break;
 		}
 		case PERF_RECORD_COMM:
 			if (!r->cons && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16)
-				buildid_exec(&r->bid, rd32(q + 8));
+				buildid_exec(&r->bid, load_u32(q + 8));
 			break;
 		case PERF_RECORD_FORK:
 			if (!r->cons && h->size >= 24)
-				buildid_fork(&r->bid, rd32(q + 8), rd32(q + 12));
+				buildid_fork(&r->bid, load_u32(q + 8), load_u32(q + 12));
 			break;
 		case PERF_RECORD_LOST:
 			if (h->size >= 24)
-				r->res->lost += rd64(q + 16);
+				r->res->lost += load_u64(q + 16);
 			break;
 		case PERF_RECORD_LOST_SAMPLES:
 			if (h->size >= 16)
-				r->res->lost += rd64(q + 8);
+				r->res->lost += load_u64(q + 8);
 			break;
 		}
 		off += h->size;
@@ -876,8 +864,8 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		return rc;
 	if (readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1) < 0)
 		snprintf(r->exe, sizeof(r->exe), "scorch");
-	r->host = (struct perf_host_info){ "scorch-0.1", r->exe, o->argc, o->argv };
-	if ((rc = perf_feats_add_host(&r->feats, &r->host)) ||
+	r->host = (struct host_info){ "scorch-0.1", r->exe, o->argc, o->argv };
+	if ((rc = host_add_features(&r->feats, &r->host)) ||
 	    (rc = perf_feats_add_event_desc(&r->feats, r->wattrs, r->ev.nr_ev)))
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
 

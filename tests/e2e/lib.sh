@@ -1,18 +1,85 @@
-# lib.sh: helpers for the end-to-end tests. Source it; it sets $W (a scratch
-# dir removed at exit) and defines pass/fail.
+# lib.sh: the one helper library of the end-to-end tests (sourced, not run).
+# Sets TOP, SCORCH, SCORCH_ASAN, W (a scratch dir removed at exit; T is the
+# same dir, the record tests' name for it) and defines the result lines
+# tests/run.sh counts:
+#   pass NAME            PASS NAME
+#   fail NAME [WHY...]   FAIL NAME[: WHY]
+#   skip NAME WHY...     SKIP NAME (WHY): a check that could not run here
+#   check NAME CMD...    PASS when CMD succeeds, else FAIL (with the command)
+# and helpers for the recorder's tests (perf_ok, perf_script_has,
+# perfparser_ok, mode_is, samples_of) and perf_headers.
 set -u
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${SCORCH:=$TOP/build/scorch}"
 : "${SCORCH_ASAN:=$TOP/build/asan/scorch}"
+: "${PERFPARSER:=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}"
+SPIN=$TOP/build/workloads/record_spin
+WL_SRC=$TOP/tests/workloads
 W=$(mktemp -d /tmp/scorch-e2e.XXXXXX)
+T=$W
 trap 'rm -rf "$W"' EXIT
 pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; }
+fail() {
+	local n=$1; shift
+	if [ $# -gt 0 ]; then echo "FAIL $n: $*"; else echo "FAIL $n"; fi
+}
+skip() {
+	local n=$1; shift
+	echo "SKIP $n ($*)"
+}
 check() { # check NAME CMD...: PASS when CMD succeeds
 	local n=$1; shift
-	if "$@"; then pass "$n"; else fail "$n"; fi
+	if "$@"; then pass "$n"; else fail "$n" "$*"; fi
 }
+
+# Build tests/workloads/SRC into OUT with the given compiler flags.
+build_workload() { # SRC OUT CFLAGS...
+	local src=$1 out=$2; shift 2
+	gcc "$@" -o "$out" "$WL_SRC/$src"
+}
+
 # perf script's sample header lines (everything up to the event name + ": ")
 perf_headers() {
 	perf script -i "$1" 2>/dev/null | grep -v -P '^\t' | grep -v '^$' |
 		sed -E 's/^(.*[0-9]\.[0-9]{6}: +([0-9]+ +)?[^ ]+: ).*$/\1/'
+}
+
+# perf accepts the file: perf report --stats prints no warning or error.
+perf_ok() { # FILE
+	local out
+	out=$(perf report --stats -i "$1" 2>&1 >/dev/null) || { echo "perf report failed: $out" >&2; return 1; }
+	if echo "$out" | grep -qiE 'warn|error|fail|invalid|corrupt|unknown|unprocessable'; then
+		echo "perf report --stats: $out" >&2
+		return 1
+	fi
+	return 0
+}
+
+# perf script runs clean and shows N+ samples of the comm.
+perf_script_has() { # FILE COMM MIN
+	local err n
+	err=$(perf script -i "$1" 2>&1 >"$W/script.out")
+	if [ -n "$err" ] && echo "$err" | grep -qiE 'warn|error|fail|invalid'; then
+		echo "perf script: $err" >&2
+		return 1
+	fi
+	n=$(awk -v c="$2" '$1==c' "$W/script.out" | wc -l)
+	[ "$n" -ge "$3" ] || { echo "perf script: $n samples of $2 (want >= $3)" >&2; return 1; }
+}
+
+# hotspot-perfparser reads it with no message beyond those it also prints
+# for perf's own files (features it does not know, buffering notes).
+perfparser_ok() { # FILE
+	local out
+	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed" >&2; return 1; }
+	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 ' | grep -v '^$')
+	[ -z "$out" ] || { echo "perfparser: $out" >&2; return 1; }
+}
+
+mode_is() { # FILE MODE
+	[ "$(stat -c %a "$1")" = "$2" ]
+}
+
+samples_of() { # FILE -> number of samples perf sees
+	perf report --stats -i "$1" 2>/dev/null | awk '/SAMPLE events:/{print $3; exit}'
 }

@@ -19,7 +19,7 @@
 #     still shows the CPU profile.
 # The bounds compare with what the threads measured, not with nominal times:
 # on a loaded machine a wake-up can come late, and that is off-CPU time too.
-. "$(dirname "$0")/lib/record_common.sh"
+. "$(dirname "$0")/lib.sh"
 WL=$TOP/build/workloads/offcpu
 DEC=$TOP/tests/tools/perfparser_decode.py
 SCORCH_ASAN=${SCORCH_ASAN:-$TOP/build/asan/scorch}

@@ -20,7 +20,7 @@ if command -v node > /dev/null && [ -x /usr/bin/chromium ]; then
 	"$TOP/scripts/npm-deps.sh" --check || "$TOP/scripts/npm-deps.sh" > /dev/null 2>&1
 	"$TOP/scripts/npm-deps.sh" --check && browser=1
 fi
-[ $browser = 1 ] || echo "SKIP browser checks: needs node, /usr/bin/chromium and scripts/npm-deps.sh"
+[ $browser = 1 ] || skip "browser checks" "needs node, /usr/bin/chromium and scripts/npm-deps.sh"
 js() { # js FIELD JSONFILE: a field of the driver's JSON line
 	python3 -c 'import json,sys; v=json.load(open(sys.argv[2])).get(sys.argv[1]); print(json.dumps(v) if isinstance(v,(list,dict)) else v)' "$1" "$2"
 }
@@ -79,22 +79,13 @@ if [ $browser = 1 ]; then
 fi
 
 # ---- thousands of distinct stacks ----
-python3 - > "$W/many.c" <<'PY'
-N = 48
-print('#include <stdlib.h>\n#include <time.h>\nstatic volatile unsigned long sink;\ntypedef void fn(unsigned, int);\nextern fn *tab[%d];' % N)
-for i in range(N):
-    print('__attribute__((noinline)) void f%d(unsigned s, int d) { if (!d) { for (int i = 0; i < 300; i++) sink += i; return; } tab[(s >> 3) %% %d](s * 1103515245u + %d, d - 1); }' % (i, N, i))
-print('fn *tab[%d] = {%s};' % (N, ','.join('f%d' % i for i in range(N))))
-print('static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }')
-print('int main(int c, char **v) { double n = c > 1 ? atof(v[1]) : 1, t0 = now(); for (unsigned long k = 0; now() - t0 < n; k++) f0((unsigned)k * 2654435761u, 6); return 0; }')
-PY
-gcc -O0 -fno-omit-frame-pointer -o "$W/many" "$W/many.c"
+build_workload many_stacks.c "$W/many" -O0 -fno-omit-frame-pointer
 perf record -q -e cpu-clock -F 4999 -g -o "$W/many.data" -- "$W/many" 1.5 > /dev/null 2>&1
 ns=$("$S" export -f folded -i "$W/many.data" | wc -l)
 if [ "$HAVE_SYMS" = 1 ]; then
 	check "many-stacks recording has thousands of distinct stacks ($ns)" [ "$ns" -ge 2000 ]
 else
-	echo "SKIP distinct stacks: without symbols they fold into one per DSO ($ns)"
+	skip "distinct stacks" "without symbols they fold into one per DSO: $ns"
 fi
 t0=$(date +%s%N)
 "$S" flame -i "$W/many.data" -o "$W/many.html" 2> /dev/null
@@ -106,6 +97,9 @@ check "flame on $ns stacks takes ${fl} ms (script ${sc} ms)" [ $fl -le $((sc * 2
 if [ $browser = 1 ]; then
 	node "$TOP/tests/tools/outputs_browser.mjs" flame "$W/many.html" f17 > "$W/m.json" 2> /dev/null
 	lm=$(js load_ms "$W/m.json")
-	check "large flame graph opens in ${lm} ms with no errors ($(js nodes "$W/m.json") nodes)" \
-		[ "$(js errors "$W/m.json")" = "[]" -a "${lm:-99999}" -lt 5000 ]
+	# the load time is printed, not asserted (no timed assertions: the
+	# machine may be loaded)
+	nn=$(js nodes "$W/m.json")
+	check "large flame graph opens with no errors ($nn nodes, ${lm} ms)" \
+		[ "$(js errors "$W/m.json")" = "[]" -a "${nn:-0}" -gt 1000 ]
 fi

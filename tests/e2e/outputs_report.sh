@@ -37,7 +37,7 @@ if [ "$HAVE_SYMS" = 1 ]; then
 	$CHK entries "report --no-children top entries == perf report" "$W/rs" "$W/ps" --top 10 --tol 0.3
 	check "report call tree shows outer -> hot_a" grep -qE '^[|` ]+[|`]--[0-9.]+%  hot_a' "$W/r"
 else
-	echo "SKIP report symbol entries: this build has no symbols yet (per-DSO checks instead)"
+	skip "report symbol entries" "this build has no symbols yet; per-DSO checks instead"
 fi
 # per DSO: works without symbols too
 "$S" report -i "$DATA" --no-children --sort dso > "$W/rd"
@@ -113,7 +113,7 @@ if command -v go > /dev/null; then
 		check "pprof comm label: worker has $wn samples" grep -q "accounting for $wn, " "$W/ptw"
 	fi
 else
-	echo "SKIP pprof: go is not installed"
+	skip pprof "go is not installed"
 fi
 
 # ---- progress bar (a terminal on stderr) ----

@@ -22,7 +22,7 @@ REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfpars
 PP=$TOP/build/scorch-perfparser
 DEC=$TOP/tests/tools/perfparser_decode.py
 if ! command -v hotspot > /dev/null || ! command -v perf > /dev/null || [ ! -x "$REF" ]; then
-	pass "perfparser_hotspot (skipped: needs hotspot, perf and $REF)"
+	skip perfparser_hotspot "needs hotspot, perf and $REF"
 	exit 0
 fi
 if ! gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pp_threads" \
@@ -90,7 +90,7 @@ for cg in dwarf fp; do
 	echo "  hotspot-perfparser vs perf script:"
 	sed 's/^/    /' "$W/$cg.cmp.ref"
 	if ! grep -qvP '^\t[0-9a-f]+ \[unknown\] ' <(grep -P '^\t' "$W/$cg.ours"); then
-		echo "SKIP perfparser_hotspot $cg: stacks (this build has no symbolizer: every frame [unknown])"
+		skip "perfparser_hotspot $cg: stacks" "this build has no symbolizer: every frame [unknown]"
 	else
 		check "perfparser_hotspot $cg: stacks agree with perf script (scorch ${po}%, hotspot-perfparser ${pr}%)" \
 			awk -v a="$po" -v b="$pr" 'BEGIN { exit !(a >= 90 || (a >= b && a >= 50)) }'

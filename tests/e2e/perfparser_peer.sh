@@ -17,8 +17,7 @@ DEC=$TOP/tests/tools/perfparser_decode.py
 D=$TOP/tests/data/peer
 cd "$D" || exit 1
 if [ ! -x "$REF" ]; then
-	echo "SKIP perfparser_peer: no $REF"
-	pass "perfparser_peer (skipped: no reference)"
+	skip perfparser_peer "no $REF"
 	exit 0
 fi
 for f in */*.data* *.data*; do

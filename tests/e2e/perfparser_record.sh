@@ -19,7 +19,7 @@ REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfpars
 PP=$TOP/build/scorch-perfparser
 DEC=$TOP/tests/tools/perfparser_decode.py
 if ! command -v perf > /dev/null; then
-	pass "perfparser_record (skipped: no perf)"
+	skip perfparser_record "no perf"
 	exit 0
 fi
 gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pp_threads" "$TOP/tests/workloads/pp_threads.c" -lm ||
@@ -39,7 +39,7 @@ perf record -q -e cpu-clock --call-graph fp -o - "$W/pp_threads" 60 2> /dev/null
 for n in dwarf fp fork trace pipe; do
 	d=$W/$n.data
 	if [ ! -s "$d" ]; then
-		echo "SKIP perfparser_record $n: perf record failed: $(head -1 "$W/$n.rec.err")"
+		skip "perfparser_record $n" "perf record failed: $(head -1 "$W/$n.rec.err")"
 		continue
 	fi
 	"$PP" --input "$d" --output "$W/$n.ours" 2> "$W/$n.err"

@@ -4,14 +4,7 @@
 # the same as the original: every sample's fields and the symbolized stacks.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
-cat > "$W/w.c" <<'C'
-#include <stdio.h>
-static volatile double x;
-__attribute__((noinline)) static void leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
-__attribute__((noinline)) static void mid(int n) { leaf(n); }
-int main(void) { for (int k = 0; k < 300; k++) mid(100000); printf("%f\n", x); return 0; }
-C
-gcc -O1 -g -fno-omit-frame-pointer -o "$W/w" "$W/w.c"
+build_workload leaf_mid.c "$W/w" -O1 -g -fno-omit-frame-pointer -pthread
 perf record -q -e cpu-clock -F 2000 -g -o "$W/fp.data" "$W/w" > /dev/null 2>&1
 perf record -q -e cpu-clock -e page-faults -F 2000 -o "$W/two.data" "$W/w" > /dev/null 2>&1
 for n in fp two; do

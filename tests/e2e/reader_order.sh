@@ -5,13 +5,7 @@
 # a 1 KB buffer cannot, so the late MMAP is counted and reported.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
-cat > "$W/w.c" <<'C'
-#include <stdio.h>
-static volatile double x;
-__attribute__((noinline)) static void leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
-int main(void) { for (int k = 0; k < 300; k++) leaf(100000); printf("%f\n", x); return 0; }
-C
-gcc -O1 -g -o "$W/w" "$W/w.c"
+build_workload leaf_mid.c "$W/w" -O1 -g -pthread
 perf record -q -e cpu-clock -F 2000 -o "$W/o.data" "$W/w" > /dev/null 2>&1
 python3 "$TOP/tests/tools/reorder.py" "$W/o.data" "$W/r.data"
 "$SCORCH" stats -i "$W/r.data" > "$W/st" 2> "$W/err"

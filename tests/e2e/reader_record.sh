@@ -4,35 +4,7 @@
 # `scorch script` sample header to equal perf script's, byte for byte.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
-cat > "$W/w.c" <<'C'
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/wait.h>
-static volatile double x;
-__attribute__((noinline)) static void leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
-__attribute__((noinline)) static void mid(int n) { leaf(n); }
-static void *thr(void *a) { (void)a; for (int k = 0; k < 300; k++) mid(100000); return NULL; }
-int main(int argc, char **argv) {
-	if (argc > 1 && !strcmp(argv[1], "threads")) {
-		pthread_t t[3];
-		for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, thr, NULL);
-		for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
-	} else if (argc > 1 && !strcmp(argv[1], "forkexec")) {
-		pid_t p = fork();
-		if (p == 0) { execl(argv[0], argv[0], "child", (char *)NULL); _exit(127); }
-		thr(NULL);
-		waitpid(p, NULL, 0);
-	} else {
-		thr(NULL);
-	}
-	printf("%f\n", x);
-	return 0;
-}
-C
-gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$W/w" "$W/w.c" || { fail "build workload"; exit 0; }
+build_workload leaf_mid.c "$W/w" -O1 -g -fno-omit-frame-pointer -pthread || { fail "build workload"; exit 0; }
 rec() { # NAME PERF-RECORD-ARGS... -- workload args
 	local n=$1; shift
 	perf record -q -o "$W/$n.data" "$@" > /dev/null 2>&1

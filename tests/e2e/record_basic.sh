@@ -3,7 +3,7 @@
 # mode (call graphs, writers, compression, pipe, targets) is read by
 # perf report --stats, perf script and hotspot-perfparser without complaint
 # and shows the workload's samples under the right comm with whole stacks.
-. "$(dirname "$0")/lib/record_common.sh"
+. "$(dirname "$0")/lib.sh"
 
 # frame-pointer call graphs, fork + threads (inherit)
 "$SCORCH" record -g -o "$T/g.data" -- "$SPIN" 0.4 2 fork 2>"$T/err"
@@ -156,7 +156,7 @@ if [ -e /sys/kernel/tracing/events/sched/sched_switch/format ] ||
 	"$SCORCH" record -q -e sched:sched_switch -o - -- sh -c 'sleep 0.05; sleep 0.05' > "$T/tpp.data"
 	check record_tp_pipe_decodes sh -c "perf script -i '$T/tpp.data' 2>&1 | grep -q 'sched:sched_switch: prev_comm='"
 else
-	echo "SKIP record_tp (no tracefs)"
+	skip record_tp "no tracefs"
 fi
 
 # an explicit cycles falls back to cpu-clock without a PMU, as perf does

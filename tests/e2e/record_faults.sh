@@ -4,7 +4,7 @@
 # RLIMIT_FSIZE, a reader that closes the pipe; bad flags and impossible
 # requests give one line and exit status 2; --switch-output files are each
 # complete.
-. "$(dirname "$0")/lib/record_common.sh"
+. "$(dirname "$0")/lib.sh"
 
 # SIGINT / SIGTERM: stop, drain, header written, workload stopped
 for sig in INT TERM; do
@@ -45,7 +45,7 @@ if mkdir -p "$T/small" && mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null
 	check record_enospc_no_workload sh -c "! pgrep -f 'record_spi[n] 2 1' >/dev/null"
 	umount "$T/small"
 else
-	echo "SKIP record_enospc (cannot mount tmpfs)"
+	skip record_enospc "cannot mount tmpfs"
 fi
 
 # RLIMIT_FSIZE: EFBIG, same guarantees

@@ -6,15 +6,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 command -v debuginfod > /dev/null || { fail "debuginfod server not installed (scripts/deps.sh)"; exit 0; }
 mkdir -p "$W/srv"
-# a build id nobody has cached: the source carries a random string
-{ cat <<'C'
-#include <stdio.h>
-static volatile double x;
-__attribute__((noinline)) void dg_leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
-int main(void) { for (int k = 0; k < 300; k++) dg_leaf(100000); printf("%f\n", x); return 0; }
-C
-echo "const char *dg_salt = \"$RANDOM$RANDOM$$\";"; } > "$W/w.c"
-gcc -O1 -g -fno-omit-frame-pointer -Wl,--build-id -o "$W/w" "$W/w.c"
+# a build id nobody has cached: the binary carries a random string
+build_workload dg_leaf.c "$W/w" -O1 -g -fno-omit-frame-pointer -Wl,--build-id \
+	-DDG_SALT="\"$RANDOM$RANDOM$$\""
 perf record -N -q -e cpu-clock -F 1000 -g -o "$W/w.data" "$W/w" > /dev/null 2>&1
 bid=$(readelf -n "$W/w" | awk '/Build ID/ {print $3}')
 mv "$W/w" "$W/srv/w"

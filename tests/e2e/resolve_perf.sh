@@ -10,8 +10,7 @@ unset DEBUGINFOD_URLS  # no network lookups in tests
 WL=$TOP/build/workloads
 CMP="python3 $TOP/tests/e2e/resolve_compare.py"
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$W/probe.data" true 2>/dev/null; then
-	echo "SKIP resolve_perf (perf record not usable)"
-	pass resolve_perf-skipped
+	skip resolve_perf "perf record not usable"
 	exit 0
 fi
 [ -x "$WL/calls-fp" ] || make -C "$TOP" workloads >/dev/null

@@ -7,8 +7,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 unset DEBUGINFOD_URLS  # no network lookups in tests
 WL=$TOP/build/workloads
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$W/probe.data" true 2>/dev/null; then
-	echo "SKIP resolve_robust (perf record not usable)"
-	pass resolve_robust-skipped
+	skip resolve_robust "perf record not usable"
 	exit 0
 fi
 [ -x "$WL/jit" ] || make -C "$TOP" workloads >/dev/null

@@ -3,16 +3,9 @@
 # error, no leak, on a frame-pointer and a DWARF recording and a zstd peer file.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
-cat > "$W/w.c" <<'C'
-#include <stdio.h>
-static volatile double x;
-__attribute__((noinline)) static void leaf(int n) { for (int i = 0; i < n; i++) x += i * 0.5; }
-__attribute__((noinline)) static void mid(int n) { leaf(n); }
-int main(void) { for (int k = 0; k < 100; k++) mid(100000); printf("%f\n", x); return 0; }
-C
-gcc -O1 -g -fno-omit-frame-pointer -o "$W/w" "$W/w.c"
-perf record -q -e cpu-clock -F 1000 -g -o "$W/fp.data" "$W/w" > /dev/null 2>&1
-perf record -q -e cpu-clock -F 500 --call-graph dwarf -o "$W/dw.data" "$W/w" > /dev/null 2>&1
+build_workload leaf_mid.c "$W/w" -O1 -g -fno-omit-frame-pointer -pthread
+perf record -q -e cpu-clock -F 1000 -g -o "$W/fp.data" "$W/w" 100 > /dev/null 2>&1
+perf record -q -e cpu-clock -F 500 --call-graph dwarf -o "$W/dw.data" "$W/w" 100 > /dev/null 2>&1
 vg() { valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "$@"; }
 for f in "$W/fp.data" "$W/dw.data" "$TOP/tests/data/peer/vector_static_gcc/perf.data.zstd"; do
 	n=$(basename "$f")

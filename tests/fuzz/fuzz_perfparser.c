@@ -9,6 +9,7 @@
  */
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
+#include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
 #include "output/perfparser_trace.h"
 #include "fuzz_fd.h"
@@ -26,14 +27,14 @@ static void run_stream(int fd)
 	perfparser_opts_init(&o);
 	o.fd = devnull;
 	struct perfparser *pp = perfparser_new(&o);
-	struct sink sink;
-	perfparser_sink_init(pp, &sink);
 	struct pipeline_config c;
 	pipeline_config_init(&c);
 	c.input = "fuzz";
 	c.input_fd = fd;
 	c.order.buffer_size = 64 * 1024;
 	c.order.max_buffer_size = 1 << 20;
+	struct sink sink;
+	perfparser_sink_init(pp, NULL, &c, &sink);
 	struct err e = { 0 };
 	pipeline_run(&c, &sink, &e);
 	perfparser_free(pp);
@@ -45,9 +46,9 @@ static void run_stats(int fd)
 	struct input *in = input_open_fd(fd, "fuzz", &e);
 	if (!in)
 		return;
-	struct pp_stats *st = pp_stats_new(64 * 1024, 1 << 20);
-	pp_stats_run(st, in, &e);
-	pp_stats_free(st);
+	struct perfparser_stats *st = perfparser_stats_new(64 * 1024, 1 << 20);
+	perfparser_stats_run(st, in, &e);
+	perfparser_stats_free(st);
 	input_free(in);
 }
 

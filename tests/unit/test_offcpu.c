@@ -6,7 +6,7 @@
 #include "output/flame.h"
 #include "output/profile.h"
 #include "perf/tracing.h"
-#include "perf/writer.h"
+#include "perf/encode.h"
 #include "test.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -115,7 +115,7 @@ TEST(perfparser_qstring_utf16)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	pp_put_qstring(&b, "a\xc3\xa9\xf0\x9f\x98\x80"); /* a, é, 😀 */
+	perfparser_put_qstring(&b, "a\xc3\xa9\xf0\x9f\x98\x80"); /* a, é, 😀 */
 	static const uint8_t want[] = { 0, 0, 0, 8, 0, 'a', 0, 0xe9, 0xd8, 0x3d, 0xde, 0x00 };
 	CHECK_EQ(b.len, sizeof(want));
 	CHECK(!memcmp(b.data, want, sizeof(want)));
@@ -226,17 +226,17 @@ TEST(perfparser_trace_formats_and_fields)
 TEST(perfparser_stats_round_model)
 {
 	/* file recorded by perf >= 3.17: buffering by rounds, half flushed per round */
-	struct pp_stats *st = pp_stats_new(32768 * 1024u, 1048576 * 1024u);
-	pp_stats_attr(st, false);
-	pp_stats_features(st, "6.1.0");
-	pp_stats_event(st, PPS_MMAP, 0, 100);
-	pp_stats_event(st, PPS_TASK, 5, 32);
-	pp_stats_event(st, PPS_SAMPLE, 10, 200);
-	pp_stats_event(st, PPS_SAMPLE, 30, 200);
-	pp_stats_round(st);
-	pp_stats_event(st, PPS_SAMPLE, 5, 200); /* older than what was flushed */
-	pp_stats_finish(st);
-	const struct pp_stats_result *r = pp_stats_result(st);
+	struct perfparser_stats *st = perfparser_stats_new(32768 * 1024u, 1048576 * 1024u);
+	perfparser_stats_attr(st, false);
+	perfparser_stats_features(st, "6.1.0");
+	perfparser_stats_event(st, PPS_MMAP, 0, 100);
+	perfparser_stats_event(st, PPS_TASK, 5, 32);
+	perfparser_stats_event(st, PPS_SAMPLE, 10, 200);
+	perfparser_stats_event(st, PPS_SAMPLE, 30, 200);
+	perfparser_stats_round(st);
+	perfparser_stats_event(st, PPS_SAMPLE, 5, 200); /* older than what was flushed */
+	perfparser_stats_finish(st);
+	const struct perfparser_stats_result *r = perfparser_stats_result(st);
 	CHECK_EQ(r->samples, 3);
 	CHECK_EQ(r->mmaps, 1);
 	CHECK_EQ(r->rounds, 2);
@@ -245,7 +245,7 @@ TEST(perfparser_stats_round_model)
 	CHECK_EQ(r->max_buffer_size, 532);
 	CHECK(r->buffer_flushes >= 2);
 	CHECK_EQ(r->samples_time_violations, 1);
-	pp_stats_free(st);
+	perfparser_stats_free(st);
 }
 
 TEST(perfparser_trace_format_with_nul)

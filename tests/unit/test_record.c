@@ -1,7 +1,8 @@
 /* test_record.c: unit tests of the recorder's pieces: perf.data writing
- * (src/perf/writer.c), the ring read sequence, the writers, synthesized
+ * (src/perf/encode.c), the ring read sequence, the writers, synthesized
  * records, build ids and event names. */
-#include "perf/writer.h"
+#include "perf/encode.h"
+#include "record/host.h"
 #include "record/buildid.h"
 #include "record/events.h"
 #include "record/ring.h"
@@ -186,8 +187,8 @@ TEST(record_host_features)
 	struct perf_feats f;
 	perf_feats_init(&f);
 	char *argv[] = { "record", "--", "true" };
-	struct perf_host_info hi = { "scorch-test", "/bin/scorch", 3, argv };
-	CHECK_EQ(perf_feats_add_host(&f, &hi), 0);
+	struct host_info hi = { "scorch-test", "/bin/scorch", 3, argv };
+	CHECK_EQ(host_add_features(&f, &hi), 0);
 	CHECK(f.sec[HEADER_HOSTNAME].len > 4);
 	CHECK_EQ(f.sec[HEADER_NRCPUS].len, 8);
 	CHECK_EQ(f.sec[HEADER_CLOCKID].len, 8);

@@ -1,5 +1,7 @@
 /*
- * writer.h: writing perf.data, the counterpart of the reader. Knows the file
+ * encode.h: writing perf.data, the counterpart of the input (decode.c and
+ * analyze/input.c). The recorder's trace writer (the I/O of records) is
+ * record/writer.h; this is the file format. Knows the file
  * layout (perf_format.h) and the encoding of each header feature; knows
  * nothing of rings, events being opened, or asynchronous I/O: the recorder
  * hands it attrs, feature values and file descriptors.
@@ -23,8 +25,8 @@
  * by the perf_feat_* helpers, with perf's encodings (strings are u32 length
  * including NUL padding to 64 bytes, then the bytes).
  */
-#ifndef SCORCH_PERF_WRITER_H
-#define SCORCH_PERF_WRITER_H
+#ifndef SCORCH_PERF_ENCODE_H
+#define SCORCH_PERF_ENCODE_H
 
 #include "perf/header.h"
 #include "perf/perf_format.h"
@@ -56,18 +58,6 @@ int perf_enc_u32(struct buf *b, uint32_t v);
 int perf_enc_u64(struct buf *b, uint64_t v);
 int perf_enc_string(struct buf *b, const char *s);
 
-/* Host description for the system features. */
-struct perf_host_info {
-	const char *version;        /* "scorch 0.1" style version string */
-	const char *exe;            /* path of the recorder binary */
-	int argc;                   /* recorder's argv, for cmdline */
-	char **argv;
-};
-
-/* hostname, osrelease, version, arch, nrcpus, cpudesc, cpuid, total_mem,
- * cmdline, cpu topology, numa topology, pmu mappings, clockid. Features whose source is missing on this
- * machine are left out. Returns 0 or a negative code. */
-int perf_feats_add_host(struct perf_feats *f, const struct perf_host_info *hi);
 int perf_feats_add_event_desc(struct perf_feats *f, const struct perf_wattr *a, size_t n);
 int perf_feats_add_sample_time(struct perf_feats *f, uint64_t first, uint64_t last);
 /* Build-id table; without entries the bit is left clear, as perf does. */
