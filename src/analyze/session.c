@@ -233,8 +233,11 @@ void session_apply(struct session *s, const struct perf_event *ev)
 		struct thread *t = session_thread_get(s, ev->comm.pid, ev->comm.tid);
 		add_comm(t, ev->s.time, session_intern(s, ev->comm.comm), ev->comm.exec);
 		if (ev->comm.exec) {
+			/* perf keeps the maps across exec: the new image's
+			 * mappings replace what they overlap, and a sample taken
+			 * inside execve is still named with the old image; the
+			 * unwinder's per-process state is rebuilt */
 			struct process *p = session_process(s, ev->comm.pid);
-			p->nr_maps = 0;
 			p->generation++;
 		}
 		return;

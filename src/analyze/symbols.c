@@ -49,6 +49,7 @@ struct symbols {
 	struct hmap perfmaps;   /* pid -> struct symtab * (or &no_symtab) */
 	struct arena arena;     /* names, inline chains, interned strings */
 	struct kallsyms kernel;
+	char *running_kernel_other; /* why /proc/kallsyms must not be used, or NULL */
 	bool kernel_tried, kernel_ok;
 	struct hmap warned;
 };
@@ -552,8 +553,13 @@ const struct symtab *symbols_kernel(struct symbols *s)
 			break;
 		}
 	}
-	if (!path)
+	if (!path) {
+		if (s->running_kernel_other) {
+			warn_once(s, "kallsyms", "%s", s->running_kernel_other);
+			return NULL;
+		}
 		path = "/proc/kallsyms";
+	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		warn_once(s, "kallsyms", "%s: cannot open, kernel frames are [unknown]", path);
@@ -567,6 +573,12 @@ const struct symtab *symbols_kernel(struct symbols *s)
 	}
 	s->kernel_ok = s->kernel.t.nr > 0;
 	return s->kernel_ok ? &s->kernel.t : NULL;
+}
+
+void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why)
+{
+	free(s->running_kernel_other);
+	s->running_kernel_other = fits ? NULL : xstrdup(why ? why : "another kernel");
 }
 
 const char *symbols_kernel_module(struct symbols *s, const struct sym *sym)
@@ -673,6 +685,7 @@ void symbols_free(struct symbols *s)
 	hmap_release(&s->perfmaps);
 	hmap_release(&s->warned);
 	kallsyms_release(&s->kernel);
+	free(s->running_kernel_other);
 	debugfile_release(&s->files);
 	arena_release(&s->arena);
 	free(s);
