@@ -1,9 +1,10 @@
 # diff.mk: the diff tests' workload (tests/workloads/diff_work.c) built
 # twice under the same name in two directories, as two releases of one
 # program: base/ (every function one unit of work) and new/ (grow() does
-# two), so a comparison has one known regression.
+# two), so a comparison has one known regression; clone/ is new with grow's
+# symbol named like a GCC clone.
 DIFF_WL := $(B)/workloads/diff
-all: $(DIFF_WL)/base/diff_work $(DIFF_WL)/new/diff_work
+all: $(DIFF_WL)/base/diff_work $(DIFF_WL)/new/diff_work $(DIFF_WL)/clone/diff_work
 
 $(DIFF_WL)/base/diff_work: tests/workloads/diff_work.c
 	@mkdir -p $(dir $@)
@@ -11,6 +12,10 @@ $(DIFF_WL)/base/diff_work: tests/workloads/diff_work.c
 $(DIFF_WL)/new/diff_work: tests/workloads/diff_work.c
 	@mkdir -p $(dir $@)
 	gcc -O1 -g -fno-omit-frame-pointer -DGROW=2 -o $@ $<
+# new's work, grow's symbol named as a GCC clone ("grow.constprop.0")
+$(DIFF_WL)/clone/diff_work: tests/workloads/diff_work.c
+	@mkdir -p $(dir $@)
+	gcc -O1 -g -fno-omit-frame-pointer -DGROW=2 -DCLONE_NAMES -o $@ $<
 
 .PHONY: diff-screenshot diff-bench
 # docs/diff-flame.png (scripts/diff_screenshot.sh)

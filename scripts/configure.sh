@@ -10,7 +10,7 @@
 #   required: libraries scorch cannot build without (missing: error, exit 1)
 #   optional: each found one adds -DHAVE_<NAME>=1 and its flags
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
-REQUIRED="libdw libelf libzstd liburing zlib"
+REQUIRED="libdw libelf libzstd liburing zlib libtraceevent"
 # name:define:how it is linked (link: -l flags at link time; dlopen: only
 # the headers at build time, the library opened at run time)
 OPTIONAL="libdebuginfod:HAVE_DEBUGINFOD:dlopen liblzma:HAVE_LZMA:link"

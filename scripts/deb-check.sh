@@ -90,7 +90,8 @@ else
 	tail -20 "$iroot.install.log"; fail "apt-get install ./scorch_*.deb"; exit 1
 fi
 
-page=$(in_root "$iroot" sh -c 'MANWIDTH=80 man scorch-record 2>&1')
+# as the user (root's man would also leave a formatted copy in /var/cache/man)
+page=$(in_root "$iroot" su - tester -c 'MANWIDTH=80 man scorch-record 2>&1')
 if grep -q 'scorch-record - record a profile into perf.data' <<< "$page" && grep -q -- '--call-graph' <<< "$page"; then
 	pass "man scorch-record shows the page"
 	echo "$page" | sed -n '1,8p' | sed 's/^/   | /'

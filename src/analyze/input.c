@@ -633,6 +633,7 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 			struct perf_attr *pa = &in->el.attrs[v - 1];
 			free(pa->name);
 			pa->name = xstrndup((const char *)p + 24, size - 24);
+			pa->name_recorded = true;
 		}
 		return 0;
 	}

@@ -27,6 +27,9 @@ struct pipeline {
 	struct sink *sink;
 	struct err *e;
 	uint64_t warned_mmap;        /* late MMAPs already warned about */
+	/* AUX area data (Intel PT, CoreSight): not decoded, said once */
+	uint64_t aux_bytes, auxtrace_bytes, aux_records;
+	int aux_attr;
 };
 
 void pipeline_config_init(struct pipeline_config *c)
@@ -81,6 +84,14 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	if (rc)
 		return rc;
 	session_apply(p->sess, &ev);
+	if (ev.type == PERF_RECORD_AUX) {
+		p->aux_records++;
+		p->aux_bytes += ev.aux.aux_size;
+		if (p->aux_attr < 0)
+			p->aux_attr = ev.s.attr_idx;
+	} else if (ev.type == PERF_RECORD_AUXTRACE) {
+		p->auxtrace_bytes += ev.auxtrace.size;
+	}
 	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
@@ -101,6 +112,7 @@ static int pipeline_start(struct pipeline *p)
 {
 	const struct pipeline_config *c = p->cfg;
 	struct sink *sink = p->sink;
+	p->aux_attr = -1;
 	p->sess = session_new();
 	p->ord = order_new(&c->order, deliver, p);
 	if (sink->sample)
@@ -169,6 +181,23 @@ static int pipeline_flush(struct pipeline *p, int rc)
 static int pipeline_finish(struct pipeline *p, int rc)
 {
 	struct err *e = p->e;
+	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
+		struct perf_evlist *el = input_evlist(p->in);
+		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name
+					   ? el->attrs[p->aux_attr].name : "an AUX area event";
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
+			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
+			 (unsigned long long)p->aux_bytes, (unsigned long long)p->aux_records,
+			 (unsigned long long)p->auxtrace_bytes);
+		warn(p, msg);
+	}
+	/* damaged features: said when the file was otherwise read (a fatal
+	 * error stays the one line about the input) */
+	const struct perf_header *hdr = input_header(p->in);
+	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
+		warn(p, hdr->warnings[i]);
 	if (rc > 0)
 		rc = 0; /* a sink asked to stop */
 	if (rc < 0 && !e->set)

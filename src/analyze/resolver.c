@@ -19,6 +19,7 @@
  * order has seen the report by the time it sees the frame.
  */
 #include "analyze/resolver.h"
+#include "analyze/kident.h"
 #include "analyze/a2l.h"
 #include "analyze/inlines.h"
 #include "analyze/symbols.h"
@@ -30,6 +31,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_UNWIND 4096
 
@@ -46,6 +48,11 @@ struct resolver {
 	struct unwind_frame *uf;
 	struct resolver_stats st;
 	const char *kernel_name;
+	const struct perf_header *hdr;
+	char *sysroot_kallsyms;   /* SYSROOT/proc/kallsyms when --sysroot has one */
+	bool user_kallsyms;       /* --kallsyms / --sysroot supply the kernel's symbols */
+	bool kernel_checked;      /* kident decided whether this machine's kallsyms fit */
+	struct hmap kmod_ids;     /* hash of a module path in the build-id table -> path */
 	const char *unknown_name;
 	resolver_warn_fn warn;
 	void *warn_ctx;
@@ -101,6 +108,14 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 		sc.extra_paths = c->extra_paths;
 		sc.app_path = c->app_path;
 		sc.kallsyms = c->kallsyms;
+		if (!c->kallsyms && c->sysroot) {
+			/* a sysroot of the recording machine may carry its kallsyms */
+			char kp[4096];
+			snprintf(kp, sizeof kp, "%s/proc/kallsyms", c->sysroot);
+			if (access(kp, R_OK) == 0)
+				sc.kallsyms = r->sysroot_kallsyms = xstrdup(kp);
+		}
+		r->user_kallsyms = sc.kallsyms != NULL;
 		r->check_files = c->file_warn != NULL;
 		r->sysroot = c->sysroot;
 		r->app_path = c->app_path;
@@ -108,17 +123,19 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 		r->kallsyms = c->kallsyms;
 	}
 	hmap_init(&r->files_checked);
+	r->hdr = h;
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	r->syms = symbols_new(&sc);
-	if (!r->syms) {
-		free(r);
-		return NULL;
-	}
+	hmap_init(&r->kmod_ids);
 	if (h)
-		for (uint32_t i = 0; i < h->nr_build_ids; i++)
-			symbols_add_build_id(r->syms, h->build_ids[i].filename, h->build_ids[i].id,
-					     h->build_ids[i].size);
+		for (uint32_t i = 0; i < h->nr_build_ids; i++) {
+			const struct perf_build_id *b = &h->build_ids[i];
+			symbols_add_build_id(r->syms, b->filename, b->id, b->size);
+			if (b->filename && b->filename[0] == '/')
+				hmap_put(&r->kmod_ids, hash_bytes(b->filename, strlen(b->filename)),
+					 (void *)symbols_intern(r->syms, b->filename));
+		}
 	r->unw = unwinder_new(r->syms);
 	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
 	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
@@ -176,6 +193,8 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	unwinder_free(r->unw);
+	free(r->sysroot_kallsyms);
+	hmap_release(&r->kmod_ids);
 	a2l_state_release(&r->a2l);
 	hmap_release(&r->files_checked);
 	free(r->def);
@@ -219,6 +238,84 @@ static bool anon_name(const char *n)
 	       !strncmp(n, "/memfd:", 7) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6);
 }
 
+/* The names perf's map__new treats as anonymous (or no-DSO) memory: an
+ * executable one is named /tmp/perf-PID.map. */
+static bool perf_anon_name(const char *n)
+{
+	return n && (!strcmp(n, "//anon") || !strncmp(n, "/dev/zero", 9) ||
+		     !strncmp(n, "/anon_hugepage", 14) || !strncmp(n, "[stack", 6) ||
+		     !strncmp(n, "/SYSV", 5) || !strcmp(n, "[heap]"));
+}
+
+/* perf's name of a kernel module file: its path when the recording's
+ * build-id table lists it (perf made the DSO from that table), else the
+ * short name: the basename without ".ko" (and a compression suffix), '-'
+ * as '_', in brackets: "[ath9k_hw]". */
+static const char *module_name(struct resolver *r, const char *path)
+{
+	const char *listed = hmap_get(&r->kmod_ids, hash_bytes(path, strlen(path)));
+	if (listed && !strcmp(listed, path))
+		return listed;
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	static const char *const sfx[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(*sfx); i++) {
+		size_t k = strlen(sfx[i]);
+		if (n > k && !strcmp(b + n - k, sfx[i])) {
+			n -= k;
+			break;
+		}
+	}
+	char name[256];
+	if (n > sizeof(name) - 3)
+		n = sizeof(name) - 3;
+	name[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		name[i + 1] = b[i] == '-' ? '_' : b[i];
+	name[n + 1] = ']';
+	name[n + 2] = 0;
+	return symbols_intern(r->syms, name);
+}
+
+/* Once, before the first kernel symbol: may this machine's kallsyms name
+ * the recording's kernel (kident.h)? If not, kernel frames stay [unknown]
+ * in every output, unless --kallsyms/--sysroot or perf's build-id cache
+ * supply the recorded kernel's symbols. */
+static void kernel_check(struct resolver *r)
+{
+	r->kernel_checked = true;
+	if (r->user_kallsyms)
+		return;
+	struct kident_evidence ev = { 0 };
+	const struct perf_header *h = r->hdr;
+	for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
+		if (h->build_ids[i].filename && !strcmp(h->build_ids[i].filename, "[kernel.kallsyms]")) {
+			ev.build_id = h->build_ids[i].id;
+			ev.build_id_size = h->build_ids[i].size;
+		}
+	ev.osrelease = h ? h->osrelease : NULL;
+	const struct process *kp = r->cur.kernel;
+	for (size_t i = 0; kp && i < kp->nr_maps; i++) {
+		const struct map *m = &kp->maps[i];
+		if (!m->filename)
+			continue;
+		if (!ev.module_path && !strncmp(m->filename, "/lib/modules/", 13))
+			ev.module_path = m->filename;
+		if (!ev.ref_name && !strncmp(m->filename, "[kernel.kallsyms]", 17) && m->filename[17]) {
+			ev.ref_name = m->filename + 17;
+			ev.ref_addr = m->pgoff;
+		}
+	}
+	char why[300];
+	if (!kident_same(&ev, NULL, why, sizeof why)) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%s: this machine's kernel symbols do not fit, kernel frames "
+			 "are [unknown] (--kallsyms FILE names them)", why);
+		symbols_set_running_kernel(r->syms, false, msg);
+	}
+}
+
 /* Fill f for ip without inline expansion; returns the DSO when the frame is
  * in a file with symbols (for inline lookup), else NULL. */
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
@@ -231,12 +328,20 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		const struct map *m = process_find_map(r->cur.kernel, ip);
 		f->map = m;
 		f->rel = ip;
+		const struct process *kp = r->cur.kernel;
+		if (!m && ((kp && kp->nr_maps && ip < kp->maps[0].start) ||
+			   ((!kp || !kp->nr_maps) && !r->user_kallsyms)))
+			return NULL; /* as perf: a user address, or no kernel map (a
+				      * user-only recording) and no --kallsyms given:
+				      * [unknown] ([unknown]) */
+		if (!r->kernel_checked)
+			kernel_check(r);
 		const struct symtab *kt = symbols_kernel(r->syms);
 		const struct sym *y = symtab_find(kt, ip);
 		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
-		if (m && m->filename && m->filename[0] == '/' ) {
-			/* a module mapped from a .ko file */
-			f->dso = m->filename;
+		if (m && m->filename && m->filename[0] == '/') {
+			/* a module mapped from a .ko file: perf names it [name] */
+			f->dso = module_name(r, m->filename);
 		} else {
 			f->dso = mod ? mod : r->kernel_name;
 		}
@@ -270,7 +375,9 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	if (anon_name(m->filename)) {
 		const struct symtab *pm = symbols_perfmap(r->syms, pid);
 		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
-		if (pm) {
+		if (pm || perf_anon_name(m->filename)) {
+			/* perf names anonymous executable memory after the
+			 * JIT map file, there or not, with absolute addresses */
 			char b[64];
 			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
 			f->dso = symbols_intern(r->syms, b);

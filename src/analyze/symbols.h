@@ -103,6 +103,11 @@ bool dso_svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel);
  * use; empty when the binary has no .symtab. */
 const struct symtab *dso_a2l_syms(struct dso *d);
 
+/* Whether the running kernel's /proc/kallsyms may name the recording's
+ * kernel (analyze/kident.h decides): when not (why: the warning), kernel
+ * symbols come only from --kallsyms or perf's build-id cache. Call before
+ * the first symbols_kernel(). */
+void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why);
 /* Kernel symbols (kallsyms), loaded on first use; NULL when unavailable. */
 const struct symtab *symbols_kernel(struct symbols *s);
 /* The module name ("[nf_tables]") of a kernel symbol, or NULL for vmlinux. */

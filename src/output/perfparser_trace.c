@@ -1,71 +1,15 @@
 /*
- * perfparser_trace.c: tracing data parsing and tracepoint field encoding for
- * the perfparser stream. See perfparser_trace.h for the layout. Every length
- * is checked against the data before it is used; a malformed section ends
- * the parse, keeping what was read.
+ * perfparser_trace.c: tracepoint formats and field encoding for the
+ * perfparser stream. The tracing data section is walked by perf/tracing.c
+ * (the one parser of it); this file reads each format text's fields the way
+ * hotspot-perfparser does. A malformed section ends the list, keeping what
+ * was read.
  */
 #include "output/perfparser_trace.h"
 #include "output/perfparser.h"
+#include "perf/tracing.h"
 #include <stdlib.h>
 #include <string.h>
-
-struct rd {
-	const uint8_t *p, *end;
-	bool big;
-	bool bad;
-};
-
-static bool rd_need(struct rd *r, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t rd_uint(struct rd *r, unsigned n)
-{
-	if (!rd_need(r, n))
-		return 0;
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned idx = r->big ? i : n - 1 - i;
-		v = (v << 8) | r->p[idx];
-	}
-	r->p += n;
-	return v;
-}
-
-static const char *rd_cstr(struct rd *r, size_t *len)
-{
-	if (r->bad)
-		return NULL;
-	const uint8_t *z = memchr(r->p, 0, (size_t)(r->end - r->p));
-	if (!z) {
-		r->bad = true;
-		return NULL;
-	}
-	const char *s = (const char *)r->p;
-	*len = (size_t)(z - r->p);
-	r->p = z + 1;
-	return s;
-}
-
-static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
-{
-	if (n > (uint64_t)(r->end - r->p) || !rd_need(r, (size_t)n))
-		return NULL;
-	const uint8_t *p = r->p;
-	r->p += n;
-	return p;
-}
-
-static bool rd_magic(struct rd *r, const char *m, size_t n)
-{
-	const uint8_t *p = rd_bytes(r, n);
-	return p && !memcmp(p, m, n);
-}
 
 static bool has(const char *hay, size_t n, const char *needle)
 {
@@ -327,52 +271,26 @@ static bool parse_format(struct pp_trace *t, const char *system, size_t sysn, co
 	return true;
 }
 
-static bool parse_formats(struct pp_trace *t, struct rd *r, const char *system, size_t sysn)
-{
-	uint32_t count = (uint32_t)rd_uint(r, 4);
-	if (r->bad)
-		return false;
-	for (uint32_t i = 0; i < count; i++) {
-		uint64_t size = rd_uint(r, 8);
-		const uint8_t *p = rd_bytes(r, size);
-		if (!p)
-			return false;
-		if (!parse_format(t, system, sysn, (const char *)p, (size_t)size))
-			return false;
-	}
-	return true;
-}
-
 struct pp_trace *pp_trace_parse(const uint8_t *data, size_t size)
 {
-	struct rd r = { data, data + size, false, false };
-	if (!rd_magic(&r, "\027\bDtracing", 10))
+	struct tracing_info ti;
+	struct err e = { 0 };
+	tracing_parse(data, size, &ti, &e); /* keeps what was read before damage */
+	if (!ti.header_ok) {
+		tracing_release(&ti);
 		return NULL;
-	size_t vlen;
-	if (!rd_cstr(&r, &vlen))
-		return NULL;
+	}
 	struct pp_trace *t = xcalloc(1, sizeof(*t));
-	t->big_endian = rd_uint(&r, 1) != 0;
-	r.big = t->big_endian;
-	t->long_size = (uint32_t)rd_uint(&r, 1);
-	rd_uint(&r, 4); /* page size */
-	if (!rd_magic(&r, "header_page", 12))
-		return t;
-	if (!rd_bytes(&r, rd_uint(&r, 8)))
-		return t;
-	if (!rd_magic(&r, "header_event", 13))
-		return t;
-	if (!rd_bytes(&r, rd_uint(&r, 8)))
-		return t;
-	if (!parse_formats(t, &r, "ftrace", 6))
-		return t;
-	uint32_t systems = (uint32_t)rd_uint(&r, 4);
-	for (uint32_t i = 0; i < systems && !r.bad; i++) {
-		size_t sn;
-		const char *sys = rd_cstr(&r, &sn);
-		if (!sys || !parse_formats(t, &r, sys, sn))
+	t->big_endian = ti.big_endian != 0;
+	t->long_size = (uint32_t)ti.long_size;
+	/* formats in file order; the first one without an ID ends the list,
+	 * as in hotspot-perfparser */
+	for (size_t i = 0; i < ti.nr; i++) {
+		const struct tracing_event *ev = &ti.events[i];
+		if (!parse_format(t, ev->system, strlen(ev->system), ev->format, ev->format_len))
 			break;
 	}
+	tracing_release(&ti);
 	return t;
 }
 

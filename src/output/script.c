@@ -1,22 +1,63 @@
 /*
  * script.c: perf script's default format (see script.h).
  *
- * perf 6.1 prints the comm right-aligned in 16 columns, except when call
- * chains are printed, where it prints it unpadded; the tid in 5 columns; the
- * cpu as [%03d] only when samples carry it; the time as %5lu.%06lu; the
- * period in 10 columns when samples carry it; then "event: ".
+ * perf 6.1 picks the fields of a sample by its event type (hardware,
+ * software, tracepoint, hw cache, raw, breakpoint, other PMUs), each type's
+ * defaults trimmed by what the first attr of that type samples (no
+ * PERF_SAMPLE_CPU: no cpu column, and so on):
+ *
+ *   every type   comm tid [cpu] time
+ *   not trace    period (printed fixed or not), then "event: "
+ *   tracepoint   the event's fields (libtraceevent, see tpformat.h); ip,
+ *                symbol and DSO only when a tracepoint samples call chains
+ *   raw          data address, data source decoded, weight, instruction
+ *                latency (WEIGHT_STRUCT), then ip symbol DSO
+ *   others       ip symbol+offset (DSO)
+ *
+ * The comm is right-aligned in 16 columns, except when the sample's call
+ * chain is printed (unpadded); the tid in 5 columns; the cpu as [%03d]; the
+ * time as %5lu.%06lu; the period in 10 columns; event names padded to the
+ * longest one. A call chain is one line per frame and a blank line. The
+ * decoded data source is padded to the longest one printed so far (perf
+ * keeps that width across samples).
  */
 #include "output/script.h"
+#include "output/tpformat.h"
 #include "util/buf.h"
 #include <inttypes.h>
+#include <linux/hw_breakpoint.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum {
+	SF_TID = 1u << 0,
+	SF_CPU = 1u << 1,
+	SF_TIME = 1u << 2,
+	SF_PERIOD = 1u << 3,
+	SF_TRACE = 1u << 4,
+	SF_IP = 1u << 5,
+	SF_DSO = 1u << 6,
+	SF_SYMOFF = 1u << 7,
+	SF_ADDR = 1u << 8,
+	SF_DATA_SRC = 1u << 9,
+	SF_WEIGHT = 1u << 10,
+	SF_INS_LAT = 1u << 11,
+	SF_SYM = 1u << 12,
+	SF_SET = 1u << 31, /* the type's fields are decided */
+};
+
+#define SCRIPT_TYPES 7 /* PERF_TYPE_HARDWARE..BREAKPOINT, then every other PMU */
 
 struct script {
 	FILE *out;
 	struct script_opts o;
 	char line[8192];
 	int name_width; /* perf pads event names to the longest one; -1 unset */
+	uint32_t fields[SCRIPT_TYPES];
+	int data_src_width;
+	struct tpformat *tp;
+	bool tp_tried;
+	struct buf text;
 };
 
 static int clampk(int k, size_t n)
@@ -24,8 +65,175 @@ static int clampk(int k, size_t n)
 	return k < 0 ? 0 : (size_t)k >= n ? (int)n - 1 : k;
 }
 
-int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
-			 const struct perf_attr *pa, bool callchain_mode, int name_width)
+static unsigned type_slot(uint32_t type)
+{
+	return type < SCRIPT_TYPES - 1 ? type : SCRIPT_TYPES - 1;
+}
+
+/* perf's defaults for a type, trimmed by the sample_type of its first attr. */
+static uint32_t type_fields(unsigned slot, uint64_t st, bool tp_ip)
+{
+	uint32_t f = SF_TID | SF_CPU | SF_TIME;
+	if (slot == PERF_TYPE_TRACEPOINT)
+		f |= SF_TRACE | (tp_ip ? SF_IP | SF_SYM | SF_DSO | SF_SYMOFF : 0);
+	else
+		f |= SF_PERIOD | SF_IP | SF_SYM | SF_DSO | SF_SYMOFF;
+	if (slot == PERF_TYPE_RAW)
+		f |= SF_ADDR | SF_DATA_SRC | SF_WEIGHT | SF_INS_LAT;
+	if (!(st & PERF_SAMPLE_TID))
+		f &= ~SF_TID;
+	if (!(st & PERF_SAMPLE_CPU))
+		f &= ~SF_CPU;
+	if (!(st & PERF_SAMPLE_TIME))
+		f &= ~SF_TIME;
+	if (!(st & PERF_SAMPLE_IP))
+		f &= ~SF_IP;
+	if (!(st & PERF_SAMPLE_ADDR))
+		f &= ~SF_ADDR;
+	if (!(st & PERF_SAMPLE_DATA_SRC))
+		f &= ~SF_DATA_SRC;
+	if (!(st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)))
+		f &= ~SF_WEIGHT;
+	if (!(st & PERF_SAMPLE_WEIGHT_STRUCT))
+		f &= ~SF_INS_LAT;
+	return f | SF_SET;
+}
+
+static void decide_fields(struct script *sc, const struct perf_evlist *el, bool pipe)
+{
+	if (pipe) {
+		/* perf decides each type when its first attr arrives: the
+		 * defaults, trimmed, then ip and symbol (not offset or DSO)
+		 * when the attrs so far sample call chains or stacks */
+		uint64_t all = 0;
+		for (size_t i = 0; i < el->nr; i++) {
+			uint64_t st = el->attrs[i].attr.sample_type;
+			all |= st;
+			unsigned slot = type_slot(el->attrs[i].attr.type);
+			if (sc->fields[slot])
+				continue;
+			sc->fields[slot] = type_fields(slot, st, false);
+			if ((all & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
+			    ((all & PERF_SAMPLE_REGS_USER) && (all & PERF_SAMPLE_STACK_USER)))
+				sc->fields[slot] |= SF_IP | SF_SYM;
+		}
+		return;
+	}
+	/* perf prints a tracepoint's ip and symbols when any tracepoint
+	 * samples call chains */
+	bool tp_ip = false;
+	for (size_t i = 0; i < el->nr; i++)
+		if (el->attrs[i].attr.type == PERF_TYPE_TRACEPOINT &&
+		    (el->attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN))
+			tp_ip = true;
+	for (size_t i = 0; i < el->nr; i++) {
+		unsigned slot = type_slot(el->attrs[i].attr.type);
+		if (!sc->fields[slot])
+			sc->fields[slot] = type_fields(slot, el->attrs[i].attr.sample_type, tp_ip);
+	}
+}
+
+static uint32_t fields_of(struct script *sc, const struct perf_attr *pa)
+{
+	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
+	if (!sc->fields[slot]) /* an attr the evlist did not have at the first sample */
+		sc->fields[slot] = type_fields(slot, pa ? pa->attr.sample_type : 0, false);
+	return sc->fields[slot];
+}
+
+/* ---- perf's name of an attr the file does not name (no event_desc) ---- */
+
+static int add_modifiers(const struct perf_event_attr *a, char *b, size_t n)
+{
+	/* evsel__add_modifiers: ":" then k/u/h when something is excluded,
+	 * the precision, then H/G when host/guest differ from the default */
+	size_t r = 0;
+	bool colon = false, guest_default = false;
+#define MOD(cond, c) do { if (cond) { if (!colon) { colon = true; if (r + 1 < n) b[r++] = ':'; } \
+	if (r + 1 < n) b[r++] = (c); } } while (0)
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		MOD(!a->exclude_kernel, 'k');
+		MOD(!a->exclude_user, 'u');
+		MOD(!a->exclude_hv, 'h');
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		MOD(1, 'p');
+	if (a->precise_ip)
+		guest_default = true;
+	if (a->exclude_host || (bool)a->exclude_guest == guest_default) {
+		MOD(!a->exclude_host, 'H');
+		MOD(!a->exclude_guest, 'G');
+	}
+#undef MOD
+	if (n)
+		b[r < n ? r : n - 1] = 0;
+	return (int)r;
+}
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+static const char *const cache_names[] = { "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node" };
+static const char *const cache_ops[][2] = { { "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" } };
+
+void script_event_name(const struct perf_event_attr *a, char *b, size_t n)
+{
+	int k = 0;
+	uint64_t c = a->config;
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		k = snprintf(b, n, "%s", c < sizeof(hw_names) / sizeof(*hw_names) ? hw_names[c] : "unknown-hardware");
+		break;
+	case PERF_TYPE_SOFTWARE:
+		k = snprintf(b, n, "%s", c < sizeof(sw_names) / sizeof(*sw_names) ? sw_names[c] : "unknown-software");
+		break;
+	case PERF_TYPE_HW_CACHE: {
+		unsigned t = c & 0xff, op = (c >> 8) & 0xff, res = (c >> 16) & 0xff;
+		if (t >= sizeof(cache_names) / sizeof(*cache_names) || op > 2 || res > 1)
+			k = snprintf(b, n, "unknown-ext-hardware-cache-type");
+		else if (res)
+			k = snprintf(b, n, "%s-%s-misses", cache_names[t], cache_ops[op][0]);
+		else
+			k = snprintf(b, n, "%s-%s", cache_names[t], cache_ops[op][1]);
+		break;
+	}
+	case PERF_TYPE_RAW:
+		k = snprintf(b, n, "raw 0x%" PRIx64, c);
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		k = snprintf(b, n, "mem:0x%" PRIx64 ":%s%s%s", (uint64_t)a->bp_addr,
+			     a->bp_type & HW_BREAKPOINT_R ? "r" : "", a->bp_type & HW_BREAKPOINT_W ? "w" : "",
+			     a->bp_type & HW_BREAKPOINT_X ? "x" : "");
+		break;
+	default:
+		snprintf(b, n, "unknown attr type: %u", a->type);
+		return;
+	}
+	k = clampk(k, n);
+	add_modifiers(a, b + k, n - (size_t)k);
+}
+
+/* The name perf prints: the recorded one, else perf's own for the attr. */
+static const char *event_name(const struct perf_attr *pa, char *b, size_t n)
+{
+	if (!pa || !pa->name)
+		return "unknown";
+	if (pa->name_recorded || pa->attr.type == PERF_TYPE_TRACEPOINT)
+		return pa->name;
+	script_event_name(&pa->attr, b, n);
+	return b;
+}
+
+static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
+			 const struct perf_attr *pa, bool callchain_mode, int name_width, uint32_t fl)
 {
 	const struct perf_sample *s = &rs->ev->s;
 	char commbuf[32];
@@ -37,17 +245,27 @@ int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 		comm = commbuf;
 	}
 	int k = clampk(callchain_mode ? snprintf(buf, n, "%s ", comm) : snprintf(buf, n, "%16s ", comm), n);
-	uint64_t st = pa ? pa->attr.sample_type : 0;
-	k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->tid), n);
-	if (st & PERF_SAMPLE_CPU)
+	if (fl & SF_TID)
+		k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->tid), n);
+	if (fl & SF_CPU)
 		k = clampk(k + snprintf(buf + k, n - k, "[%03u] ", s->cpu), n);
-	if (st & PERF_SAMPLE_TIME)
+	if (fl & SF_TIME)
 		k = clampk(k + snprintf(buf + k, n - k, "%5" PRIu64 ".%06" PRIu64 ": ",
 			      (uint64_t)(s->time / 1000000000u), (uint64_t)((s->time % 1000000000u) / 1000)), n);
-	if (pa && pa->attr.type != PERF_TYPE_TRACEPOINT) /* perf prints it, fixed or not */
+	if (fl & SF_PERIOD) /* perf prints it, fixed or not */
 		k = clampk(k + snprintf(buf + k, n - k, "%10" PRIu64 " ", s->period), n);
-	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, pa && pa->name ? pa->name : "unknown"), n);
+	char nb[160];
+	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, event_name(pa, nb, sizeof nb)), n);
 	return k;
+}
+
+int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
+			 const struct perf_attr *pa, bool callchain_mode, int name_width)
+{
+	uint64_t st = pa ? pa->attr.sample_type : PERF_SAMPLE_TID;
+	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
+	return format_header(buf, n, rs, pa, callchain_mode, name_width,
+			     type_fields(slot, st | PERF_SAMPLE_TID, false));
 }
 
 static uint64_t frame_addr(const struct frame *f)
@@ -71,13 +289,189 @@ int script_format_frame(char *buf, size_t n, const struct frame *f)
 	return snprintf(buf, n, "%16" PRIx64 " [unknown] (%s)", frame_addr(f), dso);
 }
 
+/* One frame as perf prints it with the type's fields: symbol, +offset, DSO. */
+static int format_frame_fl(char *buf, size_t n, const struct frame *f, uint64_t addr, uint32_t fl)
+{
+	const char *dso = f->dso ? f->dso : "[unknown]";
+	if ((fl & (SF_SYM | SF_SYMOFF | SF_DSO)) == (SF_SYM | SF_SYMOFF | SF_DSO)) {
+		/* the default: one snprintf, as this is per frame */
+		if (f->sym && f->inlined)
+			return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (inlined)", addr, f->sym,
+					f->sym_off);
+		if (f->sym)
+			return snprintf(buf, n, "%16" PRIx64 " %s+0x%" PRIx64 " (%s)", addr, f->sym,
+					f->sym_off, dso);
+		return snprintf(buf, n, "%16" PRIx64 " [unknown] (%s)", addr, dso);
+	}
+	int k = clampk(snprintf(buf, n, "%16" PRIx64, addr), n);
+	if (fl & SF_SYM) {
+		if (f->sym && (fl & SF_SYMOFF))
+			k = clampk(k + snprintf(buf + k, n - k, " %s+0x%" PRIx64, f->sym, f->sym_off), n);
+		else
+			k = clampk(k + snprintf(buf + k, n - k, " %s", f->sym ? f->sym : "[unknown]"), n);
+	}
+	if ((fl & SF_DSO) && !(f->sym && f->inlined))
+		k = clampk(k + snprintf(buf + k, n - k, " (%s)", dso), n);
+	if (f->sym && f->inlined)
+		k = clampk(k + snprintf(buf + k, n - k, " (inlined)"), n);
+	return k;
+}
+
+/* ---- perf's data source decoding (union perf_mem_data_src) ---- */
+
+static const char *const mem_lvl[] = {
+	"N/A", "HIT", "MISS", "L1", "LFB/MAB", "L2", "L3", "Local RAM", "Remote RAM (1 hop)",
+	"Remote RAM (2 hops)", "Remote Cache (1 hop)", "Remote Cache (2 hops)", "I/O", "Uncached",
+};
+static const char *const mem_lvlnum[16] = {
+	[0x09] = "CXL", [0x0a] = "I/O", [0x0b] = "Any cache", [0x0c] = "LFB/MAB",
+	[0x0d] = "RAM", [0x0e] = "PMEM", [0x0f] = "N/A",
+};
+static const char *const mem_hops[8] = {
+	"N/A", "core, same node", "node, same socket", "socket, same board", "board",
+};
+static const char *const snoop_access[] = { "N/A", "None", "Hit", "Miss", "HitM" };
+static const char *const snoopx_access[] = { "Fwd", "Peer" };
+static const char *const tlb_access[] = { "N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault" };
+
+/* Append the names of m's set bits, " or "-separated; returns how many. */
+static int bits_or(struct buf *b, uint64_t m, const char *const *names, size_t nn, int printed)
+{
+	for (size_t i = 0; m && i < nn; i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (printed++)
+			buf_append(b, " or ", 4);
+		buf_append(b, names[i], strlen(names[i]));
+	}
+	return printed;
+}
+
+static void puts_buf(struct buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void script_data_src(uint64_t v, char *out, size_t n)
+{
+	uint64_t op = v & 0x1f, lvl = (v >> 5) & 0x3fff, snoop = (v >> 19) & 0x1f;
+	uint64_t lock = (v >> 24) & 0x3, dtlb = (v >> 26) & 0x7f, lvl_num = (v >> 33) & 0xf;
+	uint64_t remote = (v >> 37) & 1, snoopx = (v >> 38) & 0x3, blk = (v >> 40) & 0x7;
+	uint64_t hops = (v >> 43) & 0x7;
+	struct buf b;
+	buf_init(&b, 4096);
+	puts_buf(&b, "|OP ");
+	puts_buf(&b, op & 1 ? "N/A" : op & 2 ? "LOAD" : op & 4 ? "STORE" : op & 8 ? "PFETCH" : op & 16 ? "EXEC" : "No");
+	puts_buf(&b, "|LVL ");
+	size_t at = b.len;
+	if (remote)
+		puts_buf(&b, "Remote ");
+	int printed = 0;
+	if (hops) {
+		puts_buf(&b, mem_hops[hops] ? mem_hops[hops] : "N/A");
+		puts_buf(&b, " ");
+	} else {
+		printed = bits_or(&b, lvl & ~(uint64_t)0x6, mem_lvl, sizeof(mem_lvl) / sizeof(*mem_lvl), 0);
+	}
+	if (lvl_num) {
+		if (printed++)
+			puts_buf(&b, " or ");
+		if (mem_lvlnum[lvl_num]) {
+			puts_buf(&b, mem_lvlnum[lvl_num]);
+		} else {
+			char l[8];
+			snprintf(l, sizeof l, "L%u", (unsigned)lvl_num);
+			puts_buf(&b, l);
+		}
+	}
+	if (b.len == at)
+		puts_buf(&b, "N/A");
+	if (lvl & 2)
+		puts_buf(&b, " hit");
+	if (lvl & 4)
+		puts_buf(&b, " miss");
+	puts_buf(&b, "|SNP ");
+	at = b.len;
+	printed = bits_or(&b, snoop, snoop_access, 5, 0);
+	bits_or(&b, snoopx, snoopx_access, 2, printed);
+	if (b.len == at)
+		puts_buf(&b, "N/A");
+	puts_buf(&b, "|TLB ");
+	at = b.len;
+	bits_or(&b, dtlb & ~(uint64_t)0x6, tlb_access, 7, 0);
+	if (b.len == at)
+		puts_buf(&b, "N/A");
+	if (dtlb & 2)
+		puts_buf(&b, " hit");
+	if (dtlb & 4)
+		puts_buf(&b, " miss");
+	puts_buf(&b, "|LCK ");
+	puts_buf(&b, lock & 1 ? "N/A" : lock & 2 ? "Yes" : "No");
+	puts_buf(&b, "|BLK ");
+	if (!blk || (blk & 1)) {
+		puts_buf(&b, " N/A");
+	} else {
+		if (blk & 2)
+			puts_buf(&b, " Data");
+		if (blk & 4)
+			puts_buf(&b, " Addr");
+	}
+	snprintf(out, n, "%.*s", (int)b.len, b.len ? (const char *)b.data : "");
+	buf_release(&b);
+}
+
+/* ---- one sample ---- */
+
+static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc, uint32_t fl)
+{
+	if (cc) {
+		fputc('\n', sc->out);
+		for (uint32_t i = 0; i < rs->nr_frames; i++) {
+			if (rs->frames[i].inlined && !sc->o.show_inline)
+				continue;
+			format_frame_fl(sc->line, sizeof(sc->line), &rs->frames[i], frame_addr(&rs->frames[i]), fl);
+			fprintf(sc->out, "\t%s\n", sc->line);
+		}
+	} else {
+		struct frame none = { .ip = rs->ev->s.ip };
+		const struct frame *f = rs->nr_frames ? &rs->frames[0] : &none;
+		format_frame_fl(sc->line, sizeof(sc->line), f, f->ip, fl & ~SF_SET);
+		fprintf(sc->out, " %s", sc->line);
+	}
+}
+
+static void print_trace(struct script *sc, struct pipeline *p, const struct perf_attr *pa,
+			const struct perf_sample *s)
+{
+	if (!s->raw || !s->raw_size)
+		return;
+	if (!sc->tp_tried) {
+		/* the first tracepoint sample: libtraceevent reads the formats */
+		const struct perf_header *h = input_header(pipeline_input(p));
+		sc->tp_tried = true;
+		if (h->tracing.header_ok)
+			sc->tp = tpformat_new(&h->tracing);
+	}
+	sc->text.len = 0;
+	if (tpformat_print(sc->tp, pa->attr.config, s->cpu, s->raw, s->raw_size, &sc->text) == -2) {
+		const struct pipeline_config *c = pipeline_config(p);
+		const char *msg = "libtraceevent failed on this recording's tracepoint formats or "
+				  "data: tracepoint fields are not printed from here on";
+		if (c->warn)
+			c->warn(c->warn_ctx, msg);
+		else
+			fprintf(stderr, "scorch: %s: %s\n", c->input ? c->input : "-", msg);
+	}
+	if (sc->text.len)
+		fwrite(sc->text.data, 1, sc->text.len, sc->out);
+}
+
 static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
 {
 	struct script *sc = ctx;
 	const struct perf_attr *pa = rs->attr;
-	bool cc = pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	const struct perf_sample *s = &rs->ev->s;
 	if (sc->o.raw) {
-		const struct perf_sample *s = &rs->ev->s;
 		uint64_t ip0 = s->ip;
 		for (uint64_t i = 0; i < s->callchain_nr; i++)
 			if (s->callchain[i] < PERF_CONTEXT_MAX) {
@@ -93,35 +487,45 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	if (sc->name_width < 0) {
 		struct perf_evlist *el = input_evlist(pipeline_input(p));
 		sc->name_width = 0;
-		for (size_t i = 0; i < el->nr; i++)
-			if (el->attrs[i].name && (int)strlen(el->attrs[i].name) > sc->name_width)
-				sc->name_width = (int)strlen(el->attrs[i].name);
+		char nb[160];
+		for (size_t i = 0; i < el->nr; i++) {
+			int len = (int)strlen(event_name(&el->attrs[i], nb, sizeof nb));
+			if (len > sc->name_width)
+				sc->name_width = len;
+		}
+		decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
 	}
-	script_format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width);
+	uint32_t fl = fields_of(sc, pa);
+	if (sc->o.all_ip)
+		fl |= SF_IP | SF_SYM | SF_SYMOFF | SF_DSO;
+	bool cc = (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width, fl);
 	fputs(sc->line, sc->out);
 	if (sc->o.headers_only) {
 		fputc('\n', sc->out);
 		return 0;
 	}
-	if (cc) {
-		fputc('\n', sc->out);
-		for (uint32_t i = 0; i < rs->nr_frames; i++) {
-			if (rs->frames[i].inlined && !sc->o.show_inline)
-				continue;
-			script_format_frame(sc->line, sizeof(sc->line), &rs->frames[i]);
-			fprintf(sc->out, "\t%s\n", sc->line);
-		}
-		fputc('\n', sc->out);
-	} else if (rs->nr_frames) {
-		const struct frame *f = &rs->frames[0];
-		const char *dso = f->dso ? f->dso : "[unknown]";
-		if (f->sym)
-			fprintf(sc->out, " %16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", f->ip, f->sym, f->sym_off, dso);
-		else
-			fprintf(sc->out, " %16" PRIx64 " [unknown] (%s)\n", f->ip, dso);
-	} else {
-		fputc('\n', sc->out);
+	if ((fl & SF_TRACE) && pa)
+		print_trace(sc, p, pa, s);
+	if (fl & SF_ADDR)
+		fprintf(sc->out, "%16" PRIx64, s->addr);
+	if (fl & SF_DATA_SRC) {
+		char dec[256], out[300];
+		script_data_src(s->data_src, dec, sizeof dec);
+		int len = snprintf(out, sizeof out, "%16" PRIx64 " %s", s->data_src, dec);
+		if (len > sc->data_src_width)
+			sc->data_src_width = len;
+		fprintf(sc->out, "%-*s", sc->data_src_width, out);
 	}
+	if (fl & SF_WEIGHT) {
+		bool ws = pa && (pa->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
+		fprintf(sc->out, "%16" PRIu64, ws ? s->weight & 0xffffffffu : s->weight);
+	}
+	if (fl & SF_INS_LAT)
+		fprintf(sc->out, "%16" PRIu64, (s->weight >> 32) & 0xffff);
+	if (fl & SF_IP)
+		print_ip(sc, rs, cc, fl);
+	fputc('\n', sc->out); /* after a call chain: the blank line */
 	return ferror(sc->out) ? -5 : 0;
 }
 
@@ -129,6 +533,8 @@ static int script_end(void *ctx, struct pipeline *p, int rc)
 {
 	struct script *sc = ctx;
 	int r = fflush(sc->out) ? -5 : 0;
+	tpformat_free(sc->tp);
+	buf_release(&sc->text);
 	free(sc);
 	return r;
 }
@@ -138,6 +544,7 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	struct script *sc = xcalloc(1, sizeof(*sc));
 	sc->out = out;
 	sc->name_width = -1;
+	buf_init(&sc->text, 1 << 20);
 	if (o)
 		sc->o = *o;
 	memset(sink, 0, sizeof(*sink));

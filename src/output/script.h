@@ -16,6 +16,7 @@ struct script_opts {
 	bool show_inline;   /* print inline frames (perf does by default) */
 	bool headers_only;  /* only the header line per sample (tests) */
 	bool raw;           /* comm pid tid time period ip cpu event, tab-separated, per sample */
+	bool all_ip;        /* ip, symbol and DSO for every event type (perf script -F +ip,+sym,+dso) */
 };
 
 /* Fill sink to write to out. The returned context is freed by sink->end. */
@@ -24,6 +25,10 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
 /* Format the sample header into buf (no trailing newline). */
 int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width);
+/* perf's decoding of a sample's data source ("|OP LOAD|LVL L1 hit|..."). */
+void script_data_src(uint64_t data_src, char *out, size_t n);
+/* perf's name for an attr the recording does not name ("cycles:ppH"). */
+void script_event_name(const struct perf_event_attr *a, char *out, size_t n);
 /* Format one frame line as perf prints it inside a call chain (no tab, no newline). */
 int script_format_frame(char *buf, size_t n, const struct frame *f);
 

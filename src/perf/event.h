@@ -28,6 +28,7 @@ struct perf_attr {
 	uint64_t *ids;
 	size_t nr_ids;
 	char *name;                  /* from event_desc, or synthesized */
+	bool name_recorded;          /* name from the file (event_desc, EVENT_UPDATE, tracing data) */
 	int id_pos;                  /* u64 index of ID in a sample, -1 if none */
 	int is_pos;                  /* u64 index of ID from the end of a trailer */
 	uint32_t trailer_size;       /* bytes of sample_id_all trailer */

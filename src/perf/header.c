@@ -94,8 +94,40 @@ void perf_header_init(struct perf_header *h)
 	memset(h, 0, sizeof(*h));
 }
 
+static int parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			 const uint8_t *p, uint64_t size, uint64_t off, struct err *e);
+
+int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
+{
+	struct err fe = { 0 };
+	int rc = parse_feature(h, el, bit, p, size, off, &fe);
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOMEM) {
+		*e = fe;
+		return rc;
+	}
+	/* Samples need the attrs and the data section, not the features: a
+	 * damaged one is dropped with a warning, as perf does. */
+	if (bit < PERF_FEAT_BITS)
+		h->features[bit / 64] &= ~(1ull << (bit % 64));
+	if (h->nr_warnings < PERF_HEADER_MAX_WARNINGS) {
+		char msg[sizeof(fe.msg) + 96];
+		if (fe.has_offset)
+			snprintf(msg, sizeof msg, "offset %llu: %s; feature ignored",
+				 (unsigned long long)fe.offset, fe.msg);
+		else
+			snprintf(msg, sizeof msg, "%s; feature ignored", fe.msg);
+		h->warnings[h->nr_warnings++] = xstrdup(msg);
+	}
+	return 0;
+}
+
 void perf_header_release(struct perf_header *h)
 {
+	for (unsigned i = 0; i < h->nr_warnings; i++)
+		free(h->warnings[i]);
 	free(h->hostname);
 	free(h->osrelease);
 	free(h->version);
@@ -184,6 +216,7 @@ static int parse_event_desc(struct fc *c, struct perf_evlist *el)
 		if (i < el->nr && name[0]) {
 			free(el->attrs[i].name);
 			el->attrs[i].name = name;
+			el->attrs[i].name_recorded = true;
 		} else {
 			free(name);
 		}
@@ -234,11 +267,12 @@ void perf_header_name_tracepoints(const struct perf_header *h, struct perf_evlis
 		snprintf(nm, n, "%s:%s", te->system, te->name);
 		free(pa->name);
 		pa->name = nm;
+		pa->name_recorded = true;
 	}
 }
 
-int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
-			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
+static int parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
+			 const uint8_t *p, uint64_t size, uint64_t off, struct err *e)
 {
 	const char *name = perf_feature_name(bit);
 	struct fc c = { .p = p, .end = p + size, .base = p, .off = off, .e = e, .feat = name ? name : "?" };
@@ -345,10 +379,10 @@ int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, uns
 			memcpy(h->tracing_data, p, size);
 			h->tracing_data_size = size;
 			struct err te = { 0 };
-			/* a malformed tracing section leaves tracepoints unnamed, it
-			 * does not make the file unreadable */
-			if (tracing_parse(h->tracing_data, size, &h->tracing, &te))
-				tracing_release(&h->tracing);
+			/* a malformed tracing section does not make the file
+			 * unreadable: the formats read before the damage name
+			 * their tracepoints, the others stay "tracepoint:ID" */
+			tracing_parse(h->tracing_data, size, &h->tracing, &te);
 			perf_header_name_tracepoints(h, el);
 		}
 		return 0;

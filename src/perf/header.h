@@ -57,6 +57,8 @@ struct perf_cache_level {
 	char *type, *size, *map;
 };
 
+#define PERF_HEADER_MAX_WARNINGS 32
+
 struct perf_header {
 	bool swap;
 	bool pipe;
@@ -89,6 +91,9 @@ struct perf_header {
 	uint8_t *tracing_data;   /* HEADER_TRACING_DATA payload, copied */
 	uint64_t tracing_data_size;
 	struct tracing_info tracing; /* parsed from tracing_data */
+	/* damaged optional features, dropped: one message each (capped) */
+	char *warnings[PERF_HEADER_MAX_WARNINGS];
+	unsigned nr_warnings;
 };
 
 void perf_header_init(struct perf_header *h);
@@ -100,8 +105,9 @@ static inline bool perf_header_has(const struct perf_header *h, unsigned bit)
 }
 
 /* Parse one feature's payload (bytes p..p+size, at file offset off).
- * event_desc fills the names of el's attrs. Unknown bits are ignored.
- * Returns 0 or a negative code with e filled. */
+ * event_desc fills the names of el's attrs. Unknown bits are ignored. A
+ * damaged feature is dropped (its bit cleared) with a message in
+ * h->warnings. Returns 0, or -ENOMEM with e filled. */
 int perf_header_parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned bit,
 			      const uint8_t *p, uint64_t size, uint64_t off, struct err *e);
 

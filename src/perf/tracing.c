@@ -3,8 +3,11 @@
 #include "util/buf.h"
 #include <byteswap.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define TRACING_MAX_EVENTS (1u << 20)
 
 struct tc {
 	const uint8_t *p, *end, *base;
@@ -51,13 +54,31 @@ static int cstr(struct tc *c, const char **s, const char *what)
 	return 0;
 }
 
-static int blob(struct tc *c, const uint8_t **b, uint64_t *n, const char *what)
+static int tag(struct tc *c, const char *want)
 {
-	if (u64(c, n, what) || need(c, *n, what))
+	size_t n = strlen(want) + 1;
+	if (need(c, n, want))
 		return -EINVAL;
-	*b = c->p;
-	c->p += *n;
+	if (memcmp(c->p, want, n))
+		return err_at(c->e, (uint64_t)(c->p - c->base), "tracing data: no %s", want);
+	c->p += n;
 	return 0;
+}
+
+static int blob(struct tc *c, struct tracing_text *t, uint64_t size, const char *what)
+{
+	if (need(c, size, what))
+		return -EINVAL;
+	t->p = (const char *)c->p;
+	t->len = (size_t)size;
+	c->p += size;
+	return 0;
+}
+
+static int blob64(struct tc *c, struct tracing_text *t, const char *what)
+{
+	uint64_t n;
+	return u64(c, &n, what) || blob(c, t, n, what) ? -EINVAL : 0;
 }
 
 static char *field(const char *fmt, size_t len, const char *key)
@@ -69,12 +90,42 @@ static char *field(const char *fmt, size_t len, const char *key)
 			while (j < len && fmt[j] == ' ')
 				j++;
 			size_t k = j;
-			while (k < len && fmt[k] != '\n')
+			while (k < len && fmt[k] != '\n' && fmt[k])
 				k++;
 			return xstrndup(fmt + j, k - j);
 		}
 	}
 	return NULL;
+}
+
+static int formats(struct tc *c, struct tracing_info *ti, size_t *cap, const char *sys,
+		   size_t sysn, const char *what)
+{
+	uint32_t n;
+	if (u32(c, &n, what))
+		return -EINVAL;
+	for (uint32_t k = 0; k < n; k++) {
+		struct tracing_text t;
+		if (blob64(c, &t, "event format"))
+			return -EINVAL;
+		if (ARRAY_GROW(ti->events, *cap, ti->nr + 1, TRACING_MAX_EVENTS))
+			return err_at(c->e, (uint64_t)(c->p - c->base), "tracing data: too many events");
+		struct tracing_event *ev = &ti->events[ti->nr];
+		char *id = field(t.p, t.len, "ID:");
+		char *end = NULL;
+		ev->name = field(t.p, t.len, "name:");
+		ev->system = xstrndup(sys, sysn);
+		ev->id = id ? strtoull(id, &end, 10) : UINT64_MAX;
+		if (id && end == id)
+			ev->id = UINT64_MAX;
+		ev->format = t.p;
+		ev->format_len = t.len;
+		free(id);
+		if (!ev->name)
+			ev->name = xstrdup("");
+		ti->nr++;
+	}
+	return 0;
 }
 
 int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct err *e)
@@ -85,53 +136,38 @@ int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct er
 	if (need(&c, 10, "magic") || memcmp(p, magic, 10))
 		return err_at(e, 0, "tracing data: bad magic");
 	c.p += 10;
-	const char *ver = NULL, *s = NULL;
-	if (cstr(&c, &ver, "version") || need(&c, 2, "endianness"))
+	const char *ver = NULL;
+	if (cstr(&c, &ver, "version"))
 		return -EINVAL;
-	ti->big_endian = c.p[0];
+	snprintf(ti->version, sizeof(ti->version), "%s", ver);
+	ti->header_ok = true;
+	if (need(&c, 2, "endianness"))
+		return -EINVAL;
+	ti->big_endian = c.p[0] != 0;
 	ti->long_size = c.p[1];
 	c.p += 2;
 	c.swap = ti->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	if (u32(&c, &ti->page_size, "page size"))
 		return -EINVAL;
-	const uint8_t *b;
-	uint64_t bn;
-	if (cstr(&c, &s, "header_page") || blob(&c, &b, &bn, "header_page") ||
-	    cstr(&c, &s, "header_event") || blob(&c, &b, &bn, "header_event"))
+	if (tag(&c, "header_page") || blob64(&c, &ti->header_page, "header_page") ||
+	    tag(&c, "header_event") || blob64(&c, &ti->header_event, "header_event"))
 		return -EINVAL;
-	uint32_t nf;
-	if (u32(&c, &nf, "ftrace count"))
+	size_t cap = 0;
+	if (formats(&c, ti, &cap, "ftrace", 6, "ftrace count"))
 		return -EINVAL;
-	for (uint32_t i = 0; i < nf; i++)
-		if (blob(&c, &b, &bn, "ftrace format"))
-			return -EINVAL;
 	uint32_t nsys;
 	if (u32(&c, &nsys, "system count"))
 		return -EINVAL;
-	size_t cap = 0;
 	for (uint32_t i = 0; i < nsys; i++) {
 		const char *sys = NULL;
-		uint32_t nev;
-		if (cstr(&c, &sys, "system name") || u32(&c, &nev, "event count"))
+		if (cstr(&c, &sys, "system name") || formats(&c, ti, &cap, sys, strlen(sys), "event count"))
 			return -EINVAL;
-		for (uint32_t k = 0; k < nev; k++) {
-			if (blob(&c, &b, &bn, "event format"))
-				return -EINVAL;
-			if (ARRAY_GROW(ti->events, cap, ti->nr + 1, 1u << 20))
-				return err_at(e, (uint64_t)(c.p - p), "tracing data: too many events");
-			struct tracing_event *ev = &ti->events[ti->nr];
-			char *id = field((const char *)b, bn, "ID:");
-			ev->name = field((const char *)b, bn, "name:");
-			ev->system = xstrdup(sys);
-			ev->id = id ? strtoull(id, NULL, 10) : UINT64_MAX;
-			ev->format = (const char *)b;
-			ev->format_len = bn;
-			free(id);
-			if (!ev->name)
-				ev->name = xstrdup("");
-			ti->nr++;
-		}
 	}
+	uint32_t sz;
+	if (u32(&c, &sz, "kallsyms size") || blob(&c, &ti->kallsyms, sz, "kallsyms") ||
+	    u32(&c, &sz, "printk size") || blob(&c, &ti->printk, sz, "printk formats"))
+		return -EINVAL;
+	ti->complete = true;
 	return 0;
 }
 
@@ -148,7 +184,7 @@ void tracing_release(struct tracing_info *ti)
 const struct tracing_event *tracing_find(const struct tracing_info *ti, uint64_t id)
 {
 	for (size_t i = 0; i < ti->nr; i++)
-		if (ti->events[i].id == id)
+		if (ti->events[i].id == id && id != UINT64_MAX)
 			return &ti->events[i];
 	return NULL;
 }

@@ -3,7 +3,8 @@
 # two builds of one program (build/workloads/diff/{base,new}/diff_work,
 # mk/diff.mk): new's grow() does twice the work. Compared with perf report
 # of each side (shares within 2 points) and perf diff (signs of the top
-# rows); --fail-above around the measured delta; the CSV; the difffolded
+# rows); a third build naming grow() like a GCC clone (grow.constprop.0)
+# still matches it; --fail-above around the measured delta; the CSV; the difffolded
 # export; the differential flame graph in headless Chromium (no console
 # errors, grow drawn red, the tooltip with both sides) and as SVG; pprof
 # exports of both through go tool pprof -diff_base; errors; the ASan build.
@@ -44,6 +45,20 @@ $CHK perfdiff "$W/d.csv" "$W/pd" --top 10
 ratio=$(awk -F, '$1 == "grow" { printf "%.2f", $7 / $6 }' "$W/d.csv")
 check "grow's time ratio new/base $ratio is about 2" \
 	python3 -c "import sys; sys.exit(0 if 1.5 <= float('${ratio:-0}') <= 2.6 else 1)"
+
+# ---- a clone-named symbol (grow.constprop.0) matches grow ----
+WLC=$TOP/build/workloads/diff/clone/diff_work
+if [ -x "$WLC" ]; then
+	C=$W/clone.data
+	perf record -q -e cpu-clock -F 2999 -g -o "$C" -- "$WLC" 250 > /dev/null 2>&1
+	perf report -i "$C" --stdio --no-children --sort dso,sym 2> /dev/null > "$W/pc"
+	check "perf report names the clone build's function grow.constprop.0" grep -q '\[\.\] grow\.constprop\.0' "$W/pc"
+	"$S" diff "$B" "$C" -f csv > "$W/c.csv"
+	check "diff folds the clone suffix: no grow.constprop.0 row" [ "$(grep -c '^grow\.constprop' "$W/c.csv")" = 0 ]
+	$CHK report "$W/c.csv" "$W/pb" "$W/pc" grow --tol 2 --top 5
+else
+	fail "clone workload is built (mk/diff.mk)"
+fi
 
 # ---- --fail-above around grow's delta ----
 delta=$(awk -F, '$1 == "grow" { print $5 }' "$W/d.csv")

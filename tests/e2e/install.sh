@@ -37,7 +37,7 @@ for c in $cmds; do
 	if [ -z "$only_help$only_page$dups" ] && [ -s "$W/h" -o "$c" = hotspot ]; then
 		pass "install: scorch-$c(1) documents the $(wc -l < "$W/h") options of scorch $c --help"
 	else
-		fail "install: scorch-$c(1) vs --help: not in the page: ${only_help:-none}; not in --help: ${only_page:-none}; twice in the page: ${dups:-none}"
+		fail "install: docs/man/scorch-$c.1.scd vs scorch $c --help: not in the page: ${only_help:-none}; not in --help: ${only_page:-none}; twice in the page: ${dups:-none}"
 	fi
 done
 for l in $listed; do

@@ -28,7 +28,7 @@ for f in */*.data* *.data*; do
 	"$REF" --input "$f" --output "$W/ref" 2> /dev/null
 	rrc=$?
 	check "perfparser $n: exit 0 (reference $rrc)" [ "$rc" = 0 ]
-	"$SCORCH" script -i "$f" > "$W/script" 2> /dev/null
+	"$SCORCH" script --ip --max-frames 64 -i "$f" > "$W/script" 2> /dev/null
 	python3 "$DEC" verify "$W/ours" "$W/ref" "$W/script" > "$W/v" 2>&1
 	if grep -q '^RESULT check ok' "$W/v"; then
 		pass "perfparser $n: stream decodes strictly ($(sed -n 's/^RESULT check ok //p' "$W/v"))"

@@ -50,7 +50,7 @@ for n in dwarf fp fork trace pipe; do
 		"$REF" --input "$d" --output "$W/$n.ref" 2> /dev/null
 		ref=$W/$n.ref
 	fi
-	"$TOP/build/scorch" script -i "$d" > "$W/$n.script" 2> /dev/null
+	"$TOP/build/scorch" script --ip --max-frames 64 -i "$d" > "$W/$n.script" 2> /dev/null
 	python3 "$DEC" verify "$W/$n.ours" "$ref" "$W/$n.script" > "$W/$n.v" 2>&1
 	if grep -q '^RESULT check ok' "$W/$n.v"; then
 		pass "perfparser_record $n: stream decodes strictly ($(sed -n 's/^RESULT check ok //p' "$W/$n.v"))"

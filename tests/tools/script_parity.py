@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""script_parity.py: compare `scorch script` with `perf script` line by line.
+
+usage: script_parity.py NAME PERF_OUT SCORCH_OUT [--foreign]
+
+Lines are aligned with difflib; a changed line is explained only by one of
+the kinds below (each with its reason), else it is a failure. Prints
+
+  RESULT NAME lines=N differing=M kinds=KIND:COUNT,...   (exit 0)
+  FAIL NAME ... and the first unexplained lines           (exit 1)
+
+--foreign: the recording comes from another machine (its kernel is not the
+running one), which allows the kinds where perf 6.1 names that machine's
+kernel or vdso with this machine's symbols.
+"""
+import difflib
+import re
+import sys
+
+# ADDR SYMBOL (DSO) at the end of a line: a sample line or a chain entry
+FRAME = re.compile(r'^(?P<pre>.*?)(?P<addr>[0-9a-f]+) (?P<sym>\S+)( \((?P<dso>[^()]*)\))?$')
+
+KINDS = {
+    'foreign-kernel': 'perf 6.1 names a kernel (or module) of another machine with this '
+                      "machine's symbols (no build id to compare, e.g. pipe mode): scorch "
+                      'prints [unknown], as perf does when a build id tells it the kernel differs',
+    'foreign-vdso': "perf 6.1 names another machine's [vdso] with this machine's vdso "
+                    'symbols: scorch prints [unknown]',
+    'entry-start': "scorch names the entry point of a stripped executable _start (its "
+                   'resolver does so everywhere for complete stacks); perf has no symbol there',
+}
+
+
+def kernel_dso(d):
+    return d == '[kernel.kallsyms]' or d.endswith('.ko') or (d.startswith('[') and d not in (
+        '[unknown]', '[vdso]', '[vsyscall]', '[heap]', '[stack]'))
+
+
+def explain(p, s, foreign):
+    mp, ms = FRAME.match(p), FRAME.match(s)
+    if not mp or not ms:
+        return None
+    if mp.group('pre') != ms.group('pre') or mp.group('addr') != ms.group('addr') or \
+            mp.group('dso') != ms.group('dso'):
+        return None
+    ps, ss, dso = mp.group('sym'), ms.group('sym'), mp.group('dso') or ''  # pipe: no DSO
+    if foreign and ss == '[unknown]' and ps != '[unknown]' and kernel_dso(dso):
+        return 'foreign-kernel'
+    if foreign and ss == '[unknown]' and ps != '[unknown]' and dso == '[vdso]':
+        return 'foreign-vdso'
+    if ps == '[unknown]' and re.fullmatch(r'_start(\+0x[0-9a-f]+)?', ss):
+        return 'entry-start'
+    return None
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    foreign = '--foreign' in sys.argv
+    name, pf, sf = args
+    a = open(pf, errors='replace').read().splitlines()
+    b = open(sf, errors='replace').read().splitlines()
+    kinds, bad = {}, []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == 'equal':
+            continue
+        if op == 'replace' and i2 - i1 == j2 - j1:
+            for k in range(i2 - i1):
+                kind = explain(a[i1 + k], b[j1 + k], foreign)
+                if kind:
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                else:
+                    bad.append((i1 + k + 1, a[i1 + k], b[j1 + k]))
+            continue
+        for k in range(i1, i2):
+            bad.append((k + 1, a[k], None))
+        for k in range(j1, j2):
+            bad.append((k + 1, None, b[k]))
+    differing = sum(kinds.values()) + len(bad)
+    ks = ','.join('%s:%d' % kv for kv in sorted(kinds.items())) or 'none'
+    if bad:
+        print('FAIL %s lines=%d differing=%d unexplained=%d kinds=%s' %
+              (name, len(a), differing, len(bad), ks))
+        for n, x, y in bad[:6]:
+            print('  line %d\n    perf:   %s\n    scorch: %s' % (n, x, y))
+        return 1
+    print('RESULT %s lines=%d differing=%d kinds=%s' % (name, len(a), differing, ks))
+    for k in sorted(kinds):
+        print('  kind %s: %s' % (k, KINDS[k]))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,95 @@
+/* test_script.c: perf script's pieces that need no recording: the data
+ * source decoding, event names of unnamed attrs, the tracing data parser. */
+#include "test.h"
+#include "output/script.h"
+#include "perf/tracing.h"
+
+TEST(script_data_src_as_perf)
+{
+	char b[256];
+	/* perf 6.1 on a PEBS load-latency sample (quipper weight_struct) */
+	script_data_src(0x11868100242ull, b, sizeof b);
+	CHECK_STR(b, "|OP LOAD|LVL LFB/MAB or LFB/MAB hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A");
+	script_data_src(0x10268100142ull, b, sizeof b);
+	CHECK_STR(b, "|OP LOAD|LVL L1 or L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A");
+	script_data_src(0, b, sizeof b);
+	CHECK_STR(b, "|OP No|LVL N/A|SNP N/A|TLB N/A|LCK No|BLK  N/A");
+}
+
+TEST(script_event_names_as_perf)
+{
+	struct perf_event_attr a = { 0 };
+	char b[128];
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.precise_ip = 2;
+	a.exclude_guest = 1;
+	script_event_name(&a, b, sizeof b);
+	CHECK_STR(b, "cycles:ppH");
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	script_event_name(&a, b, sizeof b);
+	CHECK_STR(b, "cpu-clock:u");
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_HW_CACHE;
+	a.config = 0 | (0 << 8) | (1 << 16);
+	a.exclude_guest = 1; /* perf record's default: no modifier */
+	script_event_name(&a, b, sizeof b);
+	CHECK_STR(b, "L1-dcache-load-misses");
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x1cd;
+	script_event_name(&a, b, sizeof b);
+	CHECK_STR(b, "raw 0x1cd");
+	a.exclude_guest = 0; /* host and guest both counted: perf says so */
+	script_event_name(&a, b, sizeof b);
+	CHECK_STR(b, "raw 0x1cd:HG");
+}
+
+static size_t put(uint8_t *p, const void *s, size_t n)
+{
+	memcpy(p, s, n);
+	return n;
+}
+
+TEST(tracing_parse_keeps_what_it_read)
+{
+	static const char fmt[] = "name: sched_switch\nID: 316\nformat:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"a=%d\", REC->a\n";
+	uint8_t b[1024];
+	size_t n = 0;
+	n += put(b + n, "\027\bDtracing0.6", 14); /* magic, version and its NUL */
+	b[n++] = 0;      /* little endian */
+	b[n++] = 8;      /* long size */
+	n += put(b + n, "\0\020\0\0", 4); /* page size 4096 */
+	uint64_t z = 0, fl = sizeof fmt - 1;
+	uint32_t one = 1, zero = 0;
+	n += put(b + n, "header_page", 12);
+	n += put(b + n, &z, 8);
+	n += put(b + n, "header_event", 13);
+	n += put(b + n, &z, 8);
+	n += put(b + n, &zero, 4);       /* no ftrace formats */
+	n += put(b + n, &one, 4);        /* one system */
+	n += put(b + n, "sched", 6);
+	n += put(b + n, &one, 4);
+	n += put(b + n, &fl, 8);
+	n += put(b + n, fmt, sizeof fmt - 1);
+	n += put(b + n, &zero, 4);       /* kallsyms */
+	n += put(b + n, &zero, 4);       /* printk */
+	struct tracing_info ti;
+	struct err e = { 0 };
+	CHECK_EQ(tracing_parse(b, n, &ti, &e), 0);
+	CHECK(ti.complete && ti.nr == 1 && ti.long_size == 8 && ti.page_size == 4096);
+	const struct tracing_event *ev = tracing_find(&ti, 316);
+	CHECK(ev && !strcmp(ev->system, "sched") && !strcmp(ev->name, "sched_switch"));
+	tracing_release(&ti);
+	/* cut inside the printk size: the event is kept, the error located */
+	CHECK(tracing_parse(b, n - 2, &ti, &e) < 0);
+	CHECK(ti.header_ok && !ti.complete && ti.nr == 1 && e.has_offset);
+	tracing_release(&ti);
+	/* cut inside the format: nothing but the header */
+	CHECK(tracing_parse(b, n - 30, &ti, &e) < 0);
+	CHECK(ti.header_ok && ti.nr == 0);
+	tracing_release(&ti);
+}
