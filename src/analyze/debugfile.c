@@ -70,6 +70,21 @@ static uint32_t file_crc(int fd)
 	return crc;
 }
 
+/* A candidate file (fd, e) opened at p: kept in *path, *fdp, *elfp when
+ * ok, else closed. Returns ok. */
+static bool keep(bool ok, const char *p, int fd, Elf *e, char **path, int *fdp, Elf **elfp)
+{
+	if (!ok) {
+		elf_end(e);
+		close(fd);
+		return false;
+	}
+	*path = xstrdup(p);
+	*fdp = fd;
+	*elfp = e;
+	return true;
+}
+
 /* Try one candidate debug file: must have the build id (when known) or the
  * debuglink CRC. */
 static bool try_debug(struct dso *d, const char *p, bool check_crc, uint32_t crc)
@@ -90,21 +105,15 @@ static bool try_debug(struct dso *d, const char *p, bool check_crc, uint32_t crc
 	GElf_Shdr sh;
 	if (ok && !elffile_scn(e, SHT_SYMTAB, NULL, &sh) && !elffile_scn(e, 0, ".debug_info", &sh))
 		ok = false;
-	if (!ok) {
-		elf_end(e);
-		close(fd);
-		return false;
-	}
-	d->debug_path = strdup(p);
-	d->debug_fd = fd;
-	d->debug_elf = e;
-	return true;
+	return keep(ok, p, fd, e, &d->debug_path, &d->debug_fd, &d->debug_elf);
 }
 
-static void each_path(const char *list, void (*fn)(void *, const char *), void *ctx)
+/* fn(ctx, dir) for each dir of a ':'-separated list until one returns
+ * true; whether one did. */
+static bool each_path(const char *list, bool (*fn)(void *, const char *), void *ctx)
 {
 	if (!list)
-		return;
+		return false;
 	const char *p = list;
 	while (*p) {
 		const char *c = strchr(p, ':');
@@ -114,13 +123,15 @@ static void each_path(const char *list, void (*fn)(void *, const char *), void *
 			if (l < sizeof dir) {
 				memcpy(dir, p, l);
 				dir[l] = 0;
-				fn(ctx, dir);
+				if (fn(ctx, dir))
+					return true;
 			}
 		}
 		p += l;
 		if (*p == ':')
 			p++;
 	}
+	return false;
 }
 
 struct dbg_search {
@@ -128,34 +139,28 @@ struct dbg_search {
 	const char *link;
 	const char *origdir;
 	uint32_t crc;
-	bool found;
 };
 
-static void dbg_in_dir(void *ctx, const char *dir)
+/* A --debug dir: build-id layout, then the debuglink name (directly, and
+ * under the binary's own directory). */
+static bool dbg_in_dir(void *ctx, const char *dir)
 {
 	struct dbg_search *ds = ctx;
-	if (ds->found)
-		return;
 	char p[PATH_MAX * 2];
 	if (ds->d->build_id_size) {
 		char hex[41];
 		elffile_hexid(hex, ds->d->build_id, ds->d->build_id_size);
 		snprintf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
-		if (try_debug(ds->d, p, false, 0)) {
-			ds->found = true;
-			return;
-		}
+		if (try_debug(ds->d, p, false, 0))
+			return true;
 	}
-	if (ds->link) {
-		snprintf(p, sizeof p, "%s/%s", dir, ds->link);
-		if (try_debug(ds->d, p, true, ds->crc)) {
-			ds->found = true;
-			return;
-		}
-		snprintf(p, sizeof p, "%s%s/%s", dir, ds->origdir, ds->link);
-		if (try_debug(ds->d, p, true, ds->crc))
-			ds->found = true;
-	}
+	if (!ds->link)
+		return false;
+	snprintf(p, sizeof p, "%s/%s", dir, ds->link);
+	if (try_debug(ds->d, p, true, ds->crc))
+		return true;
+	snprintf(p, sizeof p, "%s%s/%s", dir, ds->origdir, ds->link);
+	return try_debug(ds->d, p, true, ds->crc);
 }
 
 static bool try_binary(struct debugfile *f, struct dso *d, const char *p, bool *mismatch);
@@ -264,8 +269,7 @@ void debugfile_find_debug(struct debugfile *f, struct dso *d)
 	}
 	ds.origdir = origdir;
 	/* --debug paths first (user's choice), then the standard places */
-	each_path(f->debug_paths, dbg_in_dir, &ds);
-	if (ds.found)
+	if (each_path(f->debug_paths, dbg_in_dir, &ds))
 		return;
 	if (d->build_id_size) {
 		char hex[41];
@@ -296,7 +300,6 @@ struct bin_search {
 	struct debugfile *f;
 	struct dso *d;
 	const char *base;
-	bool found;
 };
 
 static bool try_binary(struct debugfile *f, struct dso *d, const char *p, bool *mismatch)
@@ -307,28 +310,21 @@ static bool try_binary(struct debugfile *f, struct dso *d, const char *p, bool *
 	Elf *e = elffile_open(p, &fd);
 	if (!e)
 		return false;
-	if (!elffile_id_matches(e, d->build_id, d->build_id_size)) {
+	bool ok = elffile_id_matches(e, d->build_id, d->build_id_size);
+	if (!ok)
 		*mismatch = true;
-		elf_end(e);
-		close(fd);
-		return false;
-	}
-	d->path = strdup(p);
-	d->fd = fd;
-	d->elf = e;
-	return true;
+	return keep(ok, p, fd, e, &d->path, &d->fd, &d->elf);
 }
 
-static void bin_in_dir(void *ctx, const char *dir)
+/* --app / --extra dirs, by basename (a build id mismatch there is not
+ * reported: the file may just be another program of the same name). */
+static bool bin_in_dir(void *ctx, const char *dir)
 {
 	struct bin_search *bs = ctx;
-	if (bs->found)
-		return;
 	char p[PATH_MAX * 2];
 	bool mm = false;
 	snprintf(p, sizeof p, "%s/%s", dir, bs->base);
-	if (try_binary(bs->f, bs->d, p, &mm))
-		bs->found = true;
+	return try_binary(bs->f, bs->d, p, &mm);
 }
 
 enum debugfile_result debugfile_find_binary(struct debugfile *f, struct dso *d)
@@ -338,11 +334,8 @@ enum debugfile_result debugfile_find_binary(struct debugfile *f, struct dso *d)
 	const char *base = strrchr(d->name, '/');
 	base = base ? base + 1 : d->name;
 	struct bin_search bs = { .f = f, .d = d, .base = base };
-	if (f->app_path) {
-		bin_in_dir(&bs, f->app_path);
-		if (bs.found)
-			return DEBUGFILE_FOUND;
-	}
+	if (f->app_path && bin_in_dir(&bs, f->app_path))
+		return DEBUGFILE_FOUND;
 	snprintf(p, sizeof p, "%s%s", f->sysroot ? f->sysroot : "", d->name);
 	if (try_binary(f, d, p, &mismatch))
 		return DEBUGFILE_FOUND;
@@ -353,8 +346,7 @@ enum debugfile_result debugfile_find_binary(struct debugfile *f, struct dso *d)
 		if (try_binary(f, d, p, &mismatch))
 			return DEBUGFILE_FOUND;
 	}
-	each_path(f->extra_paths, bin_in_dir, &bs);
-	if (bs.found)
+	if (each_path(f->extra_paths, bin_in_dir, &bs))
 		return DEBUGFILE_FOUND;
 	if (d->build_id_size && debuginfod_fetch(f, d, true))
 		return DEBUGFILE_FOUND;
@@ -404,7 +396,7 @@ void debugfile_find_vdso(struct debugfile *f, struct dso *d)
 		if (e) {
 			d->fd = fd;
 			d->elf = e;
-			d->path = strdup("[vdso]");
+			d->path = xstrdup("[vdso]");
 			return;
 		}
 	}

@@ -20,6 +20,7 @@
 #include "analyze/inlines.h"
 #include "analyze/symbols.h"
 #include "util/arena.h"
+#include "util/bsearch.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
@@ -221,14 +222,7 @@ static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf
 	struct cu_index *ix = cu_index_of(dw, cu);
 	if (!ix || !ix->n)
 		return false;
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ix->r[mid].lo <= svma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(ix->r, ix->n, lo, svma);
 	const struct fn_range *best = NULL;
 	/* ranges of different functions do not overlap, but aliases share one
 	 * and a function may have several; look back over a few */
@@ -390,18 +384,19 @@ unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **ou
 	return r->n;
 }
 
+static void cu_index_free(void *v)
+{
+	struct cu_index *ix = v;
+	free(ix->r);
+	free(ix);
+}
+
 void inlines_release(struct dso *d)
 {
 	struct dso_dwarf *dw = d->dw;
 	if (!dw)
 		return;
-	for (size_t i = 0; i < dw->cu_index.cap; i++)
-		if (dw->cu_index.used[i]) {
-			struct cu_index *ix = dw->cu_index.vals[i];
-			free(ix->r);
-			free(ix);
-		}
-	hmap_release(&dw->cu_index);
+	hmap_release_vals(&dw->cu_index, cu_index_free);
 	hmap_release(&dw->inl);
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);

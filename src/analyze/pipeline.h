@@ -9,7 +9,7 @@
 
 #include "analyze/input.h"
 #include "analyze/order.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include "analyze/session.h"
 #include "util/err.h"
 #include <stdbool.h>
@@ -49,7 +49,7 @@ struct pipeline_config {
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
-	/* Files the resolver cannot find (struct resolver_warning, resolve.h),
+	/* Files the resolver cannot find (struct resolver_warning, frame.h),
 	 * for a sink that reports them itself; NULL: not checked. Called from
 	 * worker threads with -j (one call at a time). */
 	void (*file_warn)(void *ctx, const struct resolver_warning *w);

@@ -127,10 +127,6 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	r->syms = symbols_new(&sc);
-	if (!r->syms) {
-		free(r);
-		return NULL;
-	}
 	hmap_init(&r->kmod_ids);
 	if (h)
 		for (uint32_t i = 0; i < h->nr_build_ids; i++) {

@@ -26,7 +26,7 @@
 #define SCORCH_RESOLVER_H
 
 #include "analyze/pipeline.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include "analyze/session.h"
 #include "perf/event.h"
 #include "perf/header.h"
@@ -52,7 +52,7 @@ struct resolver_stats {
 };
 
 /* Warnings (missing files, build-id mismatch, hidden kernel addresses) go to
- * this callback, one per cause (struct resolver_warning, resolve.h). NULL:
+ * this callback, one per cause (struct resolver_warning, frame.h). NULL:
  * notes are printed to stderr as "scorch: ...". */
 typedef void (*resolver_warn_fn)(void *ctx, const struct resolver_warning *w);
 
@@ -65,8 +65,8 @@ void resolver_warning_route(const struct pipeline_config *c, const struct resolv
  * from h (not owned; may be NULL). Options from c: sysroot, debug_paths,
  * extra_paths, app_path, kallsyms, max_frames; with c->file_warn set, the
  * files hotspot's parser would miss are checked and reported too (see
- * resolve.h). Returns NULL on allocation failure only; missing files are
- * warnings, not errors.
+ * frame.h). Never NULL (allocation failure aborts, util/xalloc.h); missing
+ * files are warnings, not errors.
  */
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h);

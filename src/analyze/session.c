@@ -32,24 +32,26 @@ struct session *session_new(void)
 	return s;
 }
 
+static void thread_free(void *v)
+{
+	struct thread *t = v;
+	free(t->comms);
+	free(t);
+}
+
+static void process_free(void *v)
+{
+	struct process *p = v;
+	free(p->maps);
+	free(p);
+}
+
 void session_free(struct session *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->threads.cap; i++)
-		if (s->threads.used[i]) {
-			struct thread *t = s->threads.vals[i];
-			free(t->comms);
-			free(t);
-		}
-	for (size_t i = 0; i < s->procs.cap; i++)
-		if (s->procs.used[i]) {
-			struct process *p = s->procs.vals[i];
-			free(p->maps);
-			free(p);
-		}
-	hmap_release(&s->threads);
-	hmap_release(&s->procs);
+	hmap_release_vals(&s->threads, thread_free);
+	hmap_release_vals(&s->procs, process_free);
 	arena_release(&s->strs);
 	free(s);
 }
@@ -121,14 +123,7 @@ const char *session_comm(struct session *s, uint32_t tid, uint64_t time)
 	if (!t || !t->nr_comms)
 		return NULL;
 	/* the latest comm set at or before time; before the first: the first */
-	size_t lo = 0, hi = t->nr_comms;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->comms[mid].time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(t->comms, t->nr_comms, time, time);
 	return t->comms[lo ? lo - 1 : 0].comm;
 }
 

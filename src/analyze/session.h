@@ -7,8 +7,8 @@
  * new map replaces the parts of older maps it overlaps (splitting them), as
  * the kernel does. An exec (COMM with the exec flag) drops the process's
  * user maps. Kernel and module maps live in the pseudo process pid -1.
- * Every change to a process's maps bumps its generation, so caches built
- * for an older set of maps (an unwinder's) can tell they are stale.
+ * Every change to a process's maps bumps its generation, so copies made
+ * of an older set of maps (the workers' snapshots) can tell they are stale.
  *
  * Strings (comm, filename) are interned in the session and live until
  * session_free, so outputs can keep pointers to them.
@@ -16,6 +16,7 @@
 #ifndef SCORCH_SESSION_H
 #define SCORCH_SESSION_H
 
+#include "util/bsearch.h"
 #include "perf/event.h"
 #include "util/hash.h"
 #include <stdbool.h>
@@ -79,14 +80,7 @@ static inline const struct map *process_find_map(const struct process *p, uint64
 {
 	if (!p || !p->nr_maps)
 		return NULL;
-	size_t lo = 0, hi = p->nr_maps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(p->maps, p->nr_maps, start, addr);
 	if (!lo)
 		return NULL;
 	const struct map *m = &p->maps[lo - 1];

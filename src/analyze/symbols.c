@@ -112,32 +112,19 @@ const char *symbols_demangle(struct symbols *s, const char *name)
 
 /* ---- ELF symbol tables -------------------------------------------------- */
 
-/* The name of a function symbol (STT_FUNC, STT_GNU_IFUNC, or a label,
- * STT_NOTYPE: *label) defined in an executable section of e, with that
- * section's header in *ssh; NULL for any other symbol. */
-static const char *func_sym(Elf *e, const GElf_Shdr *sh, size_t shnum, const GElf_Sym *sym,
-			    GElf_Shdr *ssh, bool *label)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	if (!sym->st_name || sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return NULL;
-	bool func = type == STT_FUNC || type == STT_GNU_IFUNC;
-	*label = type == STT_NOTYPE;
-	if (!func && !*label)
-		return NULL;
-	if (sym->st_shndx >= shnum)
-		return NULL;
-	Elf_Scn *ss = elf_getscn(e, sym->st_shndx);
-	if (!ss || !gelf_getshdr(ss, ssh) || !(ssh->sh_flags & SHF_EXECINSTR))
-		return NULL;
-	const char *name = elf_strptr(e, sh->sh_link, sym->st_name);
-	return name && *name ? name : NULL;
-}
+/* Where a table's addresses come from: SYMS_SECTIONS, the binary's own
+ * tables, converted to rel with the section's offset; SYMS_SEGMENTS, a
+ * table whose section offsets do not describe the runtime file (debug file,
+ * MiniDebugInfo), converted svma -> rel via the DSO's segments;
+ * SYMS_SEGMENTS_COPY, the same with names copied (their ELF does not
+ * outlive the call). */
+enum syms_from { SYMS_SECTIONS, SYMS_SEGMENTS, SYMS_SEGMENTS_COPY };
 
-/* Collect function symbols of one table (SHT_SYMTAB / SHT_DYNSYM). Addresses
- * are converted to rel (file offsets) with the section's offset. Names
- * point into the ELF's string table, alive as long as the DSO. */
-static void collect_syms(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct rawsyms *raw)
+/* Collect the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE
+ * labels) defined in executable sections of one table (SHT_SYMTAB /
+ * SHT_DYNSYM) of e. Names point into e's string table unless copied. */
+static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct rawsyms *raw,
+			 enum syms_from from)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (!data || !sh->sh_entsize)
@@ -148,53 +135,37 @@ static void collect_syms(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct rawsyms *ra
 	for (size_t i = 0; i < cnt; i++) {
 		GElf_Sym sym;
 		GElf_Shdr ssh;
-		bool label;
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
-		const char *name = func_sym(e, sh, shnum, &sym, &ssh, &label);
-		if (!name || (label && name[0] == '$'))
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!sym.st_name || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+		    sym.st_shndx >= shnum)
 			continue;
-		/* rel: svma - section vaddr + section file offset */
-		uint64_t rel = sym.st_value - ssh.sh_addr + ssh.sh_offset;
-		if (ssh.sh_type == SHT_NOBITS) {
-			/* debug files: sections are NOBITS, offsets meaningless; map
-			 * through the runtime segments later */
-			rel = sym.st_value;
+		bool label = type == STT_NOTYPE;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !label)
+			continue;
+		Elf_Scn *ss = elf_getscn(e, sym.st_shndx);
+		if (!ss || !gelf_getshdr(ss, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+			continue;
+		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		uint64_t rel;
+		if (from == SYMS_SECTIONS) {
+			if (label && name[0] == '$')
+				continue;
+			/* rel: svma - section vaddr + section file offset; in a
+			 * debug file (NOBITS sections) the svma, mapped through
+			 * the runtime segments later */
+			rel = ssh.sh_type == SHT_NOBITS ? sym.st_value
+							: sym.st_value - ssh.sh_addr + ssh.sh_offset;
+		} else if (name[0] == '$' || !dso_svma_to_rel(d, sym.st_value, &rel)) {
+			continue;
 		}
 		struct rawsym *y = rawsyms_push(raw);
 		y->start = rel;
 		y->size = sym.st_size;
-		y->name = name;
-		y->bind = GELF_ST_BIND(sym.st_info);
-	}
-}
-
-/* Symbols from a table whose section offsets do not describe the runtime
- * file (debug file, MiniDebugInfo): convert svma -> rel via segments.
- * copy: the names' ELF does not outlive this call (MiniDebugInfo). */
-static void collect_syms_svma(struct symbols *s, struct dso *d, Elf *e, Elf_Scn *scn,
-			      GElf_Shdr *sh, struct rawsyms *raw, bool copy)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !sh->sh_entsize)
-		return;
-	size_t cnt = sh->sh_size / sh->sh_entsize;
-	size_t shnum = 0;
-	elf_getshdrnum(e, &shnum);
-	for (size_t i = 0; i < cnt; i++) {
-		GElf_Sym sym;
-		GElf_Shdr ssh;
-		bool label;
-		uint64_t rel;
-		if (!gelf_getsym(data, (int)i, &sym))
-			continue;
-		const char *name = func_sym(e, sh, shnum, &sym, &ssh, &label);
-		if (!name || name[0] == '$' || !dso_svma_to_rel(d, sym.st_value, &rel))
-			continue;
-		struct rawsym *y = rawsyms_push(raw);
-		y->start = rel;
-		y->size = sym.st_size;
-		y->name = copy ? arena_strdup(&s->arena, name) : name;
+		y->name = from == SYMS_SEGMENTS_COPY ? arena_strdup(&d->owner->arena, name) : name;
 		y->bind = GELF_ST_BIND(sym.st_info);
 	}
 }
@@ -349,7 +320,7 @@ const struct symtab *dso_a2l_syms(struct dso *d)
 	if (!scn)
 		return &d->a2l_syms;
 	struct rawsyms rs = { 0 };
-	collect_syms(d->elf, scn, &sh, &rs);
+	collect_syms(d, d->elf, scn, &sh, &rs, SYMS_SECTIONS);
 	struct rawsym *raw = rs.v;
 	size_t n = rs.n, w = 0;
 	for (size_t i = 0; i < n; i++)
@@ -423,17 +394,17 @@ static void load_dso(struct symbols *s, struct dso *d)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	if (d->debug_elf && (scn = elffile_scn(d->debug_elf, SHT_SYMTAB, NULL, &sh)))
-		collect_syms_svma(s, d, d->debug_elf, scn, &sh, &raw, false);
+		collect_syms(d, d->debug_elf, scn, &sh, &raw, SYMS_SEGMENTS);
 	else if (d->elf && (scn = elffile_scn(d->elf, SHT_SYMTAB, NULL, &sh)))
-		collect_syms(d->elf, scn, &sh, &raw);
+		collect_syms(d, d->elf, scn, &sh, &raw, SYMS_SECTIONS);
 	else if (d->elf) {
 		if ((scn = elffile_scn(d->elf, SHT_DYNSYM, NULL, &sh)))
-			collect_syms(d->elf, scn, &sh, &raw);
+			collect_syms(d, d->elf, scn, &sh, &raw, SYMS_SECTIONS);
 		void *buf = NULL;
 		Elf *m = debugfile_minidebuginfo(d->elf, &buf);
 		if (m) {
 			if ((scn = elffile_scn(m, SHT_SYMTAB, NULL, &sh)))
-				collect_syms_svma(s, d, m, scn, &sh, &raw, true);
+				collect_syms(d, m, scn, &sh, &raw, SYMS_SEGMENTS_COPY);
 			elf_end(m);
 			free(buf);
 		}
@@ -658,31 +629,30 @@ static void dso_release(struct dso *d)
 	symtab_release(&d->a2l_syms);
 }
 
+static void dso_chain_free(void *v)
+{
+	for (struct dso_node *n = v, *next; n; n = next) {
+		next = n->next;
+		dso_release(&n->dso);
+		free(n);
+	}
+}
+
+static void perfmap_free(void *v)
+{
+	if (v == &no_symtab)
+		return;
+	symtab_release(v);
+	free(v);
+}
+
 void symbols_free(struct symbols *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->dsos.cap; i++) {
-		if (!s->dsos.used[i])
-			continue;
-		struct dso_node *n = s->dsos.vals[i];
-		while (n) {
-			struct dso_node *next = n->next;
-			dso_release(&n->dso);
-			free(n);
-			n = next;
-		}
-	}
-	for (size_t i = 0; i < s->perfmaps.cap; i++) {
-		if (!s->perfmaps.used[i] || s->perfmaps.vals[i] == &no_symtab)
-			continue;
-		struct symtab *t = s->perfmaps.vals[i];
-		symtab_release(t);
-		free(t);
-	}
-	hmap_release(&s->dsos);
+	hmap_release_vals(&s->dsos, dso_chain_free);
 	hmap_release(&s->bid_by_path);
-	hmap_release(&s->perfmaps);
+	hmap_release_vals(&s->perfmaps, perfmap_free);
 	hmap_release(&s->warned);
 	kallsyms_release(&s->kernel);
 	free(s->running_kernel_other);

@@ -6,6 +6,7 @@
  * (perf's rbtree gives the same answer for the tables it builds).
  */
 #include "analyze/symtab.h"
+#include "util/bsearch.h"
 #include "util/xalloc.h"
 
 #include <gelf.h>
@@ -102,14 +103,7 @@ const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
 {
 	if (!t || !t->nr)
 		return NULL;
-	size_t lo = 0, hi = t->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(t->syms, t->nr, start, addr);
 	if (!lo)
 		return NULL;
 	const struct sym *y = &t->syms[lo - 1];

@@ -26,6 +26,7 @@
  */
 #include "analyze/unwind.h"
 #include "util/hash.h"
+#include "util/xalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -406,8 +407,7 @@ static void apply_rule(const struct urule *r, const struct ustate *s, struct sta
 }
 
 /* The unwinder's state for d, built on first use: the CFI of .eh_frame of
- * the file itself, and of .debug_frame when the file has one. NULL only on
- * allocation failure (then every frame of d goes to libdw's fallback). */
+ * the file itself, and of .debug_frame when the file has one. */
 static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 {
 	if (d == u->last_dso)
@@ -415,9 +415,7 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	uint64_t key = (uint64_t)(uintptr_t)d;
 	struct dso_unwind *du = hmap_get(&u->dsos, key);
 	if (!du) {
-		du = calloc(1, sizeof(*du));
-		if (!du)
-			return NULL;
+		du = xcalloc(1, sizeof(*du));
 		hmap_init(&du->rules);
 		if (d->elf) {
 			du->eh_cfi = dwarf_getcfi_elf(d->elf);
@@ -432,13 +430,16 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	return du;
 }
 
-static void dso_unwind_free(struct dso_unwind *du)
+static void rule_free(void *r)
 {
-	for (size_t i = 0; i < du->rules.cap; i++)
-		if (du->rules.used[i] && du->rules.vals[i] != RULE_NONE &&
-		    du->rules.vals[i] != RULE_COMPLEX)
-			free(du->rules.vals[i]);
-	hmap_release(&du->rules);
+	if (r != RULE_NONE && r != RULE_COMPLEX)
+		free(r);
+}
+
+static void dso_unwind_free(void *v)
+{
+	struct dso_unwind *du = v;
+	hmap_release_vals(&du->rules, rule_free);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
 	if (du->rt_dwarf)
@@ -458,9 +459,8 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
 	uint64_t svma;
-	struct dso_unwind *du;
-	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma) &&
-	    (du = dso_unwind_of(u, d))) {
+	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
+		struct dso_unwind *du = dso_unwind_of(u, d);
 		struct urule *r = hmap_get(&du->rules, svma);
 		if (r && r != RULE_COMPLEX) {
 			u->st.rule_hits++;
@@ -502,9 +502,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 
 struct unwinder *unwinder_new(struct symbols *syms)
 {
-	struct unwinder *u = calloc(1, sizeof *u);
-	if (!u)
-		return NULL;
+	struct unwinder *u = xcalloc(1, sizeof *u);
 	u->syms = syms;
 	hmap_init(&u->dsos);
 	return u;
@@ -514,10 +512,7 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->dsos.cap; i++)
-		if (u->dsos.used[i])
-			dso_unwind_free(u->dsos.vals[i]);
-	hmap_release(&u->dsos);
+	hmap_release_vals(&u->dsos, dso_unwind_free);
 	free(u);
 }
 

@@ -75,8 +75,9 @@ int workers_default_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
-static void snap_put(struct snap *s)
+static void snap_put(void *v)
 {
+	struct snap *s = v;
 	if (s && --s->refs == 0) {
 		free(s->p.maps);
 		free(s);
@@ -358,10 +359,7 @@ void workers_free(struct workers *w)
 		free(w->slots[i].frames);
 		free(w->slots[i].def);
 	}
-	for (size_t i = 0; i < w->snaps.cap; i++)
-		if (w->snaps.used[i])
-			snap_put(w->snaps.vals[i]);
-	hmap_release(&w->snaps);
+	hmap_release_vals(&w->snaps, snap_put);
 	hmap_release(&w->warned);
 	a2l_state_release(&w->a2l);
 	pthread_cond_destroy(&w->cv_work);

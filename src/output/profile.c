@@ -1,7 +1,7 @@
 /*
- * profile.c: see profile.h. Three open-addressing tables of u32 indices
- * (frames, nodes, strings), each keyed by the full key compared on lookup
- * (no 64-bit hash is trusted to be unique). Growth doubles at load 1/2.
+ * profile.c: see profile.h. Three index tables (util/hash.h: struct itab)
+ * of frames, nodes and strings, each keyed by the full key compared on
+ * lookup (no 64-bit hash is trusted to be unique).
  */
 #include "output/profile.h"
 #include "util/buf.h"
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT32_MAX
 
 void profile_init(struct profile *p)
 {
@@ -30,19 +29,12 @@ void profile_release(struct profile *p)
 	for (size_t i = 0; i < p->nr_strs; i++)
 		free(p->strs[i]);
 	free(p->strs);
-	free(p->shash);
+	itab_release(&p->stab);
 	free(p->frames);
 	free(p->nodes);
-	free(p->fhash);
-	free(p->nhash);
+	itab_release(&p->ftab);
+	itab_release(&p->ntab);
 	memset(p, 0, sizeof(*p));
-}
-
-static uint32_t *table_new(size_t cap)
-{
-	uint32_t *t = xcalloc(cap, sizeof(uint32_t));
-	memset(t, 0xff, cap * sizeof(uint32_t));
-	return t;
 }
 
 /* ---- strings ---- */
@@ -52,35 +44,23 @@ static uint64_t str_hash(const char *s)
 	return hash_bytes(s, strlen(s));
 }
 
-static void str_rehash(struct profile *p)
+static uint64_t str_hash_at(const void *ctx, size_t i)
 {
-	size_t ncap = p->shash_cap ? p->shash_cap * 2 : 256;
-	uint32_t *t = table_new(ncap);
-	for (size_t i = 0; i < p->nr_strs; i++) {
-		size_t j = str_hash(p->strs[i]) & (ncap - 1);
-		while (t[j] != EMPTY)
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i;
-	}
-	free(p->shash);
-	p->shash = t;
-	p->shash_cap = ncap;
+	return str_hash(((const struct profile *)ctx)->strs[i]);
 }
 
 const char *profile_str(struct profile *p, const char *s)
 {
-	if ((p->nr_strs + 1) * 2 > p->shash_cap)
-		str_rehash(p);
-	size_t mask = p->shash_cap - 1, j = str_hash(s) & mask;
-	while (p->shash[j] != EMPTY) {
-		if (!strcmp(p->strs[p->shash[j]], s))
-			return p->strs[p->shash[j]];
-		j = (j + 1) & mask;
-	}
+	itab_reserve(&p->stab, p->nr_strs, 0, 256, str_hash_at, p);
+	struct itab *t = &p->stab;
+	size_t j;
+	for (j = itab_first(t, str_hash(s)); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j))
+		if (!strcmp(p->strs[t->slot[j]], s))
+			return p->strs[t->slot[j]];
 	if (ARRAY_GROW(p->strs, p->cap_strs, p->nr_strs + 1, PROFILE_MAX_FRAMES))
 		return "[too many names]";
 	p->strs[p->nr_strs] = xstrdup(s);
-	p->shash[j] = (uint32_t)p->nr_strs;
+	t->slot[j] = (uint32_t)p->nr_strs;
 	return p->strs[p->nr_strs++];
 }
 
@@ -100,48 +80,34 @@ static bool frame_eq(const struct pframe *a, const struct pframe *b)
 	       a->kind == b->kind && a->inlined == b->inlined;
 }
 
-static void frame_rehash(struct profile *p)
+static uint64_t frame_hash_at(const void *ctx, size_t i)
 {
-	size_t ncap = p->fhash_cap ? p->fhash_cap * 2 : 1024;
-	uint32_t *t = table_new(ncap);
-	for (size_t i = 0; i < p->nr_frames; i++) {
-		size_t j = frame_hash(&p->frames[i]) & (ncap - 1);
-		while (t[j] != EMPTY)
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i;
-	}
-	free(p->fhash);
-	p->fhash = t;
-	p->fhash_cap = ncap;
+	return frame_hash(&((const struct profile *)ctx)->frames[i]);
 }
 
 uint32_t profile_frame(struct profile *p, const struct pframe *f)
 {
-	if ((p->nr_frames + 1) * 2 > p->fhash_cap)
-		frame_rehash(p);
-	size_t mask = p->fhash_cap - 1, j = frame_hash(f) & mask;
-	while (p->fhash[j] != EMPTY) {
-		if (frame_eq(&p->frames[p->fhash[j]], f))
-			return p->fhash[j];
-		j = (j + 1) & mask;
-	}
+	itab_reserve(&p->ftab, p->nr_frames, 0, 1024, frame_hash_at, p);
+	struct itab *t = &p->ftab;
+	size_t j;
+	for (j = itab_first(t, frame_hash(f)); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j))
+		if (frame_eq(&p->frames[t->slot[j]], f))
+			return t->slot[j];
 	if (ARRAY_GROW(p->frames, p->cap_frames, p->nr_frames + 1, PROFILE_MAX_FRAMES))
 		return PROFILE_NONE;
 	p->frames[p->nr_frames] = *f;
-	p->fhash[j] = (uint32_t)p->nr_frames;
+	t->slot[j] = (uint32_t)p->nr_frames;
 	return (uint32_t)p->nr_frames++;
 }
 
 uint32_t profile_frame_find(const struct profile *p, const struct pframe *f)
 {
-	if (!p->fhash_cap)
+	const struct itab *t = &p->ftab;
+	if (!t->cap)
 		return PROFILE_NONE;
-	size_t mask = p->fhash_cap - 1, j = frame_hash(f) & mask;
-	while (p->fhash[j] != EMPTY) {
-		if (frame_eq(&p->frames[p->fhash[j]], f))
-			return p->fhash[j];
-		j = (j + 1) & mask;
-	}
+	for (size_t j = itab_first(t, frame_hash(f)); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j))
+		if (frame_eq(&p->frames[t->slot[j]], f))
+			return t->slot[j];
 	return PROFILE_NONE;
 }
 
@@ -152,33 +118,24 @@ static uint64_t node_hash(uint32_t parent, uint32_t frame)
 	return hash_u64(((uint64_t)parent << 32) | frame);
 }
 
-static void node_rehash(struct profile *p)
+static uint64_t node_hash_at(const void *ctx, size_t i)
 {
-	size_t ncap = p->nhash_cap ? p->nhash_cap * 2 : 4096;
-	uint32_t *t = table_new(ncap);
-	for (size_t i = 1; i < p->nr_nodes; i++) {
-		size_t j = node_hash(p->nodes[i].parent, p->nodes[i].frame) & (ncap - 1);
-		while (t[j] != EMPTY)
-			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i;
-	}
-	free(p->nhash);
-	p->nhash = t;
-	p->nhash_cap = ncap;
+	const struct pnode *n = &((const struct profile *)ctx)->nodes[i];
+	return node_hash(n->parent, n->frame);
 }
 
 uint32_t profile_child(struct profile *p, uint32_t parent, uint32_t frame)
 {
 	if (frame == PROFILE_NONE || parent >= p->nr_nodes)
 		return parent;
-	if ((p->nr_nodes + 1) * 2 > p->nhash_cap)
-		node_rehash(p);
-	size_t mask = p->nhash_cap - 1, j = node_hash(parent, frame) & mask;
-	while (p->nhash[j] != EMPTY) {
-		struct pnode *n = &p->nodes[p->nhash[j]];
+	/* node 0, the root, is in no table */
+	itab_reserve(&p->ntab, p->nr_nodes, 1, 4096, node_hash_at, p);
+	struct itab *t = &p->ntab;
+	size_t j;
+	for (j = itab_first(t, node_hash(parent, frame)); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j)) {
+		const struct pnode *n = &p->nodes[t->slot[j]];
 		if (n->parent == parent && n->frame == frame)
-			return p->nhash[j];
-		j = (j + 1) & mask;
+			return t->slot[j];
 	}
 	if (ARRAY_GROW(p->nodes, p->cap_nodes, p->nr_nodes + 1, PROFILE_MAX_NODES))
 		return parent; /* full: the sample is charged to the prefix */
@@ -191,20 +148,19 @@ uint32_t profile_child(struct profile *p, uint32_t parent, uint32_t frame)
 	 * profile_preorder (which sorts or reverses). */
 	n->next_sibling = p->nodes[parent].first_child;
 	p->nodes[parent].first_child = id;
-	p->nhash[j] = id;
+	t->slot[j] = id;
 	return id;
 }
 
 uint32_t profile_child_find(const struct profile *p, uint32_t parent, uint32_t frame)
 {
-	if (frame == PROFILE_NONE || parent >= p->nr_nodes || !p->nhash_cap)
+	const struct itab *t = &p->ntab;
+	if (frame == PROFILE_NONE || parent >= p->nr_nodes || !t->cap)
 		return PROFILE_NONE;
-	size_t mask = p->nhash_cap - 1, j = node_hash(parent, frame) & mask;
-	while (p->nhash[j] != EMPTY) {
-		const struct pnode *n = &p->nodes[p->nhash[j]];
+	for (size_t j = itab_first(t, node_hash(parent, frame)); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j)) {
+		const struct pnode *n = &p->nodes[t->slot[j]];
 		if (n->parent == parent && n->frame == frame)
-			return p->nhash[j];
-		j = (j + 1) & mask;
+			return t->slot[j];
 	}
 	return PROFILE_NONE;
 }

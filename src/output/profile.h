@@ -23,8 +23,9 @@
 #define SCORCH_PROFILE_H
 
 #include "analyze/offcpu.h"
+#include "util/hash.h"
 #include "analyze/pipeline.h"
-#include "analyze/resolve.h"
+#include "analyze/frame.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,13 +75,11 @@ struct profile {
 	struct pnode *nodes;
 	size_t nr_nodes, cap_nodes;
 	/* private: hash tables of indices (frames by key, nodes by (parent, frame)) */
-	uint32_t *fhash, *nhash;
-	size_t fhash_cap, nhash_cap;
+	struct itab ftab, ntab;
 	/* strings the profile made up, interned by content */
 	char **strs;
 	size_t nr_strs, cap_strs;
-	uint32_t *shash;
-	size_t shash_cap;
+	struct itab stab;
 	uint64_t samples, period;
 };
 

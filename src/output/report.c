@@ -86,8 +86,7 @@ int report_check_config(const struct report_config *c, char *err, size_t errlen)
 struct etab {
 	struct report_entries *e;
 	size_t cap;
-	uint32_t *h;
-	size_t hcap;
+	struct itab h;         /* entries by (comm, dso, sym) */
 };
 
 static uint64_t ekey_hash(const char *a, const char *b, const char *c)
@@ -95,40 +94,28 @@ static uint64_t ekey_hash(const char *a, const char *b, const char *c)
 	return hash_u64(hash_u64(hash_u64((uintptr_t)a) ^ (uintptr_t)b) ^ (uintptr_t)c);
 }
 
-static void etab_rehash(struct etab *t)
+static uint64_t entry_hash_at(const void *ctx, size_t i)
 {
-	size_t ncap = t->hcap ? t->hcap * 2 : 1024;
-	uint32_t *h = xcalloc(ncap, sizeof(uint32_t));
-	memset(h, 0xff, ncap * sizeof(uint32_t));
-	for (size_t i = 0; i < t->e->n; i++) {
-		const struct report_entry *x = &t->e->v[i];
-		size_t j = ekey_hash(x->comm, x->dso, x->sym) & (ncap - 1);
-		while (h[j] != NO_ENTRY)
-			j = (j + 1) & (ncap - 1);
-		h[j] = (uint32_t)i;
-	}
-	free(t->h);
-	t->h = h;
-	t->hcap = ncap;
+	const struct report_entry *x = &((const struct report_entries *)ctx)->v[i];
+	return ekey_hash(x->comm, x->dso, x->sym);
 }
 
 static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, const char *sym,
 			 uint8_t kind)
 {
-	if ((t->e->n + 1) * 2 > t->hcap)
-		etab_rehash(t);
-	size_t mask = t->hcap - 1, j = ekey_hash(comm, dso, sym) & mask;
-	while (t->h[j] != NO_ENTRY) {
-		const struct report_entry *x = &t->e->v[t->h[j]];
+	itab_reserve(&t->h, t->e->n, 0, 1024, entry_hash_at, t->e);
+	const uint32_t *slot = t->h.slot;
+	size_t j;
+	for (j = itab_first(&t->h, ekey_hash(comm, dso, sym)); slot[j] != ITAB_EMPTY; j = itab_next(&t->h, j)) {
+		const struct report_entry *x = &t->e->v[slot[j]];
 		if (x->comm == comm && x->dso == dso && x->sym == sym)
-			return t->h[j];
-		j = (j + 1) & mask;
+			return slot[j];
 	}
 	if (ARRAY_GROW(t->e->v, t->cap, t->e->n + 1, TOPMOST - 1))
 		abort();
 	t->e->v[t->e->n] = (struct report_entry){ .comm = comm, .dso = dso, .sym = sym, .kind = kind,
 						    .index = (uint32_t)t->e->n };
-	t->h[j] = (uint32_t)t->e->n;
+	t->h.slot[j] = (uint32_t)t->e->n;
 	return (uint32_t)t->e->n++;
 }
 
@@ -224,7 +211,7 @@ int report_entries(const struct profile *p, const struct report_config *c,
 	free(cnt);
 	free(stack);
 	free(order);
-	free(t.h);
+	itab_release(&t.h);
 	/* sort, then renumber node_entry through the permutation */
 	uint32_t *rank = NULL;
 	if (out->n) {

@@ -9,6 +9,40 @@ void hmap_init(struct hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
+		  uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
+{
+	if ((n + 1) * 2 <= t->cap)
+		return;
+	size_t ncap = t->cap ? t->cap * 2 : min_cap;
+	uint32_t *s = xmalloc(ncap * sizeof(*s));
+	memset(s, 0xff, ncap * sizeof(*s));
+	struct itab nt = { s, ncap };
+	for (size_t i = from; i < n; i++) {
+		size_t j = itab_first(&nt, hash(ctx, i));
+		while (s[j] != ITAB_EMPTY)
+			j = itab_next(&nt, j);
+		s[j] = (uint32_t)i;
+	}
+	free(t->slot);
+	*t = nt;
+}
+
+void itab_release(struct itab *t)
+{
+	free(t->slot);
+	t->slot = NULL;
+	t->cap = 0;
+}
+
+void hmap_release_vals(struct hmap *m, void (*destroy)(void *val))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i])
+			destroy(m->vals[i]);
+	hmap_release(m);
+}
+
 void hmap_release(struct hmap *m)
 {
 	free(m->keys);

@@ -19,12 +19,44 @@ struct hmap {
 
 void hmap_init(struct hmap *m);
 void hmap_release(struct hmap *m);
+/* hmap_release after calling destroy on every value (owned values). */
+void hmap_release_vals(struct hmap *m, void (*destroy)(void *val));
 void *hmap_get(const struct hmap *m, uint64_t key);
 /* Insert or replace; returns the previous value or NULL. */
 void *hmap_put(struct hmap *m, uint64_t key, void *val);
 /* Remove; returns the removed value or NULL. */
 void *hmap_del(struct hmap *m, uint64_t key);
 /* Iterate: for (size_t i = 0; i < m->cap; i++) if (m->used[i]) ... */
+
+/*
+ * An index table: a hash set of uint32_t indices into an array the caller
+ * owns, for keys too large or too untrusted for a 64-bit hash alone (the
+ * caller compares the full key of each candidate). Open addressing, linear
+ * probing, power-of-two capacity, load <= 1/2. Lookup:
+ *
+ *	for (size_t j = itab_first(t, h); t->slot[j] != ITAB_EMPTY; j = itab_next(t, j))
+ *		if (key of element t->slot[j] equals key) return t->slot[j];
+ *	(not found: j is the free slot for a new element)
+ */
+#define ITAB_EMPTY UINT32_MAX
+struct itab {
+	uint32_t *slot;
+	size_t cap;
+};
+/* Before adding element number n (elements [from, n) are in the table):
+ * when n + 1 entries would pass load 1/2, doubles the table (first size
+ * min_cap) and re-inserts [from, n) by hash(ctx, i). */
+void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
+		  uint64_t (*hash)(const void *ctx, size_t i), const void *ctx);
+void itab_release(struct itab *t);
+static inline size_t itab_first(const struct itab *t, uint64_t h)
+{
+	return h & (t->cap - 1);
+}
+static inline size_t itab_next(const struct itab *t, size_t j)
+{
+	return (j + 1) & (t->cap - 1);
+}
 
 static inline uint64_t hash_u64(uint64_t x)
 {

@@ -1,5 +1,6 @@
-/* test_util.c: hash map, buffer caps. */
+/* test_util.c: hash map, index table, binary search, buffer caps. */
 #include "test.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include <errno.h>
@@ -31,4 +32,66 @@ TEST(buf_cap_refuses_hostile_length)
 	CHECK_EQ(b.len, 2);
 	CHECK(b.data[0] == 'c');
 	buf_release(&b);
+}
+
+/* itab: elements found by full key, including under colliding hashes. */
+static const char *itab_keys[3000];
+static uint64_t itab_test_hash(const char *s)
+{
+	return hash_bytes(s, 2); /* deliberately weak: many collisions */
+}
+static uint64_t itab_hash_at(const void *ctx, size_t i)
+{
+	return itab_test_hash(((const char *const *)ctx)[i]);
+}
+
+TEST(itab_index_table)
+{
+	static char names[3000][16];
+	struct itab t = { 0 };
+	size_t n = 0;
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3000; i++) {
+			snprintf(names[i], sizeof names[i], "k%d", i);
+			itab_reserve(&t, n, 0, 16, itab_hash_at, itab_keys);
+			size_t j, found = SIZE_MAX;
+			for (j = itab_first(&t, itab_test_hash(names[i])); t.slot[j] != ITAB_EMPTY;
+			     j = itab_next(&t, j))
+				if (!strcmp(itab_keys[t.slot[j]], names[i]))
+					found = t.slot[j];
+			if (round == 0) {
+				CHECK(found == SIZE_MAX);
+				itab_keys[n] = names[i];
+				t.slot[j] = (uint32_t)n++;
+			} else {
+				CHECK_EQ(found, (size_t)i);
+			}
+		}
+	CHECK(t.cap >= 2 * n);
+	itab_release(&t);
+	CHECK(t.slot == NULL && t.cap == 0);
+}
+
+static int freed;
+static void count_free(void *v)
+{
+	freed += v != NULL;
+	free(v);
+}
+
+TEST(hmap_release_vals_and_bsearch)
+{
+	struct hmap m;
+	hmap_init(&m);
+	for (uint64_t i = 0; i < 100; i++)
+		hmap_put(&m, i, malloc(8));
+	hmap_release_vals(&m, count_free);
+	CHECK_EQ(freed, 100);
+	struct { uint32_t pad; uint64_t key; } a[] = { { 0, 10 }, { 0, 20 }, { 0, 20 }, { 0, 30 } };
+	CHECK_EQ(UPPER_BOUND(a, 4, key, 5), 0);
+	CHECK_EQ(UPPER_BOUND(a, 4, key, 10), 1);
+	CHECK_EQ(UPPER_BOUND(a, 4, key, 20), 3);
+	CHECK_EQ(UPPER_BOUND(a, 4, key, 29), 3);
+	CHECK_EQ(UPPER_BOUND(a, 4, key, UINT64_MAX), 4);
+	CHECK_EQ(UPPER_BOUND(a, 0, key, 10), 0);
 }

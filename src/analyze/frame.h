@@ -1,5 +1,6 @@
 /*
- * resolve.h: a sample turned into a stack of symbolized frames.
+ * frame.h: a sample turned into a stack of symbolized frames (struct frame,
+ * struct resolved_sample); named apart from resolver.h, which produces them.
  *
  * This is the contract between the resolver (unwind + symbolize) and every
  * output sink. Frames are leaf first. An inlined function appears as its own
@@ -8,8 +9,8 @@
  * All strings live as long as the pipeline (interned in the session or in the
  * per-DSO symbol caches), so sinks may keep the pointers.
  */
-#ifndef SCORCH_RESOLVE_H
-#define SCORCH_RESOLVE_H
+#ifndef SCORCH_FRAME_H
+#define SCORCH_FRAME_H
 
 #include "analyze/session.h"
 #include "perf/event.h"
