@@ -120,8 +120,8 @@ check "push_samples ($tot stacks)" test "$tot" -gt 10
 # --- push: a receiver that never comes up: recording goes on, bounded ---
 port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$SCORCH" record --continuous "$W/never" --interval 1 --push "http://127.0.0.1:$port2" \
-	-e cpu-clock -F 99 -- "$WL/calls-fp" 800 > /dev/null 2> "$W/n.err"
+	-e cpu-clock -F 99 -- "$WL/calls-fp" 1200 > /dev/null 2> "$W/n.err"
 check push_down_exit test $? = 0
 nw=$(grep -c '^\[ scorch record: wrote ' "$W/n.err")
-check "push_down_records_on ($nw profiles)" test "$nw" -ge 3
+check "push_down_records_on ($nw profiles)" test "$nw" -ge 2
 check push_down_summary grep -qE 'pushed 0, dropped [0-9]+, given up [0-9]+ \]' "$W/n.err"

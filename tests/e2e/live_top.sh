@@ -136,4 +136,4 @@ check top_tmux_dwarf_children wait_for dw '100\.00%  calls-nofp +(calls-nofp|lib
 tmx send-keys -t dw q
 check top_tmux_dwarf_quit wait_for dw '^TOP-EXITED 0'
 kill $wpid 2>/dev/null
-wait $wpid 2>/dev/null
+wait $wpid 2>/dev/null || true
