@@ -142,8 +142,16 @@ char *demangle_alloc(const char *name)
 {
 	if (!name || name[0] != '_')
 		return NULL;
-	if (name[1] == 'R')
-		return demangle_rust_v0(name); /* Rust v0 (RFC 2603) */
+	if (name[1] == 'R') {
+		/* Rust v0 (RFC 2603); a path of empty identifiers demangles to
+		 * nothing: keep the mangled name then, never print an empty one */
+		char *d = demangle_rust_v0(name);
+		if (d && !d[0]) {
+			free(d);
+			d = NULL;
+		}
+		return d;
+	}
 	if (name[1] != 'Z')
 		return NULL;
 	/* GCC clone suffixes (".isra.0", ".cold"): a demangler without

@@ -97,12 +97,15 @@ check record_switch_time_all_valid test $ok = 1
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
 	nb="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	d=$(mktemp -d /tmp/scorch-nobody.XXXXXX); chmod 777 "$d"
-	$nb "$SCORCH" record -q -o "$d/nb.data" -- "$SPIN" 0.3 1
+	# copies the user can run: the checkout may be where nobody cannot
+	# look (a clone under /root, mode 700)
+	cp "$SCORCH" "$d/scorch"; cp "$SPIN" "$d/record_spin"; chmod 755 "$d/scorch" "$d/record_spin"
+	$nb "$d/scorch" record -q -o "$d/nb.data" -- "$d/record_spin" 0.3 1
 	check record_nobody_exit test $? = 0
 	check record_nobody_owner test "$(stat -c %U:%a "$d/nb.data")" = "nobody:600"
 	chown root "$d/nb.data"
 	check record_nobody_samples perf_script_has "$d/nb.data" record_spin 30
-	$nb "$SCORCH" record -a -o "$d/nba.data" -- true 2>"$T/err"
+	$nb "$d/scorch" record -a -o "$d/nba.data" -- true 2>"$T/err"
 	rc=$?
 	check record_nobody_a_refused test $rc = 2 -a "$(wc -l < "$T/err")" = 1
 	check record_nobody_a_paranoid grep -q 'perf_event_paranoid is' "$T/err"

@@ -48,6 +48,9 @@ TEST(demangle_rust_legacy_escapes_and_v0_dispatch)
 	/* _R goes to the v0 demangler */
 	check_demangle("_RNvCs1234_7mycrate3foo", "mycrate::foo");
 	check_demangle("_R", NULL);
+	/* a crate root with an empty name demangles to nothing: kept mangled
+	 * (a fuzzer finding: demangle_alloc never returns an empty name) */
+	check_demangle("_RCsjfOIrzFoe3X_0\x01_Ry", NULL);
 	check_demangle("", NULL);
 	check_demangle(NULL, NULL);
 }
