@@ -318,6 +318,24 @@ static void kernel_check(struct resolver *r)
 
 /* Fill f for ip without inline expansion; returns the DSO when the frame is
  * in a file with symbols (for inline lookup), else NULL. */
+
+/* The symbol y (or none) as frame f's, ip's offset in it. */
+static void frame_set_sym(struct frame *f, const struct sym *y, uint64_t ip)
+{
+	if (!y)
+		return;
+	f->sym = y->name;
+	f->sym_start = y->start;
+	f->sym_off = ip - y->start;
+}
+
+/* perf's name of a process's JIT map file, interned */
+static const char *perfmap_name(struct resolver *r, uint32_t pid)
+{
+	char b[64];
+	snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
+	return symbols_intern(r->syms, b);
+}
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
 			     struct frame *f)
 {
@@ -346,11 +364,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 			f->dso = mod ? mod : r->kernel_name;
 		}
 		f->dso_handle = f->dso;
-		if (y) {
-			f->sym = y->name;
-			f->sym_start = y->start;
-			f->sym_off = ip - y->start;
-		}
+		frame_set_sym(f, y, ip);
 		return NULL;
 	}
 	const struct map *m = process_find_map(r->cur.proc, ip);
@@ -360,13 +374,9 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		const struct symtab *pm = symbols_perfmap(r->syms, pid);
 		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
 		if (y) {
-			char b[64];
-			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
-			f->dso = symbols_intern(r->syms, b);
+			f->dso = perfmap_name(r, pid);
 			f->dso_handle = f->dso;
-			f->sym = y->name;
-			f->sym_start = y->start;
-			f->sym_off = ip - y->start;
+			frame_set_sym(f, y, ip);
 		}
 		return NULL;
 	}
@@ -378,17 +388,11 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		if (pm || perf_anon_name(m->filename)) {
 			/* perf names anonymous executable memory after the
 			 * JIT map file, there or not, with absolute addresses */
-			char b[64];
-			snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
-			f->dso = symbols_intern(r->syms, b);
+			f->dso = perfmap_name(r, pid);
 			f->rel = ip;
 		}
 		f->dso_handle = f->dso;
-		if (y) {
-			f->sym = y->name;
-			f->sym_start = y->start;
-			f->sym_off = ip - y->start;
-		}
+		frame_set_sym(f, y, ip);
 		return NULL;
 	}
 	struct dso *d = symbols_dso(r->syms, m->filename, m->build_id, m->build_id_size);

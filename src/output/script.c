@@ -171,16 +171,6 @@ static int add_modifiers(const struct perf_event_attr *a, char *b, size_t n)
 	return (int)r;
 }
 
-static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-	"ref-cycles",
-};
-static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
-};
 static const char *const cache_names[] = { "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node" };
 static const char *const cache_ops[][2] = { { "load", "loads" }, { "store", "stores" }, { "prefetch", "prefetches" } };
 
@@ -190,10 +180,10 @@ void script_event_name(const struct perf_event_attr *a, char *b, size_t n)
 	uint64_t c = a->config;
 	switch (a->type) {
 	case PERF_TYPE_HARDWARE:
-		k = snprintf(b, n, "%s", c < sizeof(hw_names) / sizeof(*hw_names) ? hw_names[c] : "unknown-hardware");
+		k = snprintf(b, n, "%s", perf_hw_name(c) ? perf_hw_name(c) : "unknown-hardware");
 		break;
 	case PERF_TYPE_SOFTWARE:
-		k = snprintf(b, n, "%s", c < sizeof(sw_names) / sizeof(*sw_names) ? sw_names[c] : "unknown-software");
+		k = snprintf(b, n, "%s", perf_sw_name(c) ? perf_sw_name(c) : "unknown-software");
 		break;
 	case PERF_TYPE_HW_CACHE: {
 		unsigned t = c & 0xff, op = (c >> 8) & 0xff, res = (c >> 16) & 0xff;

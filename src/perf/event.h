@@ -60,6 +60,10 @@ void perf_evlist_add_ids(struct perf_evlist *el, size_t idx, const uint64_t *ids
 void perf_evlist_finalize(struct perf_evlist *el);
 /* Name used by perf for attr type/config when event_desc is absent. */
 void perf_attr_default_name(const struct perf_event_attr *a, char *out, size_t n);
+/* perf's name of a PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE config; NULL when
+ * unknown. */
+const char *perf_hw_name(uint64_t config);
+const char *perf_sw_name(uint64_t config);
 
 struct perf_branch_entry_raw {
 	uint64_t from, to, flags;

@@ -46,6 +46,16 @@ static const char *const sw_names[] = {
 	"bpf-output", "cgroup-switches",
 };
 
+const char *perf_hw_name(uint64_t config)
+{
+	return config < sizeof(hw_names) / sizeof(hw_names[0]) ? hw_names[config] : NULL;
+}
+
+const char *perf_sw_name(uint64_t config)
+{
+	return config < sizeof(sw_names) / sizeof(sw_names[0]) ? sw_names[config] : NULL;
+}
+
 void perf_attr_default_name(const struct perf_event_attr *a, char *out, size_t n)
 {
 	if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
