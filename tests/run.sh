@@ -14,7 +14,12 @@ pass=0; fail=0; skip=0
 tally() { # tally NAME LOGFILE: count PASS/FAIL/SKIP lines of a component
 	local p f s
 	p=$(grep -c '^PASS ' "$2"); f=$(grep -c '^FAIL ' "$2"); s=$(grep -c '^SKIP ' "$2")
-	grep -E '^(FAIL|SKIP) ' "$2"
+	# FAIL and SKIP lines, each FAIL with what the test printed just before
+	# and after it (its diagnostics, up to 12 lines each), so a CI log shows why
+	awk '/^(PASS|SKIP|FAIL|==) /{ctx = 0}
+		/^SKIP /{print} /^PASS /{nb = 0}
+		/^FAIL /{for (i = 0; i < nb; i++) print "  | " buf[i]; nb = 0; print; ctx = 12; next}
+		!/^(PASS|SKIP|==) / {if (ctx > 0) {print "  | " $0; ctx--} else {if (nb == 12) {for (i = 1; i < 12; i++) buf[i - 1] = buf[i]; nb = 11} buf[nb++] = $0}}' "$2"
 	if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
 		echo "FAIL $1 (printed no results)"; f=1
 		tail -20 "$2"

@@ -174,5 +174,11 @@ char *demangle_alloc(const char *name)
 		strip_params(d);
 	}
 	free(base);
+	if (!d[0]) {
+		/* a name of spaces and qualifiers only ("_Z6_Z6 & " is "_Z6 & "):
+		 * keep the mangled name rather than print an empty one */
+		free(d);
+		return NULL;
+	}
 	return d;
 }

@@ -594,6 +594,13 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	if (max > MAX_UNWIND)
 		max = MAX_UNWIND;
+	/* nothing of the user stack was captured (dyn size 0: the kernel could
+	 * not copy it, as in a page fault early in ld.so): perf reports no user
+	 * frame at all, not even the sampled ip, and so does scorch */
+	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+								      : s->stack_user_size;
+	if (!copied || !s->stack_user)
+		return 0;
 	const struct process *proc = r->cur.proc;
 	int n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
 	if (n < 0)

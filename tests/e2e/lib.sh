@@ -71,8 +71,25 @@ perf_script_has() { # FILE COMM MIN
 # for perf's own files (features it does not know, buffering notes).
 perfparser_ok() { # FILE
 	local out
-	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed" >&2; return 1; }
+	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed: $out" >&2; return 1; }
 	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 ' | grep -v '^$')
+	[ -z "$out" ] || { echo "perfparser: $out" >&2; return 1; }
+}
+
+# perfparser_ok for a system-wide recording: it holds every process of the
+# machine, and hotspot-perfparser warns about the host's own binaries (an ELF
+# it cannot report for some other process) and, under load, about its
+# half-buffer flush heuristic ("Time order violation across buffer flush";
+# the file's order by perf's FINISHED_ROUND rule is checked by scorch stats).
+# Those are printed, not failed on; every other line fails.
+perfparser_ok_system() { # FILE
+	local out
+	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed: $out" >&2; return 1; }
+	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 ' | grep -v '^$')
+	local host
+	host=$(echo "$out" | grep -E 'failed to report elf for pid|Time order violation across buffer flush')
+	[ -z "$host" ] || echo "perfparser (host, tolerated): $(echo "$host" | head -3)" >&2
+	out=$(echo "$out" | grep -vE 'failed to report elf for pid|Time order violation across buffer flush')
 	[ -z "$out" ] || { echo "perfparser: $out" >&2; return 1; }
 }
 

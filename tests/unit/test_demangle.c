@@ -29,6 +29,10 @@ TEST(demangle_cxx_without_params)
 	check_demangle("_ZN3foo3barEv.isra.0", "foo::bar");
 	check_demangle("main", NULL);
 	check_demangle("_Zgarbage", NULL);
+	/* "_Z6_Z6 & " demangles to "_Z6 & ": all return type and qualifier,
+	 * nothing left after stripping, so the mangled name stays (a fuzzer
+	 * finding of CI) */
+	check_demangle("_Z6_Z6 & ", NULL);
 }
 
 TEST(demangle_rust_legacy)
