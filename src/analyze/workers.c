@@ -6,7 +6,8 @@
  * once it is done. One mutex guards slot states and indexes; the work itself
  * (decode + unwind + symbolize, then the sink's formatting) runs unlocked.
  *
- * Two stages from 2 threads on (measured on a 93 MB DWARF recording of a
+ * Two stages from 2 threads on, for recordings with user stacks to unwind
+ * (measured on a 93 MB DWARF recording of a
  * parallel build: n whole resolvers each built every DSO's state again, the
  * CFI, symbol tables, kallsyms and the decompressed DWARF, and 2 of them
  * cost 1.65x the instructions of 1, so -j 2 was slower than -j 1): n/2
@@ -301,6 +302,19 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Whether samples may carry user stacks to unwind (all attrs known yet do
+ * not: frame pointers, LBR and kernel stacks need no unwinding stage). */
+static bool dwarf_stacks(const struct perf_evlist *el)
+{
+	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (!el || !el->nr)
+		return true; /* pipe input: attrs come later */
+	for (size_t i = 0; i < el->nr; i++)
+		if ((el->attrs[i].attr.sample_type & both) == both)
+			return true;
+	return false;
+}
+
 struct workers *workers_new(const struct pipeline_config *c, struct session *sess,
 			    const struct perf_header *h, const struct perf_evlist *el, int n,
 			    workers_deliver_fn deliver, void *ctx,
@@ -337,7 +351,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 	/* two stages from 2 threads on: each builds only its own per-DSO state
 	 * (CFI; symbols, lines and inlines), where n whole resolvers would each
 	 * build all of it */
-	w->split = n >= 2;
+	w->split = n >= 2 && dwarf_stacks(el);
 	int n_unwind = w->split ? n / 2 : 0;
 	/* one second-stage thread has the most work already (lines, inlines,
 	 * symbols): the text is better made by the submitting thread */
