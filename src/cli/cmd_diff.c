@@ -121,6 +121,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	struct diff_cmd *c = ctx;
 	struct diff_config *dc = &c->dc;
 	double x;
+	int k;
 	switch (id) {
 	case O_OPERAND:
 		if (c->nfiles == 2) {
@@ -135,12 +136,10 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_STDIO: return 0;
 	case O_SORT: dc->sort = v; return 0;
 	case O_FORMAT:
-		if (strcmp(v, "csv") && strcmp(v, "text")) {
-			fprintf(stderr, "scorch: diff: unknown format '%s' (text, csv)\n", v);
-			return EXIT_BADINPUT;
-		}
-		dc->csv = !strcmp(v, "csv");
-		return 0;
+		k = opts_pick(v, (const char *const[]){ "text", "csv", NULL },
+			      "scorch: diff: unknown format '%s' (text, csv)\n");
+		dc->csv = k == 1;
+		return k < 0 ? EXIT_BADINPUT : 0;
 	case O_PERCENT_LIMIT: case O_TOP: case O_FAIL_ABOVE: case O_WIDTH:
 		if (cli_num(p->name, v, id == O_FAIL_ABOVE, &x))
 			return EXIT_BADINPUT;

@@ -65,18 +65,18 @@ static int write_diff(void *ctx, struct diff *d, FILE *out)
 static int set(void *ctx, struct opts *p, int id, const char *v)
 {
 	struct export_cmd *x = ctx;
-	static const char *const names[] = { "folded", "pprof", "speedscope", "collapsed" };
+	static const char *const names[] = { "folded", "pprof", "speedscope", "collapsed", NULL };
+	static const enum fmt fmts[] = { FMT_FOLDED, FMT_PPROF, FMT_SPEEDSCOPE, FMT_FOLDED };
+	int k;
 	switch (id) {
 	case O_ANNOTATE: x->fc.annotate = true; return 0;
 	case O_PERIOD: x->fc.period = true; return 0;
 	case O_FORMAT:
-		for (int i = 0; i < 4; i++)
-			if (!strcmp(v, names[i])) {
-				x->fmt = i == 3 ? FMT_FOLDED : FMT_FOLDED + i;
-				return 0;
-			}
-		fprintf(stderr, "scorch: export: unknown format '%s' (folded, pprof, speedscope)\n", v);
-		return EXIT_BADINPUT;
+		k = opts_pick(v, names, "scorch: export: unknown format '%s' (folded, pprof, speedscope)\n");
+		if (k < 0)
+			return EXIT_BADINPUT;
+		x->fmt = fmts[k];
+		return 0;
 	}
 	return cli_analysis_set(&x->a, p, id, v);
 }

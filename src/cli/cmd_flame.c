@@ -91,18 +91,17 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 {
 	struct flame_cmd *f = ctx;
 	char *end;
+	int k;
 	switch (id) {
 	case O_ICICLE: f->fc.icicle = true; return 0;
 	case O_SVG: f->svg = true; return 0;
 	case O_SAMPLES: f->fc.by_samples = true; return 0;
 	case O_TITLE: f->fc.title = v, f->title_set = true; return 0;
 	case O_DIFF_MODE:
-		if (strcmp(v, "shares") && strcmp(v, "absolute")) {
-			fprintf(stderr, "scorch: flame: --diff-mode is shares or absolute, not '%s'\n", v);
-			return EXIT_BADINPUT;
-		}
-		f->absolute = !strcmp(v, "absolute");
-		return 0;
+		k = opts_pick(v, (const char *const[]){ "shares", "absolute", NULL },
+			      "scorch: flame: --diff-mode is shares or absolute, not '%s'\n");
+		f->absolute = k == 1;
+		return k < 0 ? EXIT_BADINPUT : 0;
 	case O_MIN_PERCENT:
 		f->fc.min_percent = strtod(v, &end);
 		if (end == v || *end || f->fc.min_percent < 0 || f->fc.min_percent > 100)

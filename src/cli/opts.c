@@ -248,3 +248,12 @@ bool opts_parse(struct opts *p, int argc, char **argv)
 	p->status = r == OPTS_DONE ? EXIT_OK : r;
 	return !r;
 }
+
+int opts_pick(const char *v, const char *const *names, const char *errfmt)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	fprintf(stderr, errfmt, v);
+	return -1;
+}

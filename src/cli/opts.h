@@ -90,4 +90,8 @@ struct opts {
 /* Parse argv[1..]; false: the command stops with p->status (0 after help). */
 bool opts_parse(struct opts *p, int argc, char **argv);
 
+/* The index of v in names (NULL-terminated), or -1 with errfmt (one %s:
+ * v) printed on stderr. */
+int opts_pick(const char *v, const char *const *names, const char *errfmt);
+
 #endif
