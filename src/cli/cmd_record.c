@@ -1,8 +1,10 @@
 /*
- * cmd_record.c: `scorch record`: perf record's flags parsed into struct
- * record_opts, signal handlers that set the flags record_run polls (the only
- * globals, as the CLI may have them), then the summary line. Bad flags and
- * impossible requests: one line on stderr, exit status 2.
+ * cmd_record.c: `scorch record`: perf record's flags (cli/opts.c's table)
+ * into struct record_opts, signal handlers that set the flags record_run
+ * polls (globals, as only the CLI may have them), then the summary line.
+ * What top takes the same way (the recorder's flags, the signals) is
+ * exported as cli_record_* (cli.h). Bad flags and impossible requests: one
+ * line on stderr, exit status 2.
  */
 #include "cli/cli.h"
 #include "cli/opts.h"

@@ -1,6 +1,6 @@
 /*
- * cmd_top.c: `scorch top`: the recorder's options (as record takes them),
- * the view's, then live_run with a top model as the sink. This file owns the
+ * cmd_top.c: `scorch top`: the recorder's options (record's handler,
+ * cli_record_set), the view's, then live_run with a top model as the sink. This file owns the
  * terminal: raw mode and the alternate screen while the full-screen view
  * runs (restored on every exit path, also after SIGINT/SIGTERM), keys read
  * without blocking on every pass of the recorder's loop (at most 100 ms

@@ -119,6 +119,8 @@ static const struct opt *find_long(unsigned cmd, const char *name, size_t n, boo
 {
 	const struct opt *hit = NULL;
 	*ambiguous = false;
+	if (!n)
+		return NULL;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		const struct opt *o = &table[i];
 		if (!(o->cmds & cmd) || !o->lng || strncmp(o->lng, name, n))
@@ -207,12 +209,14 @@ static int parse(struct opts *p, int argc, char **argv)
 			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 			bool ambiguous;
 			const struct opt *o = find_long(p->cmd, a + 2, n, &ambiguous);
-			if (!o && ambiguous) {
+			if (!o && ambiguous && (r = p->set(p->ctx, p, O_UNKNOWN, a)) == OPTS_UNKNOWN) {
 				fprintf(stderr, "%s: option '%.*s' is ambiguous\n", p->prefix, (int)n + 2, a);
 				if (p->usage)
 					p->usage(stderr, p->ctx);
 				return EXIT_BADINPUT;
 			}
+			if (!o && ambiguous)
+				return r ? r : EXIT_BADINPUT;
 			if (!o) {
 				r = call(p, O_UNKNOWN, a);
 				i++;

@@ -87,3 +87,11 @@ if "$SCORCH" record -q -o "$W/r0.data" -- true 2> "$W/r0.err"; then
 else
 	skip "cli_opts: record -qg" "scorch record does not run here: $(head -1 "$W/r0.err")"
 fi
+
+# perfparser keeps hotspot-perfparser's messages and exit status 1
+"$SCORCH" perfparser --h > "$W/out" 2> "$W/err" < /dev/null
+rc=$?
+check "cli_opts: perfparser --h (ambiguous): exit 1, Qt's unknown-option line" [ $rc = 1 -a "$(cat "$W/err")" = "Unknown option 'h'." ]
+"$SCORCH" perfparser --input > "$W/out" 2> "$W/err" < /dev/null
+rc=$?
+check "cli_opts: perfparser --input without a value: exit 1, Qt's line" [ $rc = 1 -a "$(cat "$W/err")" = "Missing value after '--input'." ]
