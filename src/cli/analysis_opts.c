@@ -1,8 +1,8 @@
 /* analysis_opts.c: see analysis_opts.h. */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
-#include "cli/opts.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,77 +17,91 @@ const char cli_filter_usage[] =
 	"  --wall                  wall-clock time: on-CPU samples as time + off-CPU time\n"
 	"  --no-progress, -q       no progress bar on a terminal\n";
 
-int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-		  const char **val)
+const char opts_analysis_help[] =
+	"  -i, --input FILE        perf.data file, '-' for stdin (default perf.data)\n"
+	"  --sysroot DIR           where to find the recorded system's files\n"
+	"  --debug PATHS           extra directories with debug files (':'-separated)\n"
+	"  --extra PATHS           extra directories with binaries (':'-separated)\n"
+	"  --app DIR               the application's directory\n"
+	"  --kallsyms FILE         kernel symbols (default /proc/kallsyms)\n"
+	"  --max-frames N          deepest stack to unwind (default 64, -1: no limit)\n"
+	"  --buffer-size KB        ordering buffer for files without rounds (32768;\n"
+	"                          0: buffer until FINISHED_ROUND)\n"
+	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
+	"  -j, --jobs N            worker threads (default: online CPUs)\n";
+
+void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 {
-	const char *a = argv[*i];
-	if (shrt && !strcmp(a, shrt)) {
-		if (*i + 1 >= argc)
-			goto missing;
-		*val = argv[++*i];
-		++*i;
-		return 1;
-	}
-	if (shrt && shrt[1] && !shrt[2] && !strncmp(a, shrt, 2) && a[2] && a[1] != '-') {
-		*val = a + 2;
-		++*i;
-		return 1;
-	}
-	if (lng) {
-		size_t n = strlen(lng);
-		if (!strncmp(a, lng, n) && a[n] == '=') {
-			*val = a + n + 1;
-			++*i;
-			return 1;
-		}
-		if (!strcmp(a, lng)) {
-			if (*i + 1 >= argc)
-				goto missing;
-			*val = argv[++*i];
-			++*i;
-			return 1;
-		}
-	}
-	return 0;
-missing:
-	fprintf(stderr, "scorch: option '%s' needs a value\n", a);
-	return -1;
+	memset(a, 0, sizeof(*a));
+	pipeline_config_init(&a->pc);
+	profile_sink_config_init(&a->sc);
+	a->cmd = cmd;
 }
 
-int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
-		     struct profile_filter *f, bool *no_progress)
+/* A count: 0 or more, at most max; "-1" as minus_one when that is not 0. */
+static int count(const char *opt, const char *v, long long minus_one, long long max,
+		 long long *out)
 {
-	const char *v = NULL;
-	const char *a = argv[*i];
-	int r;
-	if (!strcmp(a, "--no-progress") || !strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-		if (no_progress)
-			*no_progress = true;
-		++*i;
-		return 1;
+	char *end;
+	if (minus_one && !strcmp(v, "-1"))
+		v = "65536";
+	*out = strtoll(v, &end, 0);
+	if (!*v || *end || *out < 0) {
+		fprintf(stderr, "scorch: %s: '%s' is not a valid number\n", opt, v);
+		return EXIT_BADINPUT;
 	}
-#define STR(s, l, field)                                         \
-	if ((r = cli_opt_value(argc, argv, i, s, l, &v)) != 0) { \
-		if (r > 0)                                       \
-			field = v;                               \
-		return r;                                        \
+	return *out > max || *out < (minus_one ? 1 : 0) ? EXIT_BADINPUT : 0;
+}
+
+int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char *v)
+{
+	struct pipeline_config *c = &a->pc;
+	struct profile_filter *f = &a->sc.filter;
+	long long n;
+	int r = 0;
+	switch (id) {
+	case O_INPUT: c->input = v; break;
+	case O_SYSROOT: c->sysroot = v; break;
+	case O_DEBUG: c->debug_paths = v; break;
+	case O_EXTRA: c->extra_paths = v; break;
+	case O_APP: c->app_path = v; break;
+	case O_KALLSYMS: c->kallsyms = v; break;
+	case O_PID: f->pids = v; break;
+	case O_TID: f->tids = v; break;
+	case O_COMM: f->comms = v; break;
+	case O_EVENT: f->event = v; break;
+	case O_OFF_CPU: f->time_mode = OFFCPU_MODE_OFF_CPU; break;
+	case O_WALL: f->time_mode = OFFCPU_MODE_WALL; break;
+	case O_QUIET: a->no_progress = true; break;
+	case O_OUTPUT: a->outpath = v; break;
+	case O_DIFF: a->diff[0] = v, a->diff[1] = p->v2; break;
+	case O_NO_COMM: a->sc.root = PROFILE_ROOT_NONE; break;
+	case O_NO_INLINE: a->sc.inline_frames = false; break;
+	case O_MISSING:
+		if (strcmp(v, "--diff"))
+			return OPTS_UNKNOWN;
+		fprintf(stderr, "scorch: %s: --diff needs two files: --diff BASE NEW\n", a->cmd);
+		return EXIT_BADINPUT;
+	case O_MAX_FRAMES:
+		if (!(r = count("--max-frames", v, 65536, 65536, &n)))
+			c->max_frames = (int)n;
+		break;
+	case O_BUFFER_SIZE:
+		if (!(r = count("--buffer-size", v, 0, LLONG_MAX, &n)))
+			c->order.buffer_size = (uint64_t)n * 1024;
+		break;
+	case O_MAX_BUFFER_SIZE:
+		if (!(r = count("--max-buffer-size", v, 0, LLONG_MAX, &n)))
+			c->order.max_buffer_size = (uint64_t)n * 1024;
+		break;
+	case O_JOBS:
+		if (!(r = count("-j", v, 0, 1024, &n)))
+			c->jobs = (int)n;
+		break;
+	default:
+		return OPTS_UNKNOWN;
 	}
-	if ((r = opts_analysis(c, argc, argv, i)) != 0)
-		return r;
-	if (f) {
-		STR(NULL, "--pid", f->pids);
-		STR(NULL, "--tid", f->tids);
-		STR(NULL, "--comm", f->comms);
-		STR(NULL, "--comms", f->comms);
-		STR(NULL, "--event", f->event);
-		if (!strcmp(a, "--off-cpu") || !strcmp(a, "--wall")) {
-			f->time_mode = a[2] == 'o' ? OFFCPU_MODE_OFF_CPU : OFFCPU_MODE_WALL;
-			++*i;
-			return 1;
-		}
-	}
-#undef STR
-	return 0;
+	return r;
 }
 
 int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progress)
@@ -114,6 +128,15 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 		return rc == -EIO || rc == -ENOMEM ? EXIT_FAIL : EXIT_BADINPUT;
 	}
 	return EXIT_OK;
+}
+
+int cli_run_plain(struct pipeline_config *c, struct sink *sink)
+{
+	struct err e = { 0 };
+	if (!pipeline_run(c, sink, &e))
+		return EXIT_OK;
+	cli_print_err(c->input, &e);
+	return EXIT_BADINPUT;
 }
 
 void cli_warn_empty(const struct profile_sink *s)
@@ -171,18 +194,6 @@ int cli_num(const char *opt, const char *v, bool neg_ok, double *out)
 	return 0;
 }
 
-int cli_diff_files_opt(int argc, char **argv, int *i, const char *cmd, const char *files[2])
-{
-	if (strcmp(argv[*i], "--diff"))
-		return 0;
-	if (*i + 2 >= argc) {
-		fprintf(stderr, "scorch: %s: --diff needs two files: --diff BASE NEW\n", cmd);
-		return -1;
-	}
-	files[0] = argv[*i + 1], files[1] = argv[*i + 2], *i += 3;
-	return 1;
-}
-
 int cli_run_profile(const char *cmd, struct pipeline_config *pc, struct profile_sink_config *sc,
 		    const char *outpath, FILE **out, bool no_progress)
 {
@@ -206,13 +217,4 @@ int cli_run_profile(const char *cmd, struct pipeline_config *pc, struct profile_
 out:
 	profile_sink_release(&ps);
 	return rc;
-}
-
-int cli_summary_opt(int argc, char **argv, int *i, struct pipeline_config *c,
-		    struct profile_filter *f, bool *no_progress, const char **outpath)
-{
-	int k = cli_analysis_opt(argc, argv, i, c, f, no_progress);
-	if (k == 0)
-		k = cli_opt_value(argc, argv, i, "-o", "--output", outpath);
-	return k;
 }

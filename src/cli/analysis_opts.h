@@ -1,43 +1,54 @@
 /*
- * analysis_opts.h: what the summarizing commands (report, flame, export)
- * share on top of cli/opts.h's analysis options: the profile filters
- * (--pid/--tid/--comm/--event), a helper for "-x V", "-xV", "--long V",
- * "--long=V" option spellings, the progress decision (a terminal on stderr,
+ * analysis_opts.h: what the reading commands (script, report, flame,
+ * export, diff, stats, header) share: the analysis options (-i, --sysroot,
+ * --debug, --extra, --app, --kallsyms, --max-frames, --buffer-size,
+ * --max-buffer-size, -j), the profile filters (--pid/--tid/--comm/--event,
+ * --off-cpu, --wall), -o and --diff, taken by one handler behind the
+ * option parser (cli/opts.h); the progress decision (a terminal on stderr,
  * unless --no-progress / -q), running the pipeline and opening the output.
  */
 #ifndef SCORCH_ANALYSIS_OPTS_H
 #define SCORCH_ANALYSIS_OPTS_H
 
 #include "analyze/pipeline.h"
+#include "cli/opts.h"
 #include "output/profile.h"
 #include "output/progress.h"
 #include <stdbool.h>
 
-/* If argv[*i] is short (e.g. "-i", may be NULL) or long ("--input", may be
- * NULL) with a value, set *val, advance *i past what it used and return 1;
- * 0 when it is not this option; -1 (message printed) when the value is
- * missing. */
-int cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-		  const char **val);
+/* What the options of the reading commands fill (script and stats use pc
+ * only: the option table gives them no filter). */
+struct cli_analysis {
+	struct pipeline_config pc;
+	struct profile_sink_config sc; /* its filter */
+	bool no_progress;              /* --no-progress, -q */
+	const char *outpath;           /* -o */
+	const char *diff[2];           /* --diff BASE NEW (flame, export) */
+	const char *cmd;               /* "flame": of messages */
+};
 
-/* Consume one shared analysis option at argv[*i] into c (and the filter f,
- * may be NULL). 1 consumed, 0 not an analysis option, -1 error (printed). */
-int cli_analysis_opt(int argc, char **argv, int *i, struct pipeline_config *c,
-		     struct profile_filter *f, bool *no_progress);
+void cli_analysis_init(struct cli_analysis *a, const char *cmd);
 
-/* cli_analysis_opt, or "-o/--output FILE" into *outpath: the options all
- * the summarizing commands (report, diff, flame, export) take. Returns as
- * cli_analysis_opt. */
-int cli_summary_opt(int argc, char **argv, int *i, struct pipeline_config *c,
-		    struct profile_filter *f, bool *no_progress, const char **outpath);
+/* The analysis options (cli/opts.h's O_INPUT to O_DIFF, O_NO_COMM,
+ * O_NO_INLINE), as the handler an
+ * opts_parse handler falls back to: 0 taken, EXIT_BADINPUT (printed), or
+ * OPTS_UNKNOWN when id is not one of them. */
+int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char *v);
+
+/* The usage lines of the analysis options. */
+extern const char opts_analysis_help[];
 
 /* The usage lines for the filters and --no-progress (the shared options'
- * are opts_analysis_help, cli/opts.h). */
+ * are opts_analysis_help). */
 extern const char cli_filter_usage[];
 
 /* Run the pipeline with sink (wrapped in a progress bar when stderr is a
  * terminal and progress is allowed). Prints the error; returns an exit code. */
 int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progress);
+
+/* Run the pipeline with sink, no progress bar; prints the error. Returns
+ * an exit code (2 on any error). */
+int cli_run_plain(struct pipeline_config *c, struct sink *sink);
 
 /* Warn on stderr when the profile has no samples (saying why: filters,
  * other events). */
@@ -51,11 +62,6 @@ int cli_close_out(FILE *f, const char *path);
 /* Parse v, the value of option opt, as a number (negative only when neg_ok)
  * into *out; 0, or -1 with "bad value" printed. */
 int cli_num(const char *opt, const char *v, bool neg_ok, double *out);
-
-/* "--diff BASE NEW" at argv[*i] (flame, export): set files, advance *i and
- * return 1; 0 when it is not --diff; -1 (printed, as cmd) when a file is
- * missing. */
-int cli_diff_files_opt(int argc, char **argv, int *i, const char *cmd, const char *files[2]);
 
 /* The summarizing commands' run: a profile sink from sc, the output opened
  * at outpath into *out (before the run, for sc's finish callback), the

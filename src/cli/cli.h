@@ -7,6 +7,7 @@
 #define SCORCH_CLI_H
 
 #include "util/err.h"
+#include <signal.h>
 #include <stdbool.h>
 
 #define EXIT_OK 0
@@ -23,17 +24,25 @@ int cmd_header(int argc, char **argv);
 int cmd_perfparser(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 
-/* Record options shared by record and top (cmd_record.c); each prints one
- * line prefixed with the command's name and returns EXIT_BADINPUT on a bad
- * value, else 0. */
+/* What record and top share (cmd_record.c). cli_record_set: the options
+ * both take (-e, -F, -c, -g, --call-graph, -m, -p, -t, -a) as an opts_parse
+ * handler falls back to (cli/opts.h); a bad value prints one line with the
+ * prefix set by cli_record_prefix ("scorch record" unless told) and gives
+ * EXIT_BADINPUT. */
 struct record_opts;
-int cli_record_call_graph(struct record_opts *o, const char *arg);
-int cli_record_events(struct record_opts *o, const char *list);
-int cli_record_ids(struct record_opts *o, const char *list, bool tids);
-int cli_record_freq(struct record_opts *o, const char *arg);
-/* The default event when none was given, -F capped at the kernel's maximum,
- * and the prefix of later messages. */
-void cli_record_defaults(struct record_opts *o, const char *prefix);
+struct opts;
+void cli_record_prefix(const char *prefix);
+int cli_record_set(struct record_opts *o, struct opts *p, int id, const char *v);
+/* The default event when none was given; -F capped at the kernel's maximum
+ * (said unless o->quiet). */
+void cli_record_defaults(struct record_opts *o);
+/* SIGINT, SIGTERM (and SIGHUP when hup) set ->stop, aux_sig sets ->aux,
+ * SIGCHLD only interrupts, SIGPIPE and SIGXFSZ are ignored; the open-files
+ * limit raised to its maximum (one fd per event, CPU and thread). */
+struct cli_signals {
+	volatile sig_atomic_t stop, aux;
+};
+struct cli_signals *cli_record_signals(int aux_sig, bool hup);
 int cmd_diff(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_list(int argc, char **argv);

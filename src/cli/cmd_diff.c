@@ -7,14 +7,13 @@
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
 #include "cli/cmd_diff.h"
-#include "cli/opts.h"
 #include "output/diff.h"
 #include "output/report.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch diff BASE NEW [options]\n"
 		   "  BASE, NEW              two perf.data files (perf's or scorch's), the\n"
@@ -49,11 +48,10 @@ static int take(void *ctx, struct profile_sink *s)
 	return diff_take(t->d, t->side, s, t->input);
 }
 
-int cli_diff_load(struct pipeline_config *pc, struct profile_sink_config *sc, const char *base,
-		  const char *new, struct diff *d, bool no_progress)
+static int load(struct cli_analysis *a, struct diff *d)
 {
-	const char *paths[2] = { base, new };
-	if (!strcmp(base, "-") && !strcmp(new, "-")) {
+	const char **paths = a->diff;
+	if (!strcmp(paths[0], "-") && !strcmp(paths[1], "-")) {
 		fprintf(stderr, "scorch: diff: only one of BASE and NEW can be stdin\n");
 		return EXIT_BADINPUT;
 	}
@@ -61,15 +59,15 @@ int cli_diff_load(struct pipeline_config *pc, struct profile_sink_config *sc, co
 		struct take_ctx t = { .d = d, .side = side, .input = paths[side] };
 		struct profile_sink ps;
 		struct sink sink;
-		sc->finish = take;
-		sc->finish_ctx = &t;
-		if (profile_sink_init(&ps, sc, &sink)) {
+		a->sc.finish = take;
+		a->sc.finish_ctx = &t;
+		if (profile_sink_init(&ps, &a->sc, &sink)) {
 			fprintf(stderr, "scorch: diff: %s\n", ps.errbuf);
 			profile_sink_release(&ps);
 			return EXIT_BADINPUT;
 		}
-		pc->input = paths[side];
-		int rc = cli_run_pipeline(pc, &sink, no_progress);
+		a->pc.input = paths[side];
+		int rc = cli_run_pipeline(&a->pc, &sink, a->no_progress);
 		if (!rc && !ps.prof.samples)
 			fprintf(stderr, "scorch: %s: warning: no samples%s\n", paths[side],
 				ps.samples_filtered ? " (all filtered out)" :
@@ -80,127 +78,107 @@ int cli_diff_load(struct pipeline_config *pc, struct profile_sink_config *sc, co
 	}
 	if (strcmp(d->side[0].event, d->side[1].event))
 		fprintf(stderr, "scorch: diff: warning: the events differ ('%s' in %s, '%s' in %s)\n",
-			d->side[0].event, base, d->side[1].event, new);
+			d->side[0].event, paths[0], d->side[1].event, paths[1]);
 	return EXIT_OK;
+}
+
+int cli_diff_run(struct cli_analysis *a, int (*write)(void *ctx, struct diff *d, FILE *out),
+		 void *ctx)
+{
+	struct diff d;
+	diff_init(&d);
+	int rc = load(a, &d);
+	FILE *out = rc ? NULL : cli_open_out(a->outpath);
+	if (!rc && !out)
+		rc = EXIT_FAIL;
+	if (out) {
+		int wr = write(ctx, &d, out);
+		rc = cli_close_out(out, a->outpath);
+		if (wr && !rc) {
+			fprintf(stderr, "scorch: %s: write error\n", a->cmd);
+			rc = EXIT_FAIL;
+		}
+	}
+	diff_release(&d);
+	return rc;
+}
+
+struct diff_cmd {
+	struct cli_analysis a;
+	struct diff_config dc;
+	int nfiles;
+	size_t nfailed; /* rows over --fail-above */
+};
+
+static int write_table(void *ctx, struct diff *d, FILE *out)
+{
+	struct diff_cmd *c = ctx;
+	return diff_write(d, &c->dc, out, stderr, &c->nfailed);
+}
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct diff_cmd *c = ctx;
+	struct diff_config *dc = &c->dc;
+	double x;
+	int k;
+	switch (id) {
+	case O_OPERAND:
+		if (c->nfiles == 2) {
+			fprintf(stderr, "scorch: diff: more than two files ('%s')\n", v);
+			return EXIT_BADINPUT;
+		}
+		c->a.diff[c->nfiles++] = v;
+		return 0;
+	case O_CHILDREN: dc->children = true; return 0;
+	case O_NO_CHILDREN: dc->children = false; return 0;
+	case O_ABSOLUTE: dc->absolute = true; return 0;
+	case O_STDIO: return 0;
+	case O_SORT: dc->sort = v; return 0;
+	case O_FORMAT:
+		k = opts_pick(v, (const char *const[]){ "text", "csv", NULL },
+			      "scorch: diff: unknown format '%s' (text, csv)\n");
+		dc->csv = k == 1;
+		return k < 0 ? EXIT_BADINPUT : 0;
+	case O_PERCENT_LIMIT: case O_TOP: case O_FAIL_ABOVE: case O_WIDTH:
+		if (cli_num(p->name, v, id == O_FAIL_ABOVE, &x))
+			return EXIT_BADINPUT;
+		if (id == O_PERCENT_LIMIT)
+			dc->percent_limit = x;
+		else if (id == O_TOP)
+			dc->top = (int)x;
+		else if (id == O_FAIL_ABOVE)
+			dc->fail_above = x, dc->fail_set = true;
+		else
+			dc->width = x < 60 ? 60 : x > 1000 ? 1000 : (int)x;
+		return 0;
+	}
+	return cli_analysis_set(&c->a, p, id, v);
 }
 
 int cmd_diff(int argc, char **argv)
 {
-	struct pipeline_config pc;
-	struct profile_sink_config sc;
-	struct diff_config dc;
-	bool no_progress = false;
-	const char *outpath = NULL, *v, *files[2] = { NULL, NULL };
-	int nfiles = 0;
-	pipeline_config_init(&pc);
-	profile_sink_config_init(&sc);
-	diff_config_init(&dc);
-	for (int i = 1; i < argc;) {
-		const char *a = argv[i];
-		int k;
-		double x;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		if (a[0] != '-' || !strcmp(a, "-")) {
-			if (nfiles == 2) {
-				fprintf(stderr, "scorch: diff: more than two files ('%s')\n", a);
-				return EXIT_BADINPUT;
-			}
-			files[nfiles++] = a;
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--children") || !strcmp(a, "--no-children")) {
-			dc.children = a[2] == 'c';
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--absolute")) {
-			dc.absolute = true;
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--stdio")) {
-			i++;
-			continue;
-		}
-		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-s", "--sort", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			dc.sort = v;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-f", "--format", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			if (!strcmp(v, "csv"))
-				dc.csv = true;
-			else if (!strcmp(v, "text"))
-				dc.csv = false;
-			else {
-				fprintf(stderr, "scorch: diff: unknown format '%s' (text, csv)\n", v);
-				return EXIT_BADINPUT;
-			}
-			continue;
-		}
-#define DNUM(s, l, neg, set)                                        \
-	if ((k = cli_opt_value(argc, argv, &i, s, l, &v)) != 0) {   \
-		if (k < 0 || cli_num(a, v, neg, &x))                \
-			return EXIT_BADINPUT;                       \
-		set;                                                \
-		continue;                                           \
-	}
-		DNUM(NULL, "--percent-limit", false, dc.percent_limit = x);
-		DNUM(NULL, "--top", false, dc.top = (int)x);
-		DNUM(NULL, "--fail-above", true, (dc.fail_above = x, dc.fail_set = true));
-		DNUM("-w", "--width", false, dc.width = x < 60 ? 60 : x > 1000 ? 1000 : (int)x);
-#undef DNUM
-		fprintf(stderr, "scorch: diff: unknown option '%s'\n", a);
-		usage(stderr);
-		return EXIT_BADINPUT;
-	}
-	if (nfiles != 2) {
+	struct diff_cmd c = { .nfiles = 0 };
+	struct diff_config *dc = &c.dc;
+	cli_analysis_init(&c.a, "diff");
+	diff_config_init(dc);
+	struct opts p = { .cmd = OC_DIFF, .prefix = "scorch: diff", .usage = usage, .set = set, .ctx = &c };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
+	if (c.nfiles != 2) {
 		fprintf(stderr, "scorch: diff: give two files: scorch diff BASE NEW\n");
-		usage(stderr);
+		usage(stderr, NULL);
 		return EXIT_BADINPUT;
 	}
 	char msg[160];
-	if (diff_check_config(&dc, msg, sizeof(msg))) {
+	if (diff_check_config(dc, msg, sizeof(msg))) {
 		fprintf(stderr, "scorch: diff: %s\n", msg);
 		return EXIT_BADINPUT;
 	}
 	/* report's collection: inlined frames folded into their callers, but
 	 * unknown symbols per DSO (addresses never match across builds) */
-	report_sink_config(&sc);
-	sc.unknown_by_addr = false;
-	struct diff d;
-	diff_init(&d);
-	int rc = cli_diff_load(&pc, &sc, files[0], files[1], &d, no_progress);
-	if (rc) {
-		diff_release(&d);
-		return rc;
-	}
-	FILE *out = cli_open_out(outpath);
-	if (!out) {
-		diff_release(&d);
-		return EXIT_FAIL;
-	}
-	size_t nfailed = 0;
-	int wr = diff_write(&d, &dc, out, stderr, &nfailed);
-	rc = cli_close_out(out, outpath);
-	diff_release(&d);
-	if (wr && !rc) {
-		fprintf(stderr, "scorch: diff: write error\n");
-		rc = EXIT_FAIL;
-	}
-	if (!rc && nfailed)
-		rc = EXIT_FAIL;
-	return rc;
+	report_sink_config(&c.a.sc);
+	c.a.sc.unknown_by_addr = false;
+	int rc = cli_diff_run(&c.a, write_table, &c);
+	return !rc && c.nfailed ? EXIT_FAIL : rc;
 }

@@ -1,19 +1,21 @@
 /*
- * cmd_diff.h: reading the two files of a comparison (scorch diff, flame
- * --diff, export --diff): each through the pipeline with the same options
- * and collector settings, copied into d (output/diff.h).
+ * cmd_diff.h: a comparison's run (scorch diff, flame --diff, export
+ * --diff): the two files each through the pipeline with the same options
+ * and collector settings, copied into a struct diff (output/diff.h), then
+ * the command's writer on the output.
  */
 #ifndef SCORCH_CMD_DIFF_H
 #define SCORCH_CMD_DIFF_H
 
-#include "analyze/pipeline.h"
+#include "cli/analysis_opts.h"
 #include "output/diff.h"
-#include "output/profile.h"
-#include <stdbool.h>
+#include <stdio.h>
 
-/* Run the pipeline on base, then new, with pc and sc (sc's finish is set
- * here); prints errors and warnings. Returns an exit code. */
-int cli_diff_load(struct pipeline_config *pc, struct profile_sink_config *sc, const char *base,
-		  const char *new, struct diff *d, bool no_progress);
+/* Read a->diff[0] (BASE), then a->diff[1] (NEW), with a's options (sc's
+ * finish is set here), open a->outpath and call write on it. Prints errors
+ * and warnings (write's non-zero return: "write error"). Returns an exit
+ * code. */
+int cli_diff_run(struct cli_analysis *a, int (*write)(void *ctx, struct diff *d, FILE *out),
+		 void *ctx);
 
 #endif

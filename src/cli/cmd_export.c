@@ -6,7 +6,6 @@
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
 #include "cli/cmd_diff.h"
-#include "cli/opts.h"
 #include "output/folded.h"
 #include "output/pprof.h"
 #include "output/speedscope.h"
@@ -14,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch export -f folded|pprof|speedscope [-i FILE] [-o OUT] [options]\n"
 		   "  -f, --format FMT       folded (Brendan Gregg's stacks), pprof (gzip'd\n"
@@ -33,6 +32,7 @@ static void usage(FILE *f)
 enum fmt { FMT_NONE, FMT_FOLDED, FMT_PPROF, FMT_SPEEDSCOPE };
 
 struct export_cmd {
+	struct cli_analysis a;
 	enum fmt fmt;
 	struct folded_config fc;
 	struct pprof pp;
@@ -56,96 +56,44 @@ static int finish(void *ctx, struct profile_sink *s)
 	}
 }
 
-static int export_diff(struct pipeline_config *pc, struct profile_sink_config *sc,
-		       const struct export_cmd *x, const char *files[2], const char *outpath,
-		       bool no_comm, bool no_inline, bool no_progress)
+static int write_diff(void *ctx, struct diff *d, FILE *out)
 {
-	sc->root = no_comm ? PROFILE_ROOT_NONE : PROFILE_ROOT_COMM;
-	sc->inline_frames = !no_inline;
-	sc->unknown_by_addr = false;
-	struct diff d;
-	diff_init(&d);
-	int rc = cli_diff_load(pc, sc, files[0], files[1], &d, no_progress);
-	if (!rc) {
-		FILE *out = cli_open_out(outpath);
-		if (!out) {
-			rc = EXIT_FAIL;
-		} else {
-			int wr = diff_write_folded(&d, x->fc.period, x->fc.annotate, out);
-			rc = cli_close_out(out, outpath);
-			if (wr && !rc)
-				rc = EXIT_FAIL;
-		}
+	struct export_cmd *x = ctx;
+	return diff_write_folded(d, x->fc.period, x->fc.annotate, out);
+}
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct export_cmd *x = ctx;
+	static const char *const names[] = { "folded", "pprof", "speedscope", "collapsed", NULL };
+	static const enum fmt fmts[] = { FMT_FOLDED, FMT_PPROF, FMT_SPEEDSCOPE, FMT_FOLDED };
+	int k;
+	switch (id) {
+	case O_ANNOTATE: x->fc.annotate = true; return 0;
+	case O_PERIOD: x->fc.period = true; return 0;
+	case O_FORMAT:
+		k = opts_pick(v, names, "scorch: export: unknown format '%s' (folded, pprof, speedscope)\n");
+		if (k < 0)
+			return EXIT_BADINPUT;
+		x->fmt = fmts[k];
+		return 0;
 	}
-	diff_release(&d);
-	return rc;
+	return cli_analysis_set(&x->a, p, id, v);
 }
 
 int cmd_export(int argc, char **argv)
 {
-	struct pipeline_config pc;
-	struct profile_sink_config sc;
 	struct export_cmd x;
-	bool no_progress = false, no_comm = false, no_inline = false;
-	const char *outpath = NULL, *v, *diff_files[2] = { NULL, NULL };
 	memset(&x, 0, sizeof(x));
-	pipeline_config_init(&pc);
-	profile_sink_config_init(&sc);
-	for (int i = 1; i < argc;) {
-		const char *a = argv[i];
-		int k;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--annotate")) {
-			x.fc.annotate = true, i++;
-			continue;
-		}
-		if ((k = cli_diff_files_opt(argc, argv, &i, "export", diff_files)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if (!strcmp(a, "--period")) {
-			x.fc.period = true, i++;
-			continue;
-		}
-		if (!strcmp(a, "--no-comm")) {
-			no_comm = true, i++;
-			continue;
-		}
-		if (!strcmp(a, "--no-inline")) {
-			no_inline = true, i++;
-			continue;
-		}
-		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-f", "--format", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			if (!strcmp(v, "folded") || !strcmp(v, "collapsed"))
-				x.fmt = FMT_FOLDED;
-			else if (!strcmp(v, "pprof"))
-				x.fmt = FMT_PPROF;
-			else if (!strcmp(v, "speedscope"))
-				x.fmt = FMT_SPEEDSCOPE;
-			else {
-				fprintf(stderr, "scorch: export: unknown format '%s' (folded, pprof, speedscope)\n", v);
-				return EXIT_BADINPUT;
-			}
-			continue;
-		}
-		fprintf(stderr, "scorch: export: unknown option '%s'\n", a);
-		usage(stderr);
-		return EXIT_BADINPUT;
-	}
+	cli_analysis_init(&x.a, "export");
+	struct opts p = { .cmd = OC_EXPORT, .prefix = "scorch: export", .usage = usage, .set = set, .ctx = &x };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
+	const char *outpath = x.a.outpath;
+	struct profile_sink_config *sc = &x.a.sc;
 	if (x.fmt == FMT_NONE) {
 		fprintf(stderr, "scorch: export: which format? -f folded|pprof|speedscope\n");
-		usage(stderr);
+		usage(stderr, NULL);
 		return EXIT_BADINPUT;
 	}
 	if (x.fmt == FMT_PPROF && (!outpath || !strcmp(outpath, "-")) && isatty(1)) {
@@ -153,30 +101,27 @@ int cmd_export(int argc, char **argv)
 		return EXIT_BADINPUT;
 	}
 	/* --off-cpu, --wall: time in integer microseconds */
-	x.fc.usecs = sc.filter.time_mode != OFFCPU_MODE_NONE;
-	if (diff_files[0] && x.fmt != FMT_FOLDED) {
+	x.fc.usecs = sc->filter.time_mode != OFFCPU_MODE_NONE;
+	if (x.a.diff[0] && x.fmt != FMT_FOLDED) {
 		fprintf(stderr, "scorch: export: --diff writes folded only (pprof: export both files and "
 				"run go tool pprof -diff_base=BASE.pb.gz NEW.pb.gz)\n");
 		return EXIT_BADINPUT;
 	}
-	if (diff_files[0])
-		return export_diff(&pc, &sc, &x, diff_files, outpath, no_comm, no_inline, no_progress);
+	/* folded: --no-comm and --no-inline as given (cli_analysis_set) */
+	sc->unknown_by_addr = false;
+	if (x.a.diff[0])
+		return cli_diff_run(&x.a, write_diff, &x);
 	pprof_init(&x.pp);
 	speedscope_init(&x.sp);
-	x.pp.input = pc.input;
-	x.sp.name = pc.input;
-	if (x.fmt == FMT_PPROF) {
-		pprof_sink_config(&x.pp, &sc);
-	} else if (x.fmt == FMT_SPEEDSCOPE) {
-		speedscope_sink_config(&x.sp, &sc);
-	} else {
-		sc.root = no_comm ? PROFILE_ROOT_NONE : PROFILE_ROOT_COMM;
-		sc.inline_frames = !no_inline;
-		sc.unknown_by_addr = false;
-	}
-	sc.finish = finish;
-	sc.finish_ctx = &x;
-	int rc = cli_run_profile("export", &pc, &sc, outpath, &x.out, no_progress);
+	x.pp.input = x.a.pc.input;
+	x.sp.name = x.a.pc.input;
+	if (x.fmt == FMT_PPROF)
+		pprof_sink_config(&x.pp, sc);
+	else if (x.fmt == FMT_SPEEDSCOPE)
+		speedscope_sink_config(&x.sp, sc);
+	sc->finish = finish;
+	sc->finish_ctx = &x;
+	int rc = cli_run_profile("export", &x.a.pc, sc, outpath, &x.out, x.a.no_progress);
 	pprof_release(&x.pp);
 	speedscope_release(&x.sp);
 	return rc;

@@ -6,13 +6,12 @@
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
 #include "cli/cmd_diff.h"
-#include "cli/opts.h"
 #include "output/flame.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch flame [-i FILE] [-o OUT.html|OUT.svg] [options]\n"
 		   "  -o, --output OUT       default flame.html; .svg writes an SVG; - is stdout\n"
@@ -31,12 +30,17 @@ static void usage(FILE *f)
 }
 
 struct flame_cmd {
+	struct cli_analysis a;
 	struct flame_config fc;
-	bool svg;
+	bool svg, absolute, title_set;
 	FILE *out;
-	const char *outpath;
-	uint64_t samples;
+	uint64_t samples, base_samples;
 };
+
+static int write_graph(struct flame_cmd *f, const struct profile *prof, FILE *out)
+{
+	return f->svg ? flame_write_svg(prof, &f->fc, out) : flame_write_html(prof, &f->fc, out);
+}
 
 static int finish(void *ctx, struct profile_sink *s)
 {
@@ -51,8 +55,7 @@ static int finish(void *ctx, struct profile_sink *s)
 		f->fc.off_colours = true;
 	}
 	f->samples = s->prof.samples;
-	return f->svg ? flame_write_svg(&s->prof, &f->fc, f->out)
-		      : flame_write_html(&s->prof, &f->fc, f->out);
+	return write_graph(f, &s->prof, f->out);
 }
 
 static bool ends_with(const char *s, const char *suf)
@@ -61,155 +64,98 @@ static bool ends_with(const char *s, const char *suf)
 	return a >= b && !strcasecmp(s + a - b, suf);
 }
 
-/* The differential graph: both files read, NEW's graph written with
- * BASE's weights matched per stack. */
-static int flame_diff(struct pipeline_config *pc, struct profile_sink_config *sc,
-		      struct flame_cmd *f, const char *files[2], bool absolute, bool no_progress)
+/* The differential graph: NEW's graph written with BASE's weights matched
+ * per stack. */
+static int write_diff(void *ctx, struct diff *d, FILE *out)
 {
-	if (sc->root == PROFILE_ROOT_THREAD)
-		sc->root = PROFILE_ROOT_COMM;
-	struct diff d;
-	diff_init(&d);
-	int rc = cli_diff_load(pc, sc, files[0], files[1], &d, no_progress);
-	if (rc) {
-		diff_release(&d);
-		return rc;
-	}
-	const struct diff_side *nw = &d.side[DIFF_NEW];
-	struct flame_diff fd = { .base = &d.side[DIFF_BASE].prof, .absolute = absolute,
-				 .base_name = files[0] };
-	uint32_t *n2b = diff_match(&d, DIFF_NEW), *b2n = diff_match(&d, DIFF_BASE);
+	struct flame_cmd *f = ctx;
+	const struct diff_side *nw = &d->side[DIFF_NEW];
+	struct flame_diff fd = { .base = &d->side[DIFF_BASE].prof, .absolute = f->absolute,
+				 .base_name = f->a.diff[0] };
+	uint32_t *n2b = diff_match(d, DIFF_NEW), *b2n = diff_match(d, DIFF_BASE);
 	fd.base_node = n2b;
 	fd.new_node = b2n;
 	f->fc.diff = &fd;
 	f->fc.event = nw->event;
 	f->fc.unit_ns = nw->unit_ns;
-	f->out = cli_open_out(f->outpath);
-	if (!f->out) {
-		rc = EXIT_FAIL;
-	} else {
-		int wr = f->svg ? flame_write_svg(&nw->prof, &f->fc, f->out)
-				: flame_write_html(&nw->prof, &f->fc, f->out);
-		rc = cli_close_out(f->out, f->outpath);
-		if (wr && !rc)
-			rc = EXIT_FAIL;
-		if (!rc && strcmp(f->outpath, "-"))
-			fprintf(stderr, "scorch: wrote %s (%llu samples, baseline %llu)\n", f->outpath,
-				(unsigned long long)nw->prof.samples,
-				(unsigned long long)d.side[DIFF_BASE].prof.samples);
-	}
+	f->samples = nw->prof.samples;
+	f->base_samples = d->side[DIFF_BASE].prof.samples;
+	int wr = write_graph(f, &nw->prof, out);
+	f->fc.diff = NULL;
 	free(n2b);
 	free(b2n);
-	diff_release(&d);
-	return rc;
+	return wr;
+}
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct flame_cmd *f = ctx;
+	char *end;
+	int k;
+	switch (id) {
+	case O_ICICLE: f->fc.icicle = true; return 0;
+	case O_SVG: f->svg = true; return 0;
+	case O_SAMPLES: f->fc.by_samples = true; return 0;
+	case O_TITLE: f->fc.title = v, f->title_set = true; return 0;
+	case O_DIFF_MODE:
+		k = opts_pick(v, (const char *const[]){ "shares", "absolute", NULL },
+			      "scorch: flame: --diff-mode is shares or absolute, not '%s'\n");
+		f->absolute = k == 1;
+		return k < 0 ? EXIT_BADINPUT : 0;
+	case O_MIN_PERCENT:
+		f->fc.min_percent = strtod(v, &end);
+		if (end == v || *end || f->fc.min_percent < 0 || f->fc.min_percent > 100)
+			break;
+		return 0;
+	case O_WIDTH:
+		f->fc.svg_width = atoi(v);
+		if (f->fc.svg_width < 200 || f->fc.svg_width > 100000)
+			break;
+		return 0;
+	default:
+		return cli_analysis_set(&f->a, p, id, v);
+	}
+	fprintf(stderr, "scorch: bad value '%s' for %s\n", v, p->name);
+	return EXIT_BADINPUT;
 }
 
 int cmd_flame(int argc, char **argv)
 {
-	struct pipeline_config pc;
-	struct profile_sink_config sc;
-	struct flame_cmd f = { .outpath = "flame.html" };
-	bool no_progress = false, svg = false, title_set = false, absolute = false;
-	const char *v, *diff_files[2] = { NULL, NULL };
-	pipeline_config_init(&pc);
-	profile_sink_config_init(&sc);
+	struct flame_cmd f = { .svg = false };
+	cli_analysis_init(&f.a, "flame");
+	f.a.outpath = "flame.html";
 	flame_config_init(&f.fc);
-	for (int i = 1; i < argc;) {
-		const char *a = argv[i];
-		int k;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--icicle") || !strcmp(a, "--inverted")) {
-			f.fc.icicle = true, i++;
-			continue;
-		}
-		if ((k = cli_diff_files_opt(argc, argv, &i, "flame", diff_files)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, NULL, "--diff-mode", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			if (strcmp(v, "shares") && strcmp(v, "absolute")) {
-				fprintf(stderr, "scorch: flame: --diff-mode is shares or absolute, not '%s'\n", v);
-				return EXIT_BADINPUT;
-			}
-			absolute = !strcmp(v, "absolute");
-			continue;
-		}
-		if (!strcmp(a, "--svg")) {
-			svg = true, i++;
-			continue;
-		}
-		if (!strcmp(a, "--samples")) {
-			f.fc.by_samples = true, i++;
-			continue;
-		}
-		if (!strcmp(a, "--no-comm")) {
-			sc.root = PROFILE_ROOT_NONE, i++;
-			continue;
-		}
-		if (!strcmp(a, "--no-inline")) {
-			sc.inline_frames = false, i++;
-			continue;
-		}
-		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &f.outpath)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, NULL, "--title", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			f.fc.title = v, title_set = true;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, NULL, "--min-percent", &v)) != 0) {
-			char *end;
-			if (k < 0)
-				return EXIT_BADINPUT;
-			f.fc.min_percent = strtod(v, &end);
-			if (end == v || *end || f.fc.min_percent < 0 || f.fc.min_percent > 100) {
-				fprintf(stderr, "scorch: bad value '%s' for --min-percent\n", v);
-				return EXIT_BADINPUT;
-			}
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, NULL, "--width", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			f.fc.svg_width = atoi(v);
-			if (f.fc.svg_width < 200 || f.fc.svg_width > 100000) {
-				fprintf(stderr, "scorch: bad value '%s' for --width\n", v);
-				return EXIT_BADINPUT;
-			}
-			continue;
-		}
-		fprintf(stderr, "scorch: flame: unknown option '%s'\n", a);
-		usage(stderr);
-		return EXIT_BADINPUT;
-	}
-	f.svg = svg || ends_with(f.outpath, ".svg");
+	struct opts p = { .cmd = OC_FLAME, .prefix = "scorch: flame", .usage = usage, .set = set, .ctx = &f };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
+	const char *outpath = f.a.outpath, **files = f.a.diff;
+	f.svg = f.svg || ends_with(outpath, ".svg");
 	static char title[512];
-	if (!title_set) {
-		if (diff_files[0])
-			snprintf(title, sizeof(title), "Differential flame graph: %s -> %s",
-				 diff_files[0], diff_files[1]);
+	if (!f.title_set) {
+		if (files[0])
+			snprintf(title, sizeof(title), "Differential flame graph: %s -> %s", files[0],
+				 files[1]);
 		else
-			snprintf(title, sizeof(title), "Flame graph: %s", pc.input ? pc.input : "perf.data");
+			snprintf(title, sizeof(title), "Flame graph: %s",
+				 f.a.pc.input ? f.a.pc.input : "perf.data");
 		f.fc.title = title;
 	}
-	sc.unknown_by_addr = false;
-	if (diff_files[0])
-		return flame_diff(&pc, &sc, &f, diff_files, absolute, no_progress);
-	sc.finish = finish;
-	sc.finish_ctx = &f;
-	int rc = cli_run_profile("flame", &pc, &sc, f.outpath, &f.out, no_progress);
-	if (!rc && strcmp(f.outpath, "-"))
-		fprintf(stderr, "scorch: wrote %s (%llu samples)\n", f.outpath,
-			(unsigned long long)f.samples);
+	f.a.sc.unknown_by_addr = false;
+	int rc;
+	if (files[0]) {
+		if (f.a.sc.root == PROFILE_ROOT_THREAD)
+			f.a.sc.root = PROFILE_ROOT_COMM;
+		rc = cli_diff_run(&f.a, write_diff, &f);
+	} else {
+		f.a.sc.finish = finish;
+		f.a.sc.finish_ctx = &f;
+		rc = cli_run_profile("flame", &f.a.pc, &f.a.sc, outpath, &f.out, f.a.no_progress);
+	}
+	if (rc || !strcmp(outpath, "-"))
+		return rc;
+	fprintf(stderr, "scorch: wrote %s (%llu samples", outpath, (unsigned long long)f.samples);
+	if (files[0])
+		fprintf(stderr, ", baseline %llu", (unsigned long long)f.base_samples);
+	fprintf(stderr, ")\n");
 	return rc;
 }

@@ -5,6 +5,7 @@
  * space-separated line for shell completion.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "record/events.h"
 #include <stdio.h>
 #include <string.h>
@@ -28,21 +29,27 @@ static void put_tracepoint(void *ctx, const char *name)
 	put(ctx, name, "Tracepoint event");
 }
 
+static void usage(FILE *f, void *ctx)
+{
+	fprintf(f, "usage: scorch list [--raw-dump]\n"
+		   "  --raw-dump             only the names, space-separated\n");
+}
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct list_out *o = ctx;
+	if (id != O_RAW_DUMP)
+		return OPTS_UNKNOWN;
+	o->raw = true;
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct list_out o = { .first = true };
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--raw-dump")) {
-			o.raw = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: scorch list [--raw-dump]\n"
-			       "  --raw-dump             only the names, space-separated\n");
-			return EXIT_OK;
-		} else {
-			fprintf(stderr, "scorch list: unknown option '%s'\n", argv[i]);
-			return EXIT_BADINPUT;
-		}
-	}
+	struct opts p = { .cmd = OC_LIST, .prefix = "scorch list", .usage = usage, .set = set, .ctx = &o };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
 	if (!o.raw)
 		printf("\nList of events scorch record -e accepts:\n\n");
 	for (int hw = 0; hw < 2; hw++) {

@@ -11,13 +11,13 @@
  * value.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
 #include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
 #include <stdbool.h>
@@ -84,38 +84,52 @@ static const char usage_text[] =
 	"                                       unwound. -1: as many as possible.\n"
 	"                                       Default value is 64.\n";
 
-enum {
-	OPT_INPUT = 1000, OPT_HOST, OPT_PORT, OPT_OUTPUT, OPT_SYSROOT, OPT_DEBUG, OPT_EXTRA,
-	OPT_APP, OPT_ARCH, OPT_KALLSYMS, OPT_PRINT_STATS, OPT_BUFFER_SIZE, OPT_MAX_BUFFER_SIZE,
-	OPT_MAX_FRAMES, OPT_HELP_ALL,
-};
-
-static const struct option long_opts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "help-all", no_argument, NULL, OPT_HELP_ALL },
-	{ "version", no_argument, NULL, 'v' },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "host", required_argument, NULL, OPT_HOST },
-	{ "port", required_argument, NULL, OPT_PORT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-	{ "debug", required_argument, NULL, OPT_DEBUG },
-	{ "extra", required_argument, NULL, OPT_EXTRA },
-	{ "app", required_argument, NULL, OPT_APP },
-	{ "arch", required_argument, NULL, OPT_ARCH },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "print-stats", no_argument, NULL, OPT_PRINT_STATS },
-	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
-	{ "max-buffer-size", required_argument, NULL, OPT_MAX_BUFFER_SIZE },
-	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct pp_args {
 	const char *input, *host, *port, *output, *sysroot, *debug, *extra, *app, *arch, *kallsyms;
 	const char *buffer_size, *max_buffer_size, *max_frames;
 	bool print_stats;
+	const char *self; /* the name in the usage */
 };
+
+/* Qt's command line parser's messages and exit status 1 for unknown
+ * options, missing values and operands. */
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct pp_args *a = ctx;
+	switch (id) {
+	case O_HELP:
+	case O_HELP_ALL:
+		printf(usage_text, a->self);
+		return OPTS_DONE;
+	case O_VERSION:
+		printf("perfparser 4.12 (scorch 0.1)\n");
+		return OPTS_DONE;
+	case O_INPUT: a->input = v; break;
+	case O_HOST: a->host = v; break;
+	case O_PORT: a->port = v; break;
+	case O_OUTPUT: a->output = v; break;
+	case O_SYSROOT: a->sysroot = v; break;
+	case O_DEBUG: a->debug = v; break;
+	case O_EXTRA: a->extra = v; break;
+	case O_APP: a->app = v; break;
+	case O_ARCH: a->arch = v; break;
+	case O_KALLSYMS: a->kallsyms = v; break;
+	case O_PRINT_STATS: a->print_stats = true; break;
+	case O_BUFFER_SIZE: a->buffer_size = v; break;
+	case O_MAX_BUFFER_SIZE: a->max_buffer_size = v; break;
+	case O_MAX_FRAMES: a->max_frames = v; break;
+	case O_MISSING:
+		fprintf(stderr, "Missing value after '%s'.\n", v);
+		return PPX_TCP_SOCKET_ERROR;
+	case O_UNKNOWN:
+		fprintf(stderr, "Unknown option '%s'.\n", v + 1 + (v[1] == '-'));
+		return PPX_TCP_SOCKET_ERROR;
+	case O_OPERAND:
+		fprintf(stderr, "Unexpected argument '%s'.\n", v);
+		return PPX_TCP_SOCKET_ERROR;
+	}
+	return 0;
+}
 
 /* PerfRegisterInfo::archByName: is this an architecture perfparser knows? */
 static bool arch_known(const char *a)
@@ -286,47 +300,10 @@ int cmd_perfparser(int argc, char **argv)
 	a.buffer_size = "32768";
 	a.max_buffer_size = "1048576";
 	a.max_frames = "64";
-	const char *self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
-
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-		case OPT_HELP_ALL:
-			printf(usage_text, self);
-			return PPX_NO_ERROR;
-		case 'v':
-			printf("perfparser 4.12 (scorch 0.1)\n");
-			return PPX_NO_ERROR;
-		case OPT_INPUT: a.input = optarg; break;
-		case OPT_HOST: a.host = optarg; break;
-		case OPT_PORT: a.port = optarg; break;
-		case OPT_OUTPUT: a.output = optarg; break;
-		case OPT_SYSROOT: a.sysroot = optarg; break;
-		case OPT_DEBUG: a.debug = optarg; break;
-		case OPT_EXTRA: a.extra = optarg; break;
-		case OPT_APP: a.app = optarg; break;
-		case OPT_ARCH: a.arch = optarg; break;
-		case OPT_KALLSYMS: a.kallsyms = optarg; break;
-		case OPT_PRINT_STATS: a.print_stats = true; break;
-		case OPT_BUFFER_SIZE: a.buffer_size = optarg; break;
-		case OPT_MAX_BUFFER_SIZE: a.max_buffer_size = optarg; break;
-		case OPT_MAX_FRAMES: a.max_frames = optarg; break;
-		case ':':
-			fprintf(stderr, "Missing value after '%s'.\n", argv[optind - 1]);
-			return PPX_TCP_SOCKET_ERROR; /* Qt's parser exits with 1 */
-		default:
-			fprintf(stderr, "Unknown option '%s'.\n",
-				optopt ? (char[]){ (char)optopt, 0 } : argv[optind - 1] + 2);
-			return PPX_TCP_SOCKET_ERROR; /* Qt's parser exits with 1 */
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "Unexpected argument '%s'.\n", argv[optind]);
-		return PPX_TCP_SOCKET_ERROR;
-	}
+	a.self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
+	struct opts p = { .cmd = OC_PERFPARSER, .prefix = "scorch perfparser", .set = set, .ctx = &a };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
 
 	/* output first, like the reference: it cannot be opened -> 2 */
 	int out_fd = 1;

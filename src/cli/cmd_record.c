@@ -1,14 +1,16 @@
 /*
- * cmd_record.c: `scorch record`: perf record's flags parsed into struct
- * record_opts, signal handlers that set the flags record_run polls (the only
- * globals, as the CLI may have them), then the summary line. Bad flags and
- * impossible requests: one line on stderr, exit status 2.
+ * cmd_record.c: `scorch record`: perf record's flags (cli/opts.c's table)
+ * into struct record_opts, signal handlers that set the flags record_run
+ * polls (globals, as only the CLI may have them), then the summary line.
+ * What top takes the same way (the recorder's flags, the signals) is
+ * exported as cli_record_* (cli.h). Bad flags and impossible requests: one
+ * line on stderr, exit status 2.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "live/continuous.h"
 #include "record/record.h"
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,29 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t record_stop;
-static volatile sig_atomic_t record_switch;
 static const char *bad_prefix = "scorch record";
-/* --continuous and its options (they are not the recorder's) */
+/* --continuous and its options (they are not the recorder's), --off-cpu */
 static struct continuous_config cont;
-static bool cont_on, cont_interval_set;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	record_stop = 1;
-}
-
-static void on_switch(int sig)
-{
-	(void)sig;
-	record_switch = 1;
-}
-
-static void on_chld(int sig)
-{
-	(void)sig; /* only interrupts poll() */
-}
+static bool cont_on, cont_interval_set, off_cpu;
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
@@ -61,7 +44,7 @@ static void log_line(void *ctx, const char *msg)
 	fprintf(stderr, "[ scorch record: %s ]\n", msg);
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f,
 		"usage: scorch record [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -107,6 +90,13 @@ static int parse_u64(const char *s, uint64_t *v)
 		return -1;
 	*v = x;
 	return 0;
+}
+
+/* v (NULL: dflt) in lo..hi into *x; -1 when not */
+static int in_range(const char *v, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *x)
+{
+	*x = dflt;
+	return v && (parse_u64(v, x) || *x < lo || *x > hi) ? -1 : 0;
 }
 
 /* "100M", "2G", "4096" (bytes) */
@@ -226,7 +216,7 @@ static uint64_t max_sample_rate(void)
 	return v;
 }
 
-int cli_record_call_graph(struct record_opts *o, const char *arg)
+static int call_graph(struct record_opts *o, const char *arg)
 {
 	uint64_t v;
 	char mode[16];
@@ -251,258 +241,236 @@ int cli_record_call_graph(struct record_opts *o, const char *arg)
 	return 0;
 }
 
-int cli_record_events(struct record_opts *o, const char *list)
+static int mmap_pages(struct record_opts *o, const char *arg)
 {
-	return add_events(o, list);
-}
-
-int cli_record_ids(struct record_opts *o, const char *list, bool tids)
-{
-	if (parse_ids(list, o->targets, &o->nr_targets, RECORD_MAX_TARGETS))
-		return bad("-%c: bad id list '%s'", tids ? 't' : 'p', list);
-	o->targets_are_tids = tids;
-	return 0;
-}
-
-int cli_record_freq(struct record_opts *o, const char *arg)
-{
-	if (!strcmp(arg, "max")) {
-		o->freq = max_sample_rate();
-		if (!o->freq)
-			return bad("-F max: cannot read kernel.perf_event_max_sample_rate");
-	} else if (parse_u64(arg, &o->freq) || !o->freq) {
-		return bad("-F: bad frequency '%s'", arg);
+	uint64_t pages, v;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	if (!parse_u64(arg, &pages)) {
+	} else if (!parse_size(arg, &v) && v >= pg) {
+		pages = v / pg;
+	} else {
+		return bad("-m: bad size '%s'", arg);
 	}
-	o->period = 0;
+	if (!pages || (pages & (pages - 1)))
+		return bad("-m: %s is not a power of two number of pages", arg);
+	if (pages > (1u << 20))
+		return bad("-m: %s pages is too large", arg);
+	o->mmap_pages = (unsigned)pages;
 	return 0;
 }
 
-void cli_record_defaults(struct record_opts *o, const char *prefix)
+void cli_record_prefix(const char *prefix)
 {
 	bad_prefix = prefix;
+}
+
+int cli_record_set(struct record_opts *o, struct opts *p, int id, const char *v)
+{
+	switch (id) {
+	case O_EVENT:
+		return add_events(o, v);
+	case O_FREQ:
+		if (!strcmp(v, "max")) {
+			o->freq = max_sample_rate();
+			if (!o->freq)
+				return bad("-F max: cannot read kernel.perf_event_max_sample_rate");
+		} else if (parse_u64(v, &o->freq) || !o->freq) {
+			return bad("-F: bad frequency '%s'", v);
+		}
+		o->period = 0;
+		return 0;
+	case O_COUNT:
+		if (parse_u64(v, &o->period) || !o->period)
+			return bad("-c: bad period '%s'", v);
+		o->freq = 0;
+		return 0;
+	case O_G:
+		o->cg = RECORD_CG_FP;
+		return 0;
+	case O_CALL_GRAPH:
+		return call_graph(o, v);
+	case O_MMAP_PAGES:
+		return mmap_pages(o, v);
+	case O_PID:
+	case O_TID:
+		if (parse_ids(v, o->targets, &o->nr_targets, RECORD_MAX_TARGETS))
+			return bad("-%c: bad id list '%s'", id == O_TID ? 't' : 'p', v);
+		o->targets_are_tids = id == O_TID;
+		return 0;
+	case O_ALL_CPUS:
+		o->system_wide = true;
+		return 0;
+	}
+	return OPTS_UNKNOWN;
+}
+
+void cli_record_defaults(struct record_opts *o)
+{
 	if (!o->nr_events) {
 		struct err e = { 0 };
 		record_event_parse("cycles", &o->events[0], &e);
 		o->events[0].is_default = true;
 		o->nr_events = 1;
 	}
-	if (o->freq) {
-		uint64_t max = max_sample_rate();
-		if (max && o->freq > max)
-			o->freq = max;
+	uint64_t max = o->freq ? max_sample_rate() : 0;
+	if (max && o->freq > max) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: -F %llu exceeds kernel.perf_event_max_sample_rate, using %llu Hz\n",
+				bad_prefix, (unsigned long long)o->freq, (unsigned long long)max);
+		o->freq = max;
 	}
 }
 
-enum {
-	OPT_CALL_GRAPH = 256, OPT_IO, OPT_AIO, OPT_SWITCH, OPT_NO_BUILDID, OPT_OFF_CPU,
-	OPT_SWITCH_EVENTS,
-	OPT_CONTINUOUS, OPT_INTERVAL, OPT_KEEP, OPT_KEEP_RAW, OPT_PUSH, OPT_PUSH_APP,
-};
+static struct cli_signals sigs;
 
-static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "no-inherit", no_argument, NULL, 'i' },
-	{ "io", required_argument, NULL, OPT_IO },
-	{ "aio", optional_argument, NULL, OPT_AIO },
-	{ "compression-level", optional_argument, NULL, 'z' },
-	{ "switch-output", optional_argument, NULL, OPT_SWITCH },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "realtime", required_argument, NULL, 'r' },
-	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
-	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
-	{ "continuous", required_argument, NULL, OPT_CONTINUOUS },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "keep", required_argument, NULL, OPT_KEEP },
-	{ "keep-raw", no_argument, NULL, OPT_KEEP_RAW },
-	{ "push", required_argument, NULL, OPT_PUSH },
-	{ "push-app", required_argument, NULL, OPT_PUSH_APP },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static void on_stop(int sig)
+{
+	(void)sig;
+	sigs.stop = 1;
+}
+
+static void on_aux(int sig)
+{
+	(void)sig;
+	sigs.aux = 1;
+}
+
+static void on_chld(int sig)
+{
+	(void)sig; /* only interrupts poll() */
+}
+
+struct cli_signals *cli_record_signals(int aux_sig, bool hup)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (hup)
+		sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_aux;
+	sigaction(aux_sig, &sa, NULL);
+	sa.sa_handler = on_chld;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	/* one fd per (event, CPU, thread): -p on a big process needs many */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return &sigs;
+}
+
+/* record's own options */
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct record_opts *o = ctx;
+	uint64_t x;
+	switch (id) {
+	case O_OUTPUT:
+		o->output = v;
+		return 0;
+	case O_CPU:
+		if (parse_cpus(v, o->cpus, &o->nr_cpus, 1024))
+			return bad("-C: bad CPU list '%s'", v);
+		return 0;
+	case O_NO_INHERIT:
+		o->no_inherit = true;
+		return 0;
+	case O_IO: {
+		static const char *const io[] = { "uring", "io_uring", "aio", "sync", NULL };
+		static const enum record_io ios[] = { RECORD_IO_URING, RECORD_IO_URING, RECORD_IO_AIO,
+						      RECORD_IO_SYNC };
+		int k = opts_pick(v, io, "scorch record: --io: unknown writer '%s' (uring, aio, sync)\n");
+		if (k < 0)
+			return EXIT_BADINPUT;
+		o->io = ios[k];
+		return 0;
+	}
+	case O_AIO:
+		o->io = RECORD_IO_AIO;
+		if (in_range(v, 2, 1, 32, &x))
+			return bad("--aio: N must be 1..32, not '%s'", v);
+		o->aio_n = (unsigned)x;
+		return 0;
+	case O_COMPRESSION:
+		if (in_range(v, 1, 1, 22, &x))
+			return bad("--compression-level: must be 1..22, not '%s'", v);
+		o->comp_level = (int)x;
+		return 0;
+	case O_SWITCH_OUTPUT:
+		if (!v || !strcmp(v, "signal")) {
+			o->switch_mode = RECORD_SWITCH_SIGNAL;
+		} else if (!parse_time(v, &x)) {
+			o->switch_mode = RECORD_SWITCH_TIME;
+			o->switch_ms = x;
+		} else if (!parse_size(v, &x) && x > 0) {
+			o->switch_mode = RECORD_SWITCH_SIZE;
+			o->switch_size = x;
+		} else {
+			return bad("--switch-output: expected signal, SIZE (100M) or TIME (30s), not '%s'", v);
+		}
+		return 0;
+	case O_QUIET:
+		o->quiet = true;
+		return 0;
+	case O_OFF_CPU:
+		off_cpu = true;
+		return 0;
+	case O_SWITCH_EVENTS:
+		o->switch_events = true;
+		return 0;
+	case O_REALTIME:
+		if (in_range(v, 0, 0, 99, &x))
+			return bad("-r: priority must be 0..99, not '%s'", v);
+		o->rt_prio = (int)x;
+		return 0;
+	case O_CONTINUOUS:
+		cont_on = true;
+		cont.dir = v;
+		return 0;
+	case O_INTERVAL:
+		if (!parse_u64(v, &x) && x > 0 && x <= 86400)
+			cont.interval_ms = x * 1000;
+		else if (!parse_time(v, &x) && x >= 1000 && x <= 86400000)
+			cont.interval_ms = x;
+		else
+			return bad("--interval: expected seconds (1 to 86400) or 30s, 5m, 1h, not '%s'", v);
+		cont_interval_set = true;
+		return 0;
+	case O_KEEP:
+		if (in_range(v, 0, 1, 100000, &x))
+			return bad("--keep: expected 1 to 100000, not '%s'", v);
+		cont.keep = (unsigned)x;
+		return 0;
+	case O_KEEP_RAW:
+		cont.keep_raw = true;
+		return 0;
+	case O_PUSH:
+		cont.push_url = v;
+		return 0;
+	case O_PUSH_APP:
+		if (!*v || strpbrk(v, "{}=, "))
+			return bad("--push-app: a name without spaces, braces, '=' or ','");
+		cont.push_app = v;
+		return 0;
+	}
+	return cli_record_set(o, p, id, v);
+}
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	opterr = 0;
-	optind = 1;
-	int c;
-	bool off_cpu = false;
-	while ((c = getopt_long(argc, argv, "+o:e:F:c:gm:p:t:aC:izqr:h", longopts, NULL)) != -1) {
-		uint64_t v;
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'e':
-			if (add_events(o, optarg))
-				return EXIT_BADINPUT;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "max")) {
-				o->freq = max_sample_rate();
-				if (!o->freq)
-					return bad("-F max: cannot read kernel.perf_event_max_sample_rate");
-			} else if (parse_u64(optarg, &o->freq) || !o->freq) {
-				return bad("-F: bad frequency '%s'", optarg);
-			}
-			o->period = 0;
-			break;
-		case 'c':
-			if (parse_u64(optarg, &o->period) || !o->period)
-				return bad("-c: bad period '%s'", optarg);
-			o->freq = 0;
-			break;
-		case 'g':
-			o->cg = RECORD_CG_FP;
-			break;
-		case OPT_CALL_GRAPH:
-			if (cli_record_call_graph(o, optarg))
-				return EXIT_BADINPUT;
-			break;
-		case 'm': {
-			uint64_t pages;
-			size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-			if (!parse_u64(optarg, &pages)) {
-			} else if (!parse_size(optarg, &v) && v >= pg) {
-				pages = v / pg;
-			} else {
-				return bad("-m: bad size '%s'", optarg);
-			}
-			if (!pages || (pages & (pages - 1)))
-				return bad("-m: %s is not a power of two number of pages", optarg);
-			if (pages > (1u << 20))
-				return bad("-m: %s pages is too large", optarg);
-			o->mmap_pages = (unsigned)pages;
-			break;
-		}
-		case 'p':
-		case 't':
-			if (parse_ids(optarg, o->targets, &o->nr_targets, RECORD_MAX_TARGETS))
-				return bad("-%c: bad id list '%s'", c, optarg);
-			o->targets_are_tids = c == 't';
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case 'C':
-			if (parse_cpus(optarg, o->cpus, &o->nr_cpus, 1024))
-				return bad("-C: bad CPU list '%s'", optarg);
-			break;
-		case 'i':
-			o->no_inherit = true;
-			break;
-		case OPT_IO:
-			if (!strcmp(optarg, "uring") || !strcmp(optarg, "io_uring"))
-				o->io = RECORD_IO_URING;
-			else if (!strcmp(optarg, "aio"))
-				o->io = RECORD_IO_AIO;
-			else if (!strcmp(optarg, "sync"))
-				o->io = RECORD_IO_SYNC;
-			else
-				return bad("--io: unknown writer '%s' (uring, aio, sync)", optarg);
-			break;
-		case OPT_AIO:
-			o->io = RECORD_IO_AIO;
-			o->aio_n = 2;
-			if (optarg) {
-				if (parse_u64(optarg, &v) || v < 1 || v > 32)
-					return bad("--aio: N must be 1..32, not '%s'", optarg);
-				o->aio_n = (unsigned)v;
-			}
-			break;
-		case 'z':
-			o->comp_level = 1;
-			if (optarg) {
-				if (parse_u64(optarg, &v) || v < 1 || v > 22)
-					return bad("--compression-level: must be 1..22, not '%s'", optarg);
-				o->comp_level = (int)v;
-			}
-			break;
-		case OPT_SWITCH:
-			if (!optarg || !strcmp(optarg, "signal")) {
-				o->switch_mode = RECORD_SWITCH_SIGNAL;
-			} else if (!parse_time(optarg, &v)) {
-				o->switch_mode = RECORD_SWITCH_TIME;
-				o->switch_ms = v;
-			} else if (!parse_size(optarg, &v) && v > 0) {
-				o->switch_mode = RECORD_SWITCH_SIZE;
-				o->switch_size = v;
-			} else {
-				return bad("--switch-output: expected signal, SIZE (100M) or TIME (30s), not '%s'",
-					   optarg);
-			}
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_OFF_CPU:
-			off_cpu = true;
-			break;
-		case OPT_SWITCH_EVENTS:
-			o->switch_events = true;
-			break;
-		case 'r':
-			if (parse_u64(optarg, &v) || v > 99)
-				return bad("-r: priority must be 0..99, not '%s'", optarg);
-			o->rt_prio = (int)v;
-			break;
-		case OPT_CONTINUOUS:
-			cont_on = true;
-			cont.dir = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (!parse_u64(optarg, &v) && v > 0 && v <= 86400) {
-				cont.interval_ms = v * 1000;
-			} else if (!parse_time(optarg, &v) && v >= 1000 && v <= 86400000) {
-				cont.interval_ms = v;
-			} else {
-				return bad("--interval: expected seconds (1 to 86400) or 30s, 5m, 1h, not '%s'",
-					   optarg);
-			}
-			cont_interval_set = true;
-			break;
-		case OPT_KEEP:
-			if (parse_u64(optarg, &v) || v < 1 || v > 100000)
-				return bad("--keep: expected 1 to 100000, not '%s'", optarg);
-			cont.keep = (unsigned)v;
-			break;
-		case OPT_KEEP_RAW:
-			cont.keep_raw = true;
-			break;
-		case OPT_PUSH:
-			cont.push_url = optarg;
-			break;
-		case OPT_PUSH_APP:
-			if (!*optarg || strpbrk(optarg, "{}=, "))
-				return bad("--push-app: a name without spaces, braces, '=' or ','");
-			cont.push_app = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			if (optopt && optopt < 256)
-				return bad("option -%c %s", optopt,
-					   strchr("oeFcmptCr", optopt) ? "needs a value" : "is unknown");
-			return bad("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (!o->nr_events) {
-		struct err e = { 0 };
-		record_event_parse("cycles", &o->events[0], &e);
-		o->events[0].is_default = true;
-		o->nr_events = 1;
-	}
+	struct opts p = { .cmd = OC_RECORD, .prefix = "scorch record", .usage = usage, .in_order = 1,
+			  .set = set, .ctx = o };
+	if (!opts_parse(&p, argc, argv))
+		return p.status ? p.status : -1;
+	if (p.operand < argc)
+		o->cmd = argv + p.operand;
+	cli_record_defaults(o);
 	for (size_t i = 0; off_cpu && i < o->nr_events; i++)
 		if (!strcmp(o->events[i].name, "sched:sched_switch")) {
 			o->switch_events = true; /* -e sched:sched_switch given: keep it */
@@ -545,16 +513,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		return bad("--continuous keeps no compressed trace: no -z with it");
 	if (!strcmp(o->output, "-") && o->switch_mode != RECORD_SWITCH_NONE)
 		return bad("--switch-output cannot be used with -o -");
-	if (o->freq) {
-		uint64_t max = max_sample_rate();
-		if (max && o->freq > max) {
-			if (!o->quiet)
-				fprintf(stderr,
-					"scorch record: -F %llu exceeds kernel.perf_event_max_sample_rate, using %llu Hz\n",
-					(unsigned long long)o->freq, (unsigned long long)max);
-			o->freq = max;
-		}
-	}
 	return 0;
 }
 
@@ -607,28 +565,10 @@ int cmd_record(int argc, char **argv)
 		return prc < 0 ? EXIT_OK : prc;
 	o.argc = argc;
 	o.argv = argv;
-	o.stop = &record_stop;
-	o.switch_req = &record_switch;
 	o.log = log_line;
-
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_switch;
-	sigaction(SIGUSR2, &sa, NULL);
-	sa.sa_handler = on_chld;
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-	/* one fd per (event, CPU, thread): -p on a big process needs many */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	struct cli_signals *sig = cli_record_signals(SIGUSR2, false);
+	o.stop = &sig->stop;
+	o.switch_req = &sig->aux;
 
 	struct record_result res;
 	struct err e = { 0 };

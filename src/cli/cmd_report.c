@@ -4,13 +4,12 @@
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
-#include "cli/opts.h"
 #include "output/report.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch report [-i FILE] [options]\n"
 		   "  --no-children          sort by self time, no total column\n"
@@ -28,7 +27,9 @@ static void usage(FILE *f)
 }
 
 struct report_cmd {
+	struct cli_analysis a;
 	struct report_config rc;
+	bool inl; /* --inline */
 	FILE *out;
 };
 
@@ -38,85 +39,53 @@ static int finish(void *ctx, struct profile_sink *s)
 	return report_write(s, &r->rc, r->out);
 }
 
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct report_cmd *r = ctx;
+	double d;
+	switch (id) {
+	case O_NO_CHILDREN: r->rc.children = false; return 0;
+	case O_CHILDREN: r->rc.children = true; return 0;
+	case O_STDIO: return 0;
+	case O_INLINE: r->inl = true; return 0;
+	case O_SHOW_NR: r->rc.show_samples = true; return 0;
+	case O_SORT: r->rc.sort = v; return 0;
+	case O_PERCENT_LIMIT: case O_TOP: case O_TREE: case O_TREE_LIMIT: case O_WIDTH:
+		if (cli_num(p->name, v, false, &d))
+			return EXIT_BADINPUT;
+		if (id == O_PERCENT_LIMIT)
+			r->rc.percent_limit = d;
+		else if (id == O_TOP)
+			r->rc.top = (int)d;
+		else if (id == O_TREE)
+			r->rc.tree = (int)d;
+		else if (id == O_TREE_LIMIT)
+			r->rc.tree_limit = d;
+		else
+			r->rc.width = d < 40 ? 40 : (int)d;
+		return 0;
+	}
+	return cli_analysis_set(&r->a, p, id, v);
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct pipeline_config pc;
-	struct profile_sink_config sc;
 	struct report_cmd r;
-	bool no_progress = false, inl = false;
-	const char *outpath = NULL, *v;
-	pipeline_config_init(&pc);
-	profile_sink_config_init(&sc);
+	cli_analysis_init(&r.a, "report");
 	report_config_init(&r.rc);
-	for (int i = 1; i < argc;) {
-		const char *a = argv[i];
-		int k;
-		double d;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		if (!strcmp(a, "--no-children")) {
-			r.rc.children = false;
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--children")) {
-			r.rc.children = true;
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--stdio")) {
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "--inline")) {
-			inl = true;
-			i++;
-			continue;
-		}
-		if (!strcmp(a, "-n") || !strcmp(a, "--show-nr-samples")) {
-			r.rc.show_samples = true;
-			i++;
-			continue;
-		}
-		if ((k = cli_summary_opt(argc, argv, &i, &pc, &sc.filter, &no_progress, &outpath)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			continue;
-		}
-		if ((k = cli_opt_value(argc, argv, &i, "-s", "--sort", &v)) != 0) {
-			if (k < 0)
-				return EXIT_BADINPUT;
-			r.rc.sort = v;
-			continue;
-		}
-#define DNUM(s, l, set)                                             \
-	if ((k = cli_opt_value(argc, argv, &i, s, l, &v)) != 0) {   \
-		if (k < 0 || cli_num(a, v, false, &d))                       \
-			return EXIT_BADINPUT;                       \
-		set;                                                \
-		continue;                                           \
-	}
-		DNUM(NULL, "--percent-limit", r.rc.percent_limit = d);
-		DNUM(NULL, "--top", r.rc.top = (int)d);
-		DNUM(NULL, "--tree", r.rc.tree = (int)d);
-		DNUM(NULL, "--tree-limit", r.rc.tree_limit = d);
-		DNUM("-w", "--width", r.rc.width = d < 40 ? 40 : (int)d);
-#undef DNUM
-		fprintf(stderr, "scorch: report: unknown option '%s'\n", a);
-		usage(stderr);
-		return EXIT_BADINPUT;
-	}
+	r.inl = false;
+	struct opts p = { .cmd = OC_REPORT, .prefix = "scorch: report", .usage = usage, .set = set, .ctx = &r };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
 	char msg[160];
 	if (report_check_config(&r.rc, msg, sizeof(msg))) {
 		fprintf(stderr, "scorch: report: %s\n", msg);
 		return EXIT_BADINPUT;
 	}
-	report_sink_config(&sc);
-	sc.inline_frames = inl;
-	r.rc.input = pc.input;
-	sc.finish = finish;
-	sc.finish_ctx = &r;
-	return cli_run_profile("report", &pc, &sc, outpath, &r.out, no_progress);
+	report_sink_config(&r.a.sc);
+	r.a.sc.inline_frames = r.inl;
+	r.rc.input = r.a.pc.input;
+	r.a.sc.finish = finish;
+	r.a.sc.finish_ctx = &r;
+	return cli_run_profile("report", &r.a.pc, &r.a.sc, r.a.outpath, &r.out, r.a.no_progress);
 }

@@ -1,11 +1,11 @@
 /* cmd_script.c: `scorch script` — samples in perf script's default format. */
 #include "cli/cli.h"
-#include "cli/opts.h"
+#include "cli/analysis_opts.h"
 #include "output/script.h"
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch script [-i FILE] [options]\n%s"
 		   "  --no-inline             do not print inline frames\n"
@@ -16,44 +16,33 @@ static void usage(FILE *f)
 		opts_analysis_help);
 }
 
+struct script_cmd {
+	struct cli_analysis a;
+	struct script_opts so;
+};
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct script_cmd *s = ctx;
+	switch (id) {
+	case O_NO_INLINE: s->so.show_inline = false, s->a.pc.no_inline = true; return 0;
+	case O_IP: s->so.all_ip = true; return 0;
+	case O_RAW: s->so.raw = true; return 0;
+	case O_HEADERS_ONLY: s->so.headers_only = true; return 0;
+	}
+	return cli_analysis_set(&s->a, p, id, v);
+}
+
 int cmd_script(int argc, char **argv)
 {
-	struct pipeline_config c;
-	pipeline_config_init(&c);
-	c.parallel_samples = true; /* the script sink prints in sample(), in order */
-	c.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
-	struct script_opts so = { .show_inline = true };
-	for (int i = 1; i < argc;) {
-		int r = opts_analysis(&c, argc, argv, &i);
-		if (r < 0)
-			return EXIT_BADINPUT;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "--no-inline")) {
-			so.show_inline = false;
-			c.no_inline = true;
-		} else if (!strcmp(argv[i], "--ip")) {
-			so.all_ip = true;
-		} else if (!strcmp(argv[i], "--raw")) {
-			so.raw = true;
-		} else if (!strcmp(argv[i], "--headers-only")) {
-			so.headers_only = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "scorch script: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return EXIT_BADINPUT;
-		}
-		i++;
-	}
+	struct script_cmd s = { .so = { .show_inline = true } };
+	cli_analysis_init(&s.a, "script");
+	s.a.pc.parallel_samples = true; /* the script sink prints in sample(), in order */
+	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
+	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
 	struct sink sink;
-	script_sink_init(&sink, stdout, &so);
-	struct err e = { 0 };
-	if (pipeline_run(&c, &sink, &e)) {
-		cli_print_err(c.input, &e);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	script_sink_init(&sink, stdout, &s.so);
+	return cli_run_plain(&s.a.pc, &sink);
 }

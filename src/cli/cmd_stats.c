@@ -1,6 +1,6 @@
 /* cmd_stats.c: `scorch stats` and `scorch header`. */
 #include "cli/cli.h"
-#include "cli/opts.h"
+#include "cli/analysis_opts.h"
 #include "analyze/resolver.h"
 #include "output/stats.h"
 #include <inttypes.h>
@@ -60,53 +60,57 @@ static int uw_end(void *ctx, struct pipeline *p, int rc)
 	return r;
 }
 
-static int run(const char *name, int argc, char **argv, int (*init)(struct sink *, FILE *))
+struct stats_cmd {
+	struct cli_analysis a;
+	bool unwind;
+};
+
+static void usage(FILE *f, void *ctx)
 {
-	struct pipeline_config c;
-	pipeline_config_init(&c);
-	c.resolve = false;
-	bool unwind = false;
-	for (int i = 1; i < argc;) {
-		int r = opts_analysis(&c, argc, argv, &i);
-		if (r < 0)
-			return EXIT_BADINPUT;
-		if (r)
-			continue;
-		if (!strcmp(name, "stats") && !strcmp(argv[i], "--unwind")) {
-			unwind = true;
-			c.resolve = true;
-			c.parallel_samples = true;
-			i++;
-			continue;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: scorch %s [-i FILE] [options]%s\n%s", name,
-			       !strcmp(name, "stats") ? " [--unwind]" : "", opts_analysis_help);
-			return 0;
-		}
-		fprintf(stderr, "scorch %s: unknown option '%s'\n", name, argv[i]);
-		return EXIT_BADINPUT;
-	}
+	struct stats_cmd *s = ctx;
+	bool stats = !strcmp(s->a.cmd, "stats");
+	fprintf(f, "usage: scorch %s [-i FILE] [options]%s\n%s", s->a.cmd,
+		stats ? " [--unwind]" : "", opts_analysis_help);
+}
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct stats_cmd *s = ctx;
+	if (id != O_UNWIND)
+		return cli_analysis_set(&s->a, p, id, v);
+	s->unwind = true;
+	s->a.pc.resolve = true;
+	s->a.pc.parallel_samples = true;
+	return 0;
+}
+
+static int run(const char *name, unsigned cmd, int argc, char **argv,
+	       int (*init)(struct sink *, FILE *))
+{
+	struct stats_cmd s;
+	char prefix[16];
+	cli_analysis_init(&s.a, name);
+	s.a.pc.resolve = false;
+	s.unwind = false;
+	snprintf(prefix, sizeof(prefix), "scorch %s", name);
+	struct opts p = { .cmd = cmd, .prefix = prefix, .usage = usage, .set = set, .ctx = &s };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
 	struct sink sink;
 	init(&sink, stdout);
 	struct unwind_wrap w = { .inner = sink, .out = stdout };
-	if (unwind)
+	if (s.unwind)
 		sink = (struct sink){ .ctx = &w, .begin = uw_begin, .event = uw_event,
 				      .sample = uw_sample, .end = uw_end };
-	struct err e = { 0 };
-	if (pipeline_run(&c, &sink, &e)) {
-		cli_print_err(c.input, &e);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	return cli_run_plain(&s.a.pc, &sink);
 }
 
 int cmd_stats(int argc, char **argv)
 {
-	return run("stats", argc, argv, stats_sink_init);
+	return run("stats", OC_STATS, argc, argv, stats_sink_init);
 }
 
 int cmd_header(int argc, char **argv)
 {
-	return run("header", argc, argv, header_sink_init);
+	return run("header", OC_HEADER, argc, argv, header_sink_init);
 }

@@ -1,6 +1,6 @@
 /*
- * cmd_top.c: `scorch top`: the recorder's options (as record takes them),
- * the view's, then live_run with a top model as the sink. This file owns the
+ * cmd_top.c: `scorch top`: the recorder's options (record's handler,
+ * cli_record_set), the view's, then live_run with a top model as the sink. This file owns the
  * terminal: raw mode and the alternate screen while the full-screen view
  * runs (restored on every exit path, also after SIGINT/SIGTERM), keys read
  * without blocking on every pass of the recorder's loop (at most 100 ms
@@ -9,11 +9,11 @@
  * or when stdout is not a terminal, a plain-text block per refresh.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "live/live.h"
 #include "live/top.h"
 #include "record/record.h"
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,28 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t top_stop;
-static volatile sig_atomic_t top_winch;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	top_stop = 1;
-}
-
-static void on_winch(int sig)
-{
-	(void)sig;
-	top_winch = 1;
-}
-
-static void on_chld(int sig)
-{
-	(void)sig;
-}
-
 struct top_ui {
 	struct top *t;
+	struct cli_signals *sig; /* ->stop, ->aux: SIGWINCH */
 	const struct record_opts *ro;
 	bool tui;
 	double delay;             /* seconds between refreshes */
@@ -197,12 +178,12 @@ static int next_key(struct top_ui *u)
 static int tick(void *ctx, struct live *l, uint64_t t)
 {
 	struct top_ui *u = ctx;
-	if (top_stop)
+	if (u->sig->stop)
 		return 1;
 	bool redraw = false;
 	if (u->tui) {
-		if (top_winch) {
-			top_winch = 0;
+		if (u->sig->aux) {
+			u->sig->aux = 0;
 			term_size(u);
 			redraw = true;
 		}
@@ -261,7 +242,7 @@ static void at_end(void *ctx)
 	draw(u);
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, void *ctx)
 {
 	fprintf(f,
 		"usage: scorch top [OPTIONS] [-p PID,... | -t TID,... | -a | -- COMMAND [ARGS...]]\n"
@@ -292,198 +273,121 @@ static int bad(const char *msg, const char *arg)
 	return EXIT_BADINPUT;
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_STDIO, OPT_LINES, OPT_CHILDREN, OPT_SINCE, OPT_COMMS, OPT_DSOS };
-
-static const struct option longopts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "delay", required_argument, NULL, 'd' },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "stdio", no_argument, NULL, OPT_STDIO },
-	{ "lines", required_argument, NULL, OPT_LINES },
-	{ "children", no_argument, NULL, OPT_CHILDREN },
-	{ "since-start", no_argument, NULL, OPT_SINCE },
-	{ "comms", required_argument, NULL, OPT_COMMS },
-	{ "dsos", required_argument, NULL, OPT_DSOS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+struct top_cmd {
+	struct record_opts o;
+	struct top_config tc;
+	struct top_ui u;
+	bool stdio, mmap_set;
 };
+
+static int set(void *ctx, struct opts *p, int id, const char *v)
+{
+	struct top_cmd *c = ctx;
+	char *end;
+	long n;
+	switch (id) {
+	case O_CALL_GRAPH:
+		if (cli_record_set(&c->o, p, id, v))
+			return EXIT_BADINPUT;
+		if (c->o.cg == RECORD_CG_LBR)
+			return bad("--call-graph lbr is not supported by top", NULL);
+		return 0;
+	case O_MMAP_PAGES:
+		c->mmap_set = true;
+		break;
+	case O_DELAY:
+		c->u.delay = strtod(v, &end);
+		if (*end || !(c->u.delay >= 0.05) || c->u.delay > 3600)
+			return bad("-d: bad delay (0.05 to 3600 seconds):", v);
+		return 0;
+	case O_ITERATIONS:
+		n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > 1000000 || v[0] == '-')
+			return bad("-n: bad number of refreshes:", v);
+		c->u.max_refresh = (unsigned)n;
+		return 0;
+	case O_LINES:
+		n = strtol(v, &end, 10);
+		if (*end || n < 1 || n > 100000)
+			return bad("--lines: bad number:", v);
+		c->tc.stdio_lines = (int)n;
+		return 0;
+	case O_STDIO: c->stdio = true; return 0;
+	case O_CHILDREN: c->tc.children = true; return 0;
+	case O_SINCE_START: c->tc.since_start = true; return 0;
+	case O_COMM: c->tc.comms = v; return 0;
+	case O_DSOS: c->tc.dsos = v; return 0;
+	}
+	return cli_record_set(&c->o, p, id, v);
+}
 
 int cmd_top(int argc, char **argv)
 {
-	struct record_opts o;
-	record_opts_init(&o);
-	o.rt_prio = 0; /* the analysis runs on the reader's thread: never real-time */
-	o.quiet = true;
-	struct top_config tc = { 0 };
-	struct top_ui u = { .delay = 1.0, .width = 80, .height = 24 };
-	bool stdio = false, mmap_set = false;
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, "+e:F:c:gm:p:t:ad:n:h", longopts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'e':
-			if (cli_record_events(&o, optarg))
-				return EXIT_BADINPUT;
-			break;
-		case 'F':
-			if (cli_record_freq(&o, optarg))
-				return EXIT_BADINPUT;
-			break;
-		case 'c':
-			o.period = strtoull(optarg, &end, 0);
-			if (*end || !o.period || optarg[0] == '-')
-				return bad("-c: bad period", optarg);
-			o.freq = 0;
-			break;
-		case 'g':
-			o.cg = RECORD_CG_FP;
-			break;
-		case OPT_CALL_GRAPH:
-			if (cli_record_call_graph(&o, optarg))
-				return EXIT_BADINPUT;
-			if (o.cg == RECORD_CG_LBR)
-				return bad("--call-graph lbr is not supported by top", NULL);
-			break;
-		case 'm': {
-			unsigned long v = strtoul(optarg, &end, 0);
-			if (*end || !v || (v & (v - 1)) || v > (1u << 20))
-				return bad("-m: not a power of two number of pages:", optarg);
-			o.mmap_pages = (unsigned)v;
-			mmap_set = true;
-			break;
-		}
-		case 'p':
-		case 't':
-			if (cli_record_ids(&o, optarg, c == 't'))
-				return EXIT_BADINPUT;
-			break;
-		case 'a':
-			o.system_wide = true;
-			break;
-		case 'd':
-			u.delay = strtod(optarg, &end);
-			if (*end || !(u.delay >= 0.05) || u.delay > 3600)
-				return bad("-d: bad delay (0.05 to 3600 seconds):", optarg);
-			break;
-		case 'n': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 1000000 || optarg[0] == '-')
-				return bad("-n: bad number of refreshes:", optarg);
-			u.max_refresh = (unsigned)v;
-			break;
-		}
-		case OPT_STDIO:
-			stdio = true;
-			break;
-		case OPT_LINES: {
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 100000)
-				return bad("--lines: bad number:", optarg);
-			tc.stdio_lines = (int)v;
-			break;
-		}
-		case OPT_CHILDREN:
-			tc.children = true;
-			break;
-		case OPT_SINCE:
-			tc.since_start = true;
-			break;
-		case OPT_COMMS:
-			tc.comms = optarg;
-			break;
-		case OPT_DSOS:
-			tc.dsos = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			if (optopt && optopt < 256)
-				return bad("option needs a value or is unknown:", argv[optind - 1]);
-			return bad("unknown or incomplete option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o.cmd = argv + optind;
-	if (o.nr_targets && (o.system_wide || o.cmd))
+	struct top_cmd c = { .u = { .delay = 1.0, .width = 80, .height = 24 } };
+	record_opts_init(&c.o);
+	c.o.rt_prio = 0; /* the analysis runs on the reader's thread: never real-time */
+	c.o.quiet = true;
+	cli_record_prefix("scorch top");
+	struct opts p = { .cmd = OC_TOP, .prefix = "scorch top", .usage = usage, .in_order = 1,
+			  .set = set, .ctx = &c };
+	if (!opts_parse(&p, argc, argv))
+		return p.status;
+	if (p.operand < argc)
+		c.o.cmd = argv + p.operand;
+	if (c.o.nr_targets && (c.o.system_wide || c.o.cmd))
 		return bad("-p/-t, -a and a command are exclusive", NULL);
-	if (o.system_wide && o.cmd)
+	if (c.o.system_wide && c.o.cmd)
 		return bad("-a and a command are exclusive", NULL);
-	if (!o.cmd && !o.nr_targets)
-		o.system_wide = true; /* as perf top */
+	if (!c.o.cmd && !c.o.nr_targets)
+		c.o.system_wide = true; /* as perf top */
 	/* the analysis shares the reader's thread: give the stack copies room
 	 * to wait while a burst is unwound (4 MiB per CPU) */
-	if (o.cg == RECORD_CG_DWARF && !mmap_set)
-		o.mmap_pages = 1024;
-	cli_record_defaults(&o, "scorch top");
-	o.argc = argc;
-	o.argv = argv;
-	o.stop = &top_stop;
-	u.tui = !stdio && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-	if (u.tui)
-		o.cmd_quiet = true; /* the command must not write over the screen */
-	if (!stdio && !u.tui)
-		stdio = true;
-	if (stdio)
-		term_size(&u); /* the width of the lines, when a terminal */
+	if (c.o.cg == RECORD_CG_DWARF && !c.mmap_set)
+		c.o.mmap_pages = 1024;
+	cli_record_defaults(&c.o);
+	c.o.argc = argc;
+	c.o.argv = argv;
+	c.u.tui = !c.stdio && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	if (c.u.tui)
+		c.o.cmd_quiet = true; /* the command must not write over the screen */
+	if (!c.stdio && !c.u.tui)
+		c.stdio = true;
+	if (c.stdio)
+		term_size(&c.u); /* the width of the lines, when a terminal */
 
 	char msg[200];
-	u.t = top_new(&tc, msg, sizeof(msg));
-	if (!u.t)
+	c.u.t = top_new(&c.tc, msg, sizeof(msg));
+	if (!c.u.t)
 		return bad(msg, NULL);
-	u.ro = &o;
-	top_set_end_hook(u.t, at_end, &u);
-	u.st.event = o.events[0].name;
-	u.st.freq = o.freq;
-	u.st.call_graph = o.cg == RECORD_CG_FP ? "fp" : o.cg == RECORD_CG_DWARF ? "dwarf" : "no call graph";
-	buf_init(&u.out, 64u << 20);
-	u.start_ns = u.last_ns = now_ns();
-	u.next_ns = u.start_ns + (uint64_t)(u.delay * 1e9);
-	u.last_cpu = cpu_seconds();
+	c.u.ro = &c.o;
+	top_set_end_hook(c.u.t, at_end, &c.u);
+	c.u.st.event = c.o.events[0].name;
+	c.u.st.freq = c.o.freq;
+	c.u.st.call_graph = c.o.cg == RECORD_CG_FP ? "fp" : c.o.cg == RECORD_CG_DWARF ? "dwarf" : "no call graph";
+	buf_init(&c.u.out, 64u << 20);
+	c.u.start_ns = c.u.last_ns = now_ns();
+	c.u.next_ns = c.u.start_ns + (uint64_t)(c.u.delay * 1e9);
+	c.u.last_cpu = cpu_seconds();
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_winch;
-	sigaction(SIGWINCH, &sa, NULL);
-	sa.sa_handler = on_chld;
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (u.tui) {
-		term_size(&u);
-		tui_enter(&u);
+	c.u.sig = cli_record_signals(SIGWINCH, true);
+	c.o.stop = &c.u.sig->stop;
+	if (c.u.tui) {
+		term_size(&c.u);
+		tui_enter(&c.u);
 	}
 
 	struct pipeline_config pc;
 	pipeline_config_init(&pc);
 	pc.input = "(live)";
 	pc.order.buffer_size = 0; /* rounds order the stream */
-	struct live_ops ops = { .ctx = &u, .open = open_sink, .tick = tick };
+	struct live_ops ops = { .ctx = &c.u, .open = open_sink, .tick = tick };
 	struct record_result res;
 	struct err e = { 0 };
-	int rc = live_run(&o, &pc, &ops, &res, &e);
-	if (u.tui)
-		tui_leave(&u);
-	top_free(u.t);
-	buf_release(&u.out);
+	int rc = live_run(&c.o, &pc, &ops, &res, &e);
+	if (c.u.tui)
+		tui_leave(&c.u);
+	top_free(c.u.t);
+	buf_release(&c.u.out);
 	if (rc) {
 		fprintf(stderr, "scorch top: %s\n", e.set ? e.msg : strerror(-rc));
 		return rc == -EINVAL || rc == -EACCES || rc == -EPERM || rc == -ENOENT || rc == -ESRCH

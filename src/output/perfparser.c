@@ -185,7 +185,7 @@ struct perfparser {
 	struct loc_table locs;
 	int32_t next_location;
 	struct perfparser_counts counts;
-	struct pp_trace *trace;   /* tracepoint formats of the tracing data */
+	struct perfparser_trace *trace;   /* tracepoint formats of the tracing data */
 };
 
 static void set_err(struct perfparser *pp, int rc)
@@ -227,7 +227,7 @@ void perfparser_free(struct perfparser *pp)
 	free(pp->strs.e);
 	free(pp->locs.e);
 	free(pp->pend);
-	pp_trace_free(pp->trace);
+	perfparser_trace_free(pp->trace);
 	hmap_release(&pp->str_by_ptr);
 	buf_release(&pp->out);
 	buf_release(&pp->task);
@@ -697,13 +697,13 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 
 void perfparser_trace_formats(struct perfparser *pp, const uint8_t *data, size_t size)
 {
-	struct pp_trace *t = pp_trace_parse(data, size);
+	struct perfparser_trace *t = perfparser_trace_parse(data, size);
 	if (!t)
 		return;
-	pp_trace_free(pp->trace);
+	perfparser_trace_free(pp->trace);
 	pp->trace = t;
 	for (size_t i = 0; i < t->nr; i++) {
-		struct pp_trace_format *f = &t->formats[i];
+		struct perfparser_trace_format *f = &t->formats[i];
 		int32_t sys = perfparser_string(pp, f->system);
 		int32_t name = perfparser_string(pp, f->name);
 		for (uint32_t k = 0; k < f->nr_common; k++)
@@ -717,7 +717,7 @@ void perfparser_trace_formats(struct perfparser *pp, const uint8_t *data, size_t
 void perfparser_trace_fields(struct perfparser *pp, uint64_t config, const uint8_t *raw,
 			     size_t raw_size, struct buf *out)
 {
-	struct pp_trace_format *f =
-		config <= INT32_MAX ? pp_trace_find(pp->trace, (int32_t)config) : NULL;
-	pp_trace_encode_fields(pp->trace, f, raw, raw_size, out);
+	struct perfparser_trace_format *f =
+		config <= INT32_MAX ? perfparser_trace_find(pp->trace, (int32_t)config) : NULL;
+	perfparser_trace_encode_fields(pp->trace, f, raw, raw_size, out);
 }

@@ -70,7 +70,7 @@ static void each_pair(const char *line, size_t n,
 }
 
 struct field_ctx {
-	struct pp_trace_field *f;
+	struct perfparser_trace_field *f;
 	char *type;
 	size_t type_len;
 	uint32_t long_size;
@@ -79,7 +79,7 @@ struct field_ctx {
 static void field_pair(void *ctx, const char *name, size_t nn, char *value, size_t vn)
 {
 	struct field_ctx *c = ctx;
-	struct pp_trace_field *f = c->f;
+	struct perfparser_trace_field *f = c->f;
 	(void)nn;
 	if (!strcmp(name, "field")) {
 		/* split by single spaces, the last segment is the name */
@@ -124,7 +124,7 @@ static void field_pair(void *ctx, const char *name, size_t nn, char *value, size
 	}
 }
 
-static void read_field(const char *line, size_t n, uint32_t long_size, struct pp_trace_field *f)
+static void read_field(const char *line, size_t n, uint32_t long_size, struct perfparser_trace_field *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->name_id = -1;
@@ -159,7 +159,7 @@ static void read_field(const char *line, size_t n, uint32_t long_size, struct pp
 	free(c.type);
 }
 
-static int add_field(struct pp_trace_field **arr, uint32_t *nr, const struct pp_trace_field *f)
+static int add_field(struct perfparser_trace_field **arr, uint32_t *nr, const struct perfparser_trace_field *f)
 {
 	if (*nr >= 4096)
 		return -1;
@@ -169,7 +169,7 @@ static int add_field(struct pp_trace_field **arr, uint32_t *nr, const struct pp_
 }
 
 struct hdr_ctx {
-	struct pp_trace_format *fmt;
+	struct perfparser_trace_format *fmt;
 	int32_t id;
 	bool seen_id, in_format;
 };
@@ -191,7 +191,7 @@ static void hdr_pair(void *ctx, const char *name, size_t nn, char *value, size_t
 	}
 }
 
-static void format_release(struct pp_trace_format *f)
+static void format_release(struct perfparser_trace_format *f)
 {
 	for (uint32_t i = 0; i < f->nr_common; i++)
 		free(f->common[i].name);
@@ -203,10 +203,10 @@ static void format_release(struct pp_trace_format *f)
 	free(f->name);
 }
 
-static bool parse_format(struct pp_trace *t, const char *system, size_t sysn, const char *text,
+static bool parse_format(struct perfparser_trace *t, const char *system, size_t sysn, const char *text,
 			 size_t n)
 {
-	struct pp_trace_format fmt;
+	struct perfparser_trace_format fmt;
 	memset(&fmt, 0, sizeof(fmt));
 	fmt.system = xstrndup(system, sysn);
 	if (sysn == 6 && !memcmp(system, "ftrace", 6))
@@ -220,7 +220,7 @@ static bool parse_format(struct pp_trace *t, const char *system, size_t sysn, co
 			j++;
 		const char *line = text + i;
 		size_t ln = j - i;
-		struct pp_trace_field f;
+		struct perfparser_trace_field f;
 		switch (stage) {
 		case COMMON:
 			if (!ln) {
@@ -257,7 +257,7 @@ static bool parse_format(struct pp_trace *t, const char *system, size_t sysn, co
 		return false;
 	}
 	fmt.id = hc.id;
-	struct pp_trace_format *old = pp_trace_find(t, fmt.id);
+	struct perfparser_trace_format *old = perfparser_trace_find(t, fmt.id);
 	if (old) {
 		format_release(old);
 		*old = fmt;
@@ -271,7 +271,7 @@ static bool parse_format(struct pp_trace *t, const char *system, size_t sysn, co
 	return true;
 }
 
-struct pp_trace *pp_trace_parse(const uint8_t *data, size_t size)
+struct perfparser_trace *perfparser_trace_parse(const uint8_t *data, size_t size)
 {
 	struct tracing_info ti;
 	struct err e = { 0 };
@@ -280,7 +280,7 @@ struct pp_trace *pp_trace_parse(const uint8_t *data, size_t size)
 		tracing_release(&ti);
 		return NULL;
 	}
-	struct pp_trace *t = xcalloc(1, sizeof(*t));
+	struct perfparser_trace *t = xcalloc(1, sizeof(*t));
 	t->big_endian = ti.big_endian != 0;
 	t->long_size = (uint32_t)ti.long_size;
 	/* formats in file order; the first one without an ID ends the list,
@@ -294,7 +294,7 @@ struct pp_trace *pp_trace_parse(const uint8_t *data, size_t size)
 	return t;
 }
 
-void pp_trace_free(struct pp_trace *t)
+void perfparser_trace_free(struct perfparser_trace *t)
 {
 	if (!t)
 		return;
@@ -304,7 +304,7 @@ void pp_trace_free(struct pp_trace *t)
 	free(t);
 }
 
-struct pp_trace_format *pp_trace_find(struct pp_trace *t, int32_t id)
+struct perfparser_trace_format *perfparser_trace_find(struct perfparser_trace *t, int32_t id)
 {
 	for (size_t i = 0; t && i < t->nr; i++)
 		if (t->formats[i].id == id)
@@ -350,7 +350,7 @@ static void put_item(struct buf *out, const uint8_t *p, uint32_t size, bool is_s
 	}
 }
 
-static void put_field(struct buf *out, const struct pp_trace_field *f, const uint8_t *raw,
+static void put_field(struct buf *out, const struct perfparser_trace_field *f, const uint8_t *raw,
 		      size_t raw_size, bool big, int depth)
 {
 	uint64_t end = (uint64_t)f->offset + f->size;
@@ -365,7 +365,7 @@ static void put_field(struct buf *out, const struct pp_trace_field *f, const uin
 			uint32_t ofs_size = 0;
 			if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
 				ofs_size = (uint32_t)raw_uint(raw + f->offset, f->size, big);
-			struct pp_trace_field nf = *f;
+			struct perfparser_trace_field nf = *f;
 			nf.offset = ofs_size & 0xffff;
 			nf.size = ofs_size >> 16;
 			nf.flags &= ~(uint32_t)PPT_FIELD_IS_DYNAMIC;
@@ -398,7 +398,7 @@ static void put_field(struct buf *out, const struct pp_trace_field *f, const uin
 	put_item(out, raw + f->offset, f->size, f->flags & PPT_FIELD_IS_SIGNED, big);
 }
 
-void pp_trace_encode_fields(const struct pp_trace *t, const struct pp_trace_format *f,
+void perfparser_trace_encode_fields(const struct perfparser_trace *t, const struct perfparser_trace_format *f,
 			    const uint8_t *raw, size_t raw_size, struct buf *out)
 {
 	if (!f) {

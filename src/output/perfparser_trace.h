@@ -39,22 +39,22 @@ enum {
 	PPT_EVENT_FL_ISBPRINT = 0x04,
 };
 
-struct pp_trace_field {
+struct perfparser_trace_field {
 	char *name;
 	uint32_t offset, size, elementsize, arraylen, flags;
 	int32_t name_id;        /* string id in the stream (set by the writer) */
 };
 
-struct pp_trace_format {
+struct perfparser_trace_format {
 	int32_t id;
 	char *system, *name;
 	uint32_t flags;
-	struct pp_trace_field *common, *fields;
+	struct perfparser_trace_field *common, *fields;
 	uint32_t nr_common, nr_fields;
 };
 
-struct pp_trace {
-	struct pp_trace_format *formats;
+struct perfparser_trace {
+	struct perfparser_trace_format *formats;
 	size_t nr, cap;
 	bool big_endian;
 	uint32_t long_size;
@@ -62,11 +62,11 @@ struct pp_trace {
 
 /* Parse tracing data; formats read before a parse problem are kept (as
  * hotspot-perfparser does). Returns NULL only when nothing could be read. */
-struct pp_trace *pp_trace_parse(const uint8_t *data, size_t size);
-void pp_trace_free(struct pp_trace *t);
-struct pp_trace_format *pp_trace_find(struct pp_trace *t, int32_t id);
+struct perfparser_trace *perfparser_trace_parse(const uint8_t *data, size_t size);
+void perfparser_trace_free(struct perfparser_trace *t);
+struct perfparser_trace_format *perfparser_trace_find(struct perfparser_trace *t, int32_t id);
 /* Encode the QHash<qint32, QVariant> of f's own fields for raw data. */
-void pp_trace_encode_fields(const struct pp_trace *t, const struct pp_trace_format *f,
+void perfparser_trace_encode_fields(const struct perfparser_trace *t, const struct perfparser_trace_format *f,
 			    const uint8_t *raw, size_t raw_size, struct buf *out);
 
 /* In perfparser.c: send the formats of tracing data / encode a sample's fields. */

@@ -54,22 +54,22 @@ static void run_stats(int fd)
 
 static void run_trace(const uint8_t *data, size_t size)
 {
-	struct pp_trace *t = pp_trace_parse(data, size);
+	struct perfparser_trace *t = perfparser_trace_parse(data, size);
 	if (!t)
 		return;
 	struct buf out;
 	buf_init(&out, 1 << 24);
 	for (size_t i = 0; i < t->nr; i++) {
-		struct pp_trace_format *f = &t->formats[i];
+		struct perfparser_trace_format *f = &t->formats[i];
 		for (uint32_t k = 0; k < f->nr_fields; k++)
 			f->fields[k].name_id = (int32_t)k;
 		out.len = 0;
 		/* the tail of the input as a raw sample record */
 		size_t n = size > 256 ? 256 : size;
-		pp_trace_encode_fields(t, f, data + size - n, n, &out);
+		perfparser_trace_encode_fields(t, f, data + size - n, n, &out);
 	}
 	buf_release(&out);
-	pp_trace_free(t);
+	perfparser_trace_free(t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -42,15 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct buf out;
 	buf_init(&out, 1 << 24);
-	struct pp_trace *t = pp_trace_parse(td, tn);
+	struct perfparser_trace *t = perfparser_trace_parse(td, tn);
 	for (size_t i = 0; t && i < t->nr; i++) {
-		struct pp_trace_format *f = &t->formats[i];
+		struct perfparser_trace_format *f = &t->formats[i];
 		for (uint32_t k = 0; k < f->nr_fields; k++)
 			f->fields[k].name_id = (int32_t)k;
 		out.len = 0;
-		pp_trace_encode_fields(t, f, raw, rl, &out);
+		perfparser_trace_encode_fields(t, f, raw, rl, &out);
 	}
-	pp_trace_free(t);
+	perfparser_trace_free(t);
 
 	if (ti.header_ok && data[0] % 16 == 1) {
 		struct tpformat *tf = tpformat_new(&ti);

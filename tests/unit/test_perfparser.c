@@ -177,10 +177,10 @@ TEST(perfparser_trace_formats_and_fields)
 	put_le64(&t, sizeof(fmt) - 1);
 	buf_append(&t, fmt, sizeof(fmt) - 1);
 
-	struct pp_trace *tr = pp_trace_parse(t.data, t.len);
+	struct perfparser_trace *tr = perfparser_trace_parse(t.data, t.len);
 	CHECK(tr);
 	CHECK_EQ(tr->nr, 1);
-	struct pp_trace_format *f = pp_trace_find(tr, 1329);
+	struct perfparser_trace_format *f = perfparser_trace_find(tr, 1329);
 	CHECK(f);
 	CHECK_STR(f->system, "probe");
 	CHECK_STR(f->name, "main");
@@ -201,7 +201,7 @@ TEST(perfparser_trace_formats_and_fields)
 	raw[22] = 2;                    /* v[1] = 2 */
 	struct buf out;
 	buf_init(&out, 0);
-	pp_trace_encode_fields(tr, f, raw, sizeof(raw), &out);
+	perfparser_trace_encode_fields(tr, f, raw, sizeof(raw), &out);
 	static const uint8_t want[] = {
 		0, 0, 0, 3,
 		0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,          /* ULongLong */
@@ -213,13 +213,13 @@ TEST(perfparser_trace_formats_and_fields)
 	CHECK(!memcmp(out.data, want, sizeof(want)));
 	/* a raw record too short for a field: an invalid QVariant, no overread */
 	out.len = 0;
-	pp_trace_encode_fields(tr, f, raw, 10, &out);
+	perfparser_trace_encode_fields(tr, f, raw, 10, &out);
 	CHECK_EQ(out.len, 4 + 3 * (4 + 5));
 	buf_release(&out);
-	pp_trace_free(tr);
+	perfparser_trace_free(tr);
 	/* truncated tracing data: no crash, what was read is kept */
 	for (size_t n = 0; n < t.len; n += 7)
-		pp_trace_free(pp_trace_parse(t.data, n));
+		perfparser_trace_free(perfparser_trace_parse(t.data, n));
 	buf_release(&t);
 }
 
@@ -267,12 +267,12 @@ TEST(perfparser_trace_format_with_nul)
 	put_le32(&t, 1);
 	put_le64(&t, sizeof(fmt) - 1);
 	buf_append(&t, fmt, sizeof(fmt) - 1);
-	struct pp_trace *tr = pp_trace_parse(t.data, t.len);
+	struct perfparser_trace *tr = perfparser_trace_parse(t.data, t.len);
 	CHECK(tr);
-	struct pp_trace_format *f = pp_trace_find(tr, 7);
+	struct perfparser_trace_format *f = perfparser_trace_find(tr, 7);
 	CHECK(f);
 	CHECK_EQ(f->nr_fields, 1);
 	CHECK_STR(f->fields[0].name, "c");
-	pp_trace_free(tr);
+	perfparser_trace_free(tr);
 	buf_release(&t);
 }
