@@ -314,16 +314,30 @@ static void lw_str(struct linew *w, const char *s)
 /* v in lower-case hex; at least `width` characters, padded on the left */
 static void lw_hex(struct linew *w, uint64_t v, int width)
 {
+	/* digits: 1 for 0, else one per started nibble (from the top bit) */
+	int k = v ? (67 - __builtin_clzll(v)) >> 2 : 1;
+	int pad = width > k ? width - k : 0;
+	if ((size_t)(w->end - w->p) >= (size_t)(pad + k)) {
+		/* the common case: room for all of it, no check per byte */
+		memset(w->p, ' ', (size_t)pad);
+		char *q = w->p + pad + k;
+		w->p = q;
+		do {
+			*--q = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (--k);
+		return;
+	}
 	char d[16];
-	int k = 0;
+	int n = 0;
 	do {
-		d[k++] = "0123456789abcdef"[v & 15];
+		d[n++] = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
-	for (int i = k; i < width && w->p < w->end; i++)
+	for (int i = n; i < width && w->p < w->end; i++)
 		*w->p++ = ' ';
-	while (k && w->p < w->end)
-		*w->p++ = d[--k];
+	while (n && w->p < w->end)
+		*w->p++ = d[--n];
 }
 
 /* "%16lx sym+0xoff (dso)", "(inlined)" for inline frames, "[unknown]"
