@@ -4,7 +4,7 @@
 # harnesses for a bounded time; prints one summary line
 # "N passed, N failed, N skipped". A check that could not run here prints
 # "SKIP name (why)" (lib.sh's skip): it is counted as skipped, never passed.
-# Usage: tests/run.sh [PATTERN]   (only e2e scripts whose name matches)
+# Usage: tests/run.sh [PATTERN]   (only e2e scripts whose name matches PATTERN, an extended regex: 'diff|offcpu')
 cd "$(dirname "$0")/.." || exit 1
 export SCORCH=${SCORCH:-$PWD/build/scorch}
 export SCORCH_ASAN=${SCORCH_ASAN:-$PWD/build/asan/scorch}
@@ -47,7 +47,7 @@ for t in tests/e2e/*.sh; do
 	[ -e "$t" ] || continue
 	n=$(basename "$t" .sh)
 	[ "$n" = lib ] && continue # helpers sourced by the tests
-	[ -n "$1" ] && [[ "$n" != *$1* ]] && continue
+	[ -n "$1" ] && ! [[ "$n" =~ $1 ]] && continue # PATTERN: an extended regex
 	run_component "e2e-$n" 900 bash "$t"
 done
 echo "logs: $log"

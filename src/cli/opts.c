@@ -32,7 +32,7 @@ static const struct opt table[] = {
 	{ O_MAX_FRAMES, 0, "max-frames", ARG_YES, READ | OC_PERFPARSER },
 	{ O_BUFFER_SIZE, 0, "buffer-size", ARG_YES, READ | OC_PERFPARSER },
 	{ O_MAX_BUFFER_SIZE, 0, "max-buffer-size", ARG_YES, READ | OC_PERFPARSER },
-	{ O_JOBS, 'j', "jobs", ARG_YES, READ },
+	{ O_JOBS, 'j', "jobs", ARG_YES, READ | OC_PERFPARSER },
 	{ O_PID, 'p', "pid", ARG_YES, REC },
 	{ O_PID, 0, "pid", ARG_YES, SUM },
 	{ O_TID, 't', "tid", ARG_YES, REC },
