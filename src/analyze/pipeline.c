@@ -5,6 +5,12 @@
  * ordering queue; every record leaves the queue through deliver(), which
  * decodes it in place, applies it to the session, hands it to the sink and,
  * for samples, resolves it and hands over the resolved stack.
+ *
+ * With -j (workers.h) samples are resolved on worker threads and handed
+ * over in order later; with parallel_ordered every record goes through the
+ * workers' ring so event() keeps the record order too, and what a sink may
+ * read about the input then (position, ordering counters) is saved with the
+ * record when it leaves the ordering queue and shown back at delivery.
  */
 #include "analyze/pipeline.h"
 #include "analyze/resolver.h"
@@ -16,6 +22,14 @@
 #include <unistd.h>
 #include "util/buf.h"
 
+/* What a sink may read about the input, as of a record leaving the queue. */
+struct rec_state {
+	uint64_t pos;
+	struct order_stats os;
+};
+
+_Static_assert(sizeof(struct rec_state) <= WORKERS_AUX, "rec_state fits a slot");
+
 struct pipeline {
 	const struct pipeline_config *cfg;
 	struct input *in;
@@ -24,6 +38,9 @@ struct pipeline {
 	struct resolver *res;
 	struct workers *wk;          /* -j N: samples resolved on worker threads */
 	struct resolver_stats wstats;
+	bool ordered;                /* every record through the workers (parallel_ordered) */
+	bool in_delivery;            /* delivering a record from the workers: cur is its state */
+	struct rec_state cur;
 	struct sink *sink;
 	struct err *e;
 	uint64_t warned_mmap;        /* late MMAPs already warned about */
@@ -45,7 +62,14 @@ void pipeline_config_init(struct pipeline_config *c)
 
 struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
-const struct order_stats *pipeline_order_stats(struct pipeline *p) { return order_stats(p->ord); }
+const struct order_stats *pipeline_order_stats(struct pipeline *p)
+{
+	return p->in_delivery ? &p->cur.os : order_stats(p->ord);
+}
+uint64_t pipeline_input_pos(struct pipeline *p)
+{
+	return p->in_delivery ? p->cur.pos : input_pos(p->in);
+}
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
 const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 {
@@ -56,10 +80,19 @@ const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 	return p->res ? resolver_stats(p->res) : NULL;
 }
 
-static int deliver_resolved(void *ctx, const struct resolved_sample *rs)
+static int deliver_resolved(void *ctx, const struct perf_event *ev, struct resolved_sample *rs,
+			    const void *aux)
 {
 	struct pipeline *p = ctx;
-	return p->sink->sample(p->sink->ctx, p, rs);
+	if (!p->ordered)
+		return p->sink->sample(p->sink->ctx, p, rs);
+	memcpy(&p->cur, aux, sizeof(p->cur));
+	p->in_delivery = true;
+	int rc = p->sink->event ? p->sink->event(p->sink->ctx, p, ev) : 0;
+	if (!rc && rs)
+		rc = p->sink->sample(p->sink->ctx, p, rs);
+	p->in_delivery = false;
+	return rc;
 }
 
 static void warn(struct pipeline *p, const char *msg)
@@ -92,13 +125,19 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	} else if (ev.type == PERF_RECORD_AUXTRACE) {
 		p->auxtrace_bytes += ev.auxtrace.size;
 	}
+	if (p->wk && p->ordered) {
+		struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
+		bool sample = ev.type == PERF_RECORD_SAMPLE;
+		const struct perf_attr *pa = sample && ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
+		return workers_submit(p->wk, rec, file_off, &ev, pa, sample, &st, sizeof(st));
+	}
 	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
 		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
 		if (p->wk)
-			return workers_submit(p->wk, rec, file_off, &ev, pa);
+			return workers_submit(p->wk, rec, file_off, &ev, pa, true, NULL, 0);
 		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
 			return err_set(p->e, rc, "out of memory resolving a sample");
 		rc = p->sink->sample(p->sink->ctx, p, &rs);
@@ -119,14 +158,15 @@ static int pipeline_start(struct pipeline *p)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
 	if (p->res)
 		resolver_set_warn(p->res, route_warning, (void *)c);
-	if (sink->sample && c->parallel_samples && !c->unordered) {
+	if (sink->sample && (c->parallel_samples || c->parallel_ordered) && !c->unordered) {
 		/* default: one worker per CPU beside the thread driving the
 		 * session; with 2 CPUs or fewer that does not pay for the extra
 		 * per-worker DSO caches, so resolve inline */
 		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
 		if (jobs > 1)
 			p->wk = workers_new(c, p->sess, input_header(p->in), input_evlist(p->in), jobs,
-					    deliver_resolved, p);
+					    deliver_resolved, p, sink->format, sink->ctx);
+		p->ordered = p->wk && c->parallel_ordered;
 	}
 	return sink->begin ? sink->begin(sink->ctx, p) : 0;
 }

@@ -11,6 +11,7 @@
 #include "analyze/order.h"
 #include "analyze/frame.h"
 #include "analyze/session.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include <stdbool.h>
 
@@ -28,6 +29,13 @@ struct sink {
 	/* Always called once at the end, also after an error (rc < 0; then the
 	 * input may be NULL and must not be used). Frees the sink's context. */
 	int (*end)(void *ctx, struct pipeline *p, int rc);
+	/* Optional, with -j: called on worker threads (concurrently, with no
+	 * lock: it may only read state the sink no longer changes) right after
+	 * a sample is resolved. Appends the sample's output to out and returns
+	 * 0, which makes sample() get it in rs->text; nonzero: sample() formats
+	 * it as usual. Not called for samples whose names are decided at
+	 * delivery. */
+	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
 };
 
 struct pipeline_config {
@@ -44,6 +52,12 @@ struct pipeline_config {
 	bool parallel_samples;      /* the sink takes sample() later than event() of newer
 				     * records (samples stay in order): -j resolves samples
 				     * on worker threads (see analyze/workers.h) */
+	bool parallel_ordered;      /* -j resolves samples on worker threads, and every
+				     * record's event() (and sample()) is still called in
+				     * record order, after the samples before it: the sink
+				     * reads the input position and the ordering counters as
+				     * of that record through pipeline_input_pos and
+				     * pipeline_order_stats */
 	bool progress;              /* allow a progress bar on a tty stderr */
 	/* Warnings (missing binaries, records out of time order): one call per
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
@@ -79,6 +93,9 @@ int pipeline_feed_end(struct pipeline *p, int rc);
 
 /* Accessors for sinks. */
 struct input *pipeline_input(struct pipeline *p);
+/* The input position when the record being delivered left the ordering
+ * queue (input_pos then; the same with parallel_ordered). */
+uint64_t pipeline_input_pos(struct pipeline *p);
 struct session *pipeline_session(struct pipeline *p);
 const struct order_stats *pipeline_order_stats(struct pipeline *p);
 const struct pipeline_config *pipeline_config(struct pipeline *p);

@@ -57,6 +57,9 @@ struct resolver {
 	resolver_warn_fn warn;
 	void *warn_ctx;
 	struct resolve_view cur;  /* the maps of the sample being resolved */
+	const struct unwind_frame *pre_uf; /* resolver_set_unwound's frames for the next sample */
+	int pre_n, pre_budget;
+	bool has_pre;
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
 	bool defer_a2l;           /* leave them to the caller (worker threads) */
 	struct resolver_deferred *def; /* the last sample's deferred names */
@@ -94,8 +97,8 @@ void resolver_warning_route(const struct pipeline_config *c, const struct resolv
 	}
 }
 
-struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
-			      const struct perf_header *h)
+static struct resolver *resolver_make(const struct pipeline_config *c, struct session *s,
+				      const struct perf_header *h, bool unwind_only)
 {
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
@@ -126,6 +129,7 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	r->hdr = h;
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
+	sc.no_symtab = unwind_only;
 	r->syms = symbols_new(&sc);
 	hmap_init(&r->kmod_ids);
 	if (h)
@@ -146,6 +150,26 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
 	return r;
+}
+
+struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
+			      const struct perf_header *h)
+{
+	return resolver_make(c, s, h, false);
+}
+
+struct resolver *resolver_new_unwinder(const struct pipeline_config *c, struct session *s,
+				       const struct perf_header *h)
+{
+	return resolver_make(c, s, h, true);
+}
+
+void resolver_set_unwound(struct resolver *r, const struct unwind_frame *uf, int n, int budget)
+{
+	r->pre_uf = uf;
+	r->pre_n = n;
+	r->pre_budget = budget;
+	r->has_pre = true;
 }
 
 void resolver_defer_a2l(struct resolver *r)
@@ -397,6 +421,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	}
 	struct dso *d = symbols_dso(r->syms, m->filename, m->build_id, m->build_id_size);
 	f->dso_handle = d ? (const void *)d : (const void *)m->filename;
+	f->dso_ident = d ? d->ident : 0;
 	if (!d || d->missing)
 		return NULL;
 	const struct sym *y = dso_find_sym(d, f->rel);
@@ -602,7 +627,16 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	if (!copied || !s->stack_user)
 		return 0;
 	const struct process *proc = r->cur.proc;
-	int n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
+	const struct unwind_frame *uf = r->uf;
+	int n;
+	if (r->has_pre && r->pre_n >= 0 && r->pre_budget == max && r->pre_n <= max) {
+		/* unwound by resolver_unwind_view, with this same budget */
+		uf = r->pre_uf;
+		n = r->pre_n;
+	} else {
+		n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
+	}
+	r->has_pre = false;
 	if (n < 0)
 		return n;
 	r->st.dwarf_samples++;
@@ -610,9 +644,9 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0; /* no usable registers */
 	for (int i = 0; i < n; i++) {
 		/* perf reports nothing past an address in no mapping */
-		if (!process_find_map(proc, r->uf[i].pc))
+		if (!process_find_map(proc, uf[i].pc))
 			break;
-		int rc = push(r, out, s->pid, r->uf[i].pc, FRAME_USER, physical, true);
+		int rc = push(r, out, s->pid, uf[i].pc, FRAME_USER, physical, true);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -724,5 +758,58 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	}
 	out->frames = r->frames;
 	r->st.frames += out->nr_frames;
+	r->has_pre = false;
+	return 0;
+}
+
+/* The unwind resolver_resolve_view would run for this sample: the same
+ * conditions and frame budget (the kernel part of the call chain counts
+ * against max_frames first), without symbolizing anything. */
+int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
+			 const struct perf_event *ev, const struct perf_attr *attr,
+			 const struct unwind_frame **uf, int *n, int *budget)
+{
+	const struct perf_sample *s = &ev->s;
+	*uf = r->uf;
+	*n = -1;
+	*budget = 0;
+	if (!has_dwarf_stack(attr, s) || r->no_dwarf)
+		return 0;
+	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	uint32_t physical = 0;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= PERF_CONTEXT_MAX) {
+			switch (ip) {
+			case PERF_CONTEXT_HV: kind = FRAME_HV; break;
+			case PERF_CONTEXT_KERNEL: kind = FRAME_KERNEL; break;
+			case PERF_CONTEXT_USER: kind = FRAME_USER; break;
+			case PERF_CONTEXT_GUEST_KERNEL: kind = FRAME_GUEST_KERNEL; break;
+			case PERF_CONTEXT_GUEST_USER: kind = FRAME_GUEST_USER; break;
+			default: break;
+			}
+			continue;
+		}
+		if (kind == FRAME_USER)
+			break;
+		if (physical >= (uint32_t)r->max_frames)
+			return 0; /* push stops the stack: no user part */
+		physical++;
+	}
+	int max = r->max_frames - (int)physical;
+	if (max <= 0)
+		return 0;
+	if (max > MAX_UNWIND)
+		max = MAX_UNWIND;
+	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+								      : s->stack_user_size;
+	if (!copied || !s->stack_user)
+		return 0;
+	r->cur = *v;
+	int k = unwinder_unwind(r->unw, v->proc, s, attr->attr.sample_regs_user, r->uf, max);
+	if (k < 0)
+		return k;
+	*n = k;
+	*budget = max;
 	return 0;
 }

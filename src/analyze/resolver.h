@@ -114,6 +114,26 @@ const struct resolver_deferred *resolver_deferred(const struct resolver *r, uint
 void resolver_apply_deferred(struct a2l_state *st, const struct resolver_deferred *d, uint32_t nr,
 			     struct resolved_sample *rs);
 
+/*
+ * Two-stage resolving (workers.c with -j 2 and more): an unwinding resolver
+ * (resolver_new_unwinder: its DSO cache has no symbol tables) runs the
+ * DWARF unwind of a sample's user stack exactly as resolver_resolve_view
+ * would (same frame budget), and another resolver, given those frames with
+ * resolver_set_unwound, does the rest without unwinding: each stage builds
+ * only its own per-DSO state. resolver_unwind_view sets *n to the number of
+ * frames in *uf (valid until its next call), or -1 when resolving the sample
+ * unwinds nothing, and *budget to the frame budget it unwound with.
+ * resolver_set_unwound applies to the next resolve only; n = -1 there, or a
+ * budget other than its own, makes it unwind itself.
+ */
+struct unwind_frame;
+struct resolver *resolver_new_unwinder(const struct pipeline_config *c, struct session *s,
+				       const struct perf_header *h);
+int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
+			 const struct perf_event *ev, const struct perf_attr *attr,
+			 const struct unwind_frame **uf, int *n, int *budget);
+void resolver_set_unwound(struct resolver *r, const struct unwind_frame *uf, int n, int budget);
+
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */
 void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,

@@ -390,6 +390,8 @@ static void load_dso(struct symbols *s, struct dso *d)
 		debugfile_find_debug(&s->files, d);
 	}
 
+	if (s->cfg.no_symtab)
+		return;
 	struct rawsyms raw = { 0 };
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -478,6 +480,7 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 	n->dso.name = symbols_intern(s, name);
 	n->dso.owner = s;
 	n->dso.id = k;
+	n->dso.ident = (hash_u64(k) ^ hash_bytes(name, strlen(name))) | 1;
 	if (build_id_size) {
 		memcpy(n->dso.build_id, build_id, build_id_size);
 		n->dso.build_id_size = (uint8_t)build_id_size;

@@ -43,6 +43,8 @@ struct load_seg {
 struct dso {
 	const char *name;      /* as recorded (map filename) */
 	uint64_t id;           /* hash of build id (else name): the same in every cache */
+	uint64_t ident;        /* hash of build id and name: tells apart what the cache
+				* does, the same in every cache (never 0) */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	char *path;            /* the file used, NULL when not found */
@@ -71,6 +73,7 @@ struct symbols_config {
 	const char *app_path;    /* dir searched for binaries first */
 	const char *kallsyms;    /* file, default /proc/kallsyms */
 	const char *buildid_dir; /* perf's cache, default $HOME/.debug */
+	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 };

@@ -4,10 +4,26 @@
  * A ring of `depth` slots: the submitter fills slot tail and advances it;
  * workers take queued slots in ring order; the submitter delivers slot head
  * once it is done. One mutex guards slot states and indexes; the work itself
- * (decode + unwind + symbolize) runs unlocked.
+ * (decode + unwind + symbolize, then the sink's formatting) runs unlocked.
+ *
+ * Two stages from 2 threads on, for recordings with user stacks to unwind
+ * (measured on a 93 MB DWARF recording of a
+ * parallel build: n whole resolvers each built every DSO's state again, the
+ * CFI, symbol tables, kallsyms and the decompressed DWARF, and 2 of them
+ * cost 1.65x the instructions of 1, so -j 2 was slower than -j 1): n/2
+ * threads decode and unwind (PHASE_UNWIND: resolvers whose DSO caches build
+ * only what unwinding needs), the others take the unwound slots in ring
+ * order and symbolize them (PHASE_SYMBOLIZE). Each DSO's unwind state is
+ * then built once per unwinding thread and its symbols once per
+ * symbolizing thread; at -j 2 the instructions are those of -j 1.
+ * A record submitted without resolve is done at once and skipped by the
+ * workers. Memory is bounded by the ring: `depth` record copies, frame
+ * arrays and output buffers (each capped at SLOT_TEXT_MAX; a sample whose
+ * output would not fit is formatted at delivery instead).
  */
 #include "analyze/workers.h"
 #include "analyze/a2l.h"
+#include "analyze/unwind.h"
 #include "util/buf.h"
 #include "util/hash.h"
 
@@ -18,7 +34,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_UNWOUND, SLOT_RUNNING2, SLOT_DONE };
+
+/* What a worker does: all of resolving, or one of the two stages. */
+enum { PHASE_ALL, PHASE_UNWIND, PHASE_SYMBOLIZE };
+
+#define SLOT_TEXT_MAX (256u << 10)
 
 struct snap {
 	struct process p;     /* copy; p.maps owned */
@@ -40,6 +61,13 @@ struct slot {
 	struct resolver_deferred *def;  /* names decided at delivery */
 	size_t def_cap;
 	uint32_t nr_def;
+	struct unwind_frame *uf;        /* PHASE_UNWIND's frames for PHASE_SYMBOLIZE */
+	size_t uf_cap;
+	int uf_n, uf_budget;
+	bool resolve;                   /* a sample to resolve; else delivered as is */
+	bool has_text;                  /* text holds the sink's output for it */
+	struct buf text;
+	uint8_t aux[WORKERS_AUX];
 	int rc;
 };
 
@@ -47,6 +75,7 @@ struct worker {
 	struct workers *w;
 	pthread_t th;
 	struct resolver *r;
+	int phase;
 	bool started;
 };
 
@@ -56,10 +85,14 @@ struct workers {
 	const struct perf_evlist *el;
 	workers_deliver_fn deliver;
 	void *ctx;
+	workers_format_fn format;
+	void *format_ctx;
 	struct slot *slots;
 	size_t depth, head, tail, take;  /* head <= take <= tail (mod depth, as counters) */
+	size_t take2;                    /* the next slot for PHASE_SYMBOLIZE */
+	bool split;                      /* two stages (PHASE_UNWIND, PHASE_SYMBOLIZE) */
 	pthread_mutex_t mu;
-	pthread_cond_t cv_work, cv_done;
+	pthread_cond_t cv_work, cv_work2, cv_done;
 	bool stop;
 	struct worker *th;
 	int n;
@@ -132,12 +165,44 @@ static void warn_once(void *ctx, const struct resolver_warning *wr)
 	pthread_mutex_unlock(&w->warn_mu);
 }
 
-static void resolve_slot(struct resolver *r, const struct perf_evlist *el, struct slot *s)
+/* PHASE_UNWIND: decode the copy and unwind its user stack into s->uf. */
+static void unwind_slot(struct resolver *r, const struct perf_evlist *el, struct slot *s)
 {
 	struct err e = { 0 };
 	s->rc = perf_event_decode(el, s->rec, s->file_off, &s->ev, &e);
 	if (s->rc)
 		return;
+	const struct unwind_frame *uf;
+	s->rc = resolver_unwind_view(r, &s->view, &s->ev, s->attr, &uf, &s->uf_n, &s->uf_budget);
+	if (s->rc)
+		return;
+	if (s->uf_n > 0 && (size_t)s->uf_n > s->uf_cap) {
+		size_t cap = s->uf_cap;
+		if (ARRAY_GROW(s->uf, cap, (size_t)s->uf_n, 1u << 16)) {
+			s->uf_n = -1; /* the second stage unwinds it itself */
+			return;
+		}
+		s->uf_cap = cap;
+	}
+	if (s->uf_n > 0)
+		memcpy(s->uf, uf, (size_t)s->uf_n * sizeof(*uf));
+}
+
+/* PHASE_ALL: decode, then resolve; PHASE_SYMBOLIZE: resolve the decoded
+ * sample with the first stage's frames. Then the sink's text. */
+static void resolve_slot(struct workers *w, struct resolver *r, const struct perf_evlist *el,
+			 struct slot *s, int phase)
+{
+	if (phase == PHASE_SYMBOLIZE) {
+		if (s->rc)
+			return;
+		resolver_set_unwound(r, s->uf, s->uf_n, s->uf_budget);
+	} else {
+		struct err e = { 0 };
+		s->rc = perf_event_decode(el, s->rec, s->file_off, &s->ev, &e);
+		if (s->rc)
+			return;
+	}
 	struct resolved_sample rs;
 	s->rc = resolver_resolve_view(r, &s->view, &s->ev, s->attr, &rs);
 	if (s->rc)
@@ -168,6 +233,31 @@ static void resolve_slot(struct resolver *r, const struct perf_evlist *el, struc
 	s->rs = rs;
 	s->rs.ev = &s->ev;
 	s->rs.frames = s->frames;
+	s->has_text = false;
+	if (w->format && !nd) {
+		/* names decided at delivery (nd) would change the text */
+		s->text.len = 0;
+		s->has_text = w->format(w->format_ctx, &s->rs, &s->text) == 0;
+	}
+}
+
+/* The second stage takes unwound slots in ring order; with take2 at a slot
+ * still in the first stage it waits. Under mu. */
+static struct slot *take_unwound(struct workers *w)
+{
+	if (w->take2 < w->head)
+		w->take2 = w->head;
+	for (; w->take2 != w->tail; w->take2++) {
+		struct slot *s = &w->slots[w->take2 % w->depth];
+		if (s->state == SLOT_UNWOUND) {
+			w->take2++;
+			return s;
+		}
+		if (s->state == SLOT_QUEUED || s->state == SLOT_RUNNING)
+			return NULL;
+		/* done already: a record delivered as is */
+	}
+	return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -176,26 +266,59 @@ static void *worker_main(void *arg)
 	struct workers *w = me->w;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->stop && w->take == w->tail)
-			pthread_cond_wait(&w->cv_work, &w->mu);
+		struct slot *s = NULL;
+		if (me->phase == PHASE_SYMBOLIZE) {
+			if (!w->stop)
+				s = take_unwound(w);
+		} else {
+			/* records delivered as is are done already */
+			while (w->take != w->tail && w->slots[w->take % w->depth].state != SLOT_QUEUED)
+				w->take++;
+			if (!w->stop && w->take != w->tail)
+				s = &w->slots[w->take++ % w->depth];
+		}
 		if (w->stop)
 			break;
-		struct slot *s = &w->slots[w->take % w->depth];
-		w->take++;
-		s->state = SLOT_RUNNING;
+		if (!s) {
+			pthread_cond_wait(me->phase == PHASE_SYMBOLIZE ? &w->cv_work2 : &w->cv_work, &w->mu);
+			continue;
+		}
+		s->state = me->phase == PHASE_SYMBOLIZE ? SLOT_RUNNING2 : SLOT_RUNNING;
 		pthread_mutex_unlock(&w->mu);
-		resolve_slot(me->r, w->el, s);
+		if (me->phase == PHASE_UNWIND)
+			unwind_slot(me->r, w->el, s);
+		else
+			resolve_slot(w, me->r, w->el, s, me->phase);
 		pthread_mutex_lock(&w->mu);
-		s->state = SLOT_DONE;
-		pthread_cond_broadcast(&w->cv_done);
+		if (me->phase == PHASE_UNWIND) {
+			s->state = SLOT_UNWOUND;
+			pthread_cond_broadcast(&w->cv_work2);
+		} else {
+			s->state = SLOT_DONE;
+			pthread_cond_broadcast(&w->cv_done);
+		}
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
+/* Whether samples may carry user stacks to unwind (all attrs known yet do
+ * not: frame pointers, LBR and kernel stacks need no unwinding stage). */
+static bool dwarf_stacks(const struct perf_evlist *el)
+{
+	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (!el || !el->nr)
+		return true; /* pipe input: attrs come later */
+	for (size_t i = 0; i < el->nr; i++)
+		if ((el->attrs[i].attr.sample_type & both) == both)
+			return true;
+	return false;
+}
+
 struct workers *workers_new(const struct pipeline_config *c, struct session *sess,
 			    const struct perf_header *h, const struct perf_evlist *el, int n,
-			    workers_deliver_fn deliver, void *ctx)
+			    workers_deliver_fn deliver, void *ctx,
+			    workers_format_fn format, void *format_ctx)
 {
 	if (n < 1)
 		return NULL;
@@ -207,12 +330,17 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 	w->el = el;
 	w->deliver = deliver;
 	w->ctx = ctx;
+	w->format = format;
+	w->format_ctx = format_ctx;
 	w->depth = (size_t)n * 64;
 	w->slots = calloc(w->depth, sizeof(*w->slots));
+	for (size_t i = 0; w->slots && i < w->depth; i++)
+		buf_init(&w->slots[i].text, SLOT_TEXT_MAX);
 	w->th = calloc((size_t)n, sizeof(*w->th));
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_mutex_init(&w->warn_mu, NULL);
 	pthread_cond_init(&w->cv_work, NULL);
+	pthread_cond_init(&w->cv_work2, NULL);
 	pthread_cond_init(&w->cv_done, NULL);
 	hmap_init(&w->snaps);
 	hmap_init(&w->warned);
@@ -220,10 +348,20 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 		workers_free(w);
 		return NULL;
 	}
+	/* two stages from 2 threads on: each builds only its own per-DSO state
+	 * (CFI; symbols, lines and inlines), where n whole resolvers would each
+	 * build all of it */
+	w->split = n >= 2 && dwarf_stacks(el);
+	int n_unwind = w->split ? n / 2 : 0;
+	/* one second-stage thread has the most work already (lines, inlines,
+	 * symbols): the text is better made by the submitting thread */
+	if (w->split && n - n_unwind < 2)
+		w->format = NULL;
 	for (int i = 0; i < n; i++) {
 		struct worker *t = &w->th[i];
 		t->w = w;
-		t->r = resolver_new(c, sess, h);
+		t->phase = !w->split ? PHASE_ALL : i < n_unwind ? PHASE_UNWIND : PHASE_SYMBOLIZE;
+		t->r = t->phase == PHASE_UNWIND ? resolver_new_unwinder(c, sess, h) : resolver_new(c, sess, h);
 		if (!t->r)
 			break;
 		resolver_set_warn(t->r, warn_once, w);
@@ -236,8 +374,8 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 		t->started = true;
 		w->n++;
 	}
-	if (w->n == 0) {
-		workers_free(w);
+	if (w->n == 0 || (w->split && w->n < n)) {
+		workers_free(w); /* a stage without a thread would never finish */
 		return NULL;
 	}
 	return w;
@@ -262,9 +400,16 @@ static int deliver_ready(struct workers *w, bool wait)
 			return rc;
 		if (s->rc < 0) {
 			rc = s->rc;
-		} else if (!rc) {
+		} else if (!rc && s->resolve) {
 			resolver_apply_deferred(&w->a2l, s->def, s->nr_def, &s->rs);
-			rc = w->deliver(w->ctx, &s->rs);
+			s->rs.text = s->has_text ? (const char *)s->text.data : NULL;
+			s->rs.text_len = s->has_text ? s->text.len : 0;
+			rc = w->deliver(w->ctx, &s->ev, &s->rs, s->aux);
+		} else if (!rc) {
+			struct err e = { 0 };
+			rc = perf_event_decode(w->el, s->rec, s->file_off, &s->ev, &e);
+			if (!rc)
+				rc = w->deliver(w->ctx, &s->ev, NULL, s->aux);
 		}
 		snap_put(s->ps);
 		snap_put(s->ks);
@@ -272,6 +417,8 @@ static int deliver_ready(struct workers *w, bool wait)
 		pthread_mutex_lock(&w->mu);
 		s->state = SLOT_FREE;
 		w->head++;
+		if (w->take < w->head) /* a record delivered as is, not yet skipped */
+			w->take = w->head;
 		pthread_mutex_unlock(&w->mu);
 		wait = false;
 		if (rc)
@@ -280,7 +427,8 @@ static int deliver_ready(struct workers *w, bool wait)
 }
 
 int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
-		   const struct perf_event *ev, const struct perf_attr *attr)
+		   const struct perf_event *ev, const struct perf_attr *attr, bool resolve,
+		   const void *aux, size_t aux_size)
 {
 	int rc;
 	if (w->tail - w->head == w->depth && (rc = deliver_ready(w, true)))
@@ -297,6 +445,21 @@ int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
 	memcpy(s->rec, rec, size);
 	s->file_off = file_off;
 	s->attr = attr;
+	s->resolve = resolve;
+	s->has_text = false;
+	if (aux_size > WORKERS_AUX)
+		aux_size = WORKERS_AUX;
+	if (aux_size)
+		memcpy(s->aux, aux, aux_size);
+	s->rc = 0;
+	if (!resolve) {
+		/* nothing for the workers: done, delivered in its place */
+		pthread_mutex_lock(&w->mu);
+		s->state = SLOT_DONE; /* the workers skip it */
+		w->tail++;
+		pthread_mutex_unlock(&w->mu);
+		return deliver_ready(w, false);
+	}
 	s->ps = snap_get(w, ev->s.pid);
 	s->ks = snap_get(w, SESSION_KERNEL_PID);
 	if (!s->ps || !s->ks) {
@@ -346,6 +509,7 @@ void workers_free(struct workers *w)
 	pthread_mutex_lock(&w->mu);
 	w->stop = true;
 	pthread_cond_broadcast(&w->cv_work);
+	pthread_cond_broadcast(&w->cv_work2);
 	pthread_mutex_unlock(&w->mu);
 	for (int i = 0; w->th && i < w->n; i++)
 		if (w->th[i].started)
@@ -358,11 +522,14 @@ void workers_free(struct workers *w)
 		free(w->slots[i].rec);
 		free(w->slots[i].frames);
 		free(w->slots[i].def);
+		free(w->slots[i].uf);
+		buf_release(&w->slots[i].text);
 	}
 	hmap_release_vals(&w->snaps, snap_put);
 	hmap_release(&w->warned);
 	a2l_state_release(&w->a2l);
 	pthread_cond_destroy(&w->cv_work);
+	pthread_cond_destroy(&w->cv_work2);
 	pthread_cond_destroy(&w->cv_done);
 	pthread_mutex_destroy(&w->mu);
 	pthread_mutex_destroy(&w->warn_mu);

@@ -9,7 +9,22 @@
  * resolver of its own (its own DSO caches: no locks on the hot path), and
  * the submitting thread hands finished samples to the callback strictly in
  * submission order. At most `depth` samples are in flight, so memory stays
- * bounded whatever the input size.
+ * bounded whatever the input size. From 2 threads on resolving is split in
+ * two stages, unwinding and symbolizing, each on its own threads with its
+ * own per-DSO caches (see workers.c).
+ *
+ * Records that need no resolving may go through the same ring (resolve =
+ * false): they are delivered in their place among the samples, so a sink
+ * can see every record in record order while samples resolve ahead. Each
+ * slot carries up to WORKERS_AUX bytes of the submitter's state at submit
+ * (the pipeline's input position and ordering counters), handed back at
+ * delivery.
+ *
+ * With a format callback, a worker also turns its resolved sample into the
+ * sink's output bytes (script text) right after resolving it, unless the
+ * sample has names that can only be decided in order (addr2line's, see
+ * a2l.h) or the callback declines; delivery hands the bytes over with the
+ * sample (rs->text), so the submitting thread only writes them out.
  *
  * Snapshots are reference counted by the submitting thread only (taken at
  * submit, dropped at delivery); workers only read them.
@@ -21,21 +36,37 @@
 #include "analyze/resolver.h"
 #include "perf/event.h"
 #include "perf/header.h"
+#include "util/buf.h"
 
 struct workers;
 
-typedef int (*workers_deliver_fn)(void *ctx, const struct resolved_sample *rs);
+#define WORKERS_AUX 128
 
-/* n threads (>= 1). Returns NULL on failure (the caller resolves inline). */
+/* A delivered record: ev decoded from the slot's copy; rs its resolved
+ * sample (NULL when submitted with resolve = false); aux the bytes given at
+ * submit. */
+typedef int (*workers_deliver_fn)(void *ctx, const struct perf_event *ev,
+				  struct resolved_sample *rs, const void *aux);
+/* On a worker thread, concurrently with other workers and the submitting
+ * thread: append the sample's output to out and return 0, or return
+ * nonzero to leave the sample to the in-order delivery. */
+typedef int (*workers_format_fn)(void *ctx, const struct resolved_sample *rs, struct buf *out);
+
+/* n threads (>= 1); format may be NULL. Returns NULL on failure (the caller
+ * resolves inline). */
 struct workers *workers_new(const struct pipeline_config *c, struct session *s,
 			    const struct perf_header *h, const struct perf_evlist *el, int n,
-			    workers_deliver_fn deliver, void *ctx);
+			    workers_deliver_fn deliver, void *ctx,
+			    workers_format_fn format, void *format_ctx);
 
-/* Submit sample record rec (size from its header) decoded as ev. May
- * deliver earlier samples. Returns 0, a delivery callback's nonzero return,
- * or a negative error. */
+/* Submit record rec (size from its header) decoded as ev: a sample to
+ * resolve (resolve = true, ev a PERF_RECORD_SAMPLE) or any record to deliver
+ * as is in its place. aux_size (<= WORKERS_AUX) bytes of aux are kept with
+ * it. May deliver earlier records. Returns 0, a delivery callback's nonzero
+ * return, or a negative error. */
 int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
-		   const struct perf_event *ev, const struct perf_attr *attr);
+		   const struct perf_event *ev, const struct perf_attr *attr, bool resolve,
+		   const void *aux, size_t aux_size);
 
 /* Deliver every submitted sample. */
 int workers_drain(struct workers *w);

@@ -82,11 +82,15 @@ static const char usage_text[] =
 	"                                       kilobytes. The default value is 1GB\n"
 	"  --max-frames <max-frames>            Maximum number of frames that will be\n"
 	"                                       unwound. -1: as many as possible.\n"
-	"                                       Default value is 64.\n";
+	"                                       Default value is 64.\n"
+	"  -j, --jobs <n>                       Unwind and symbolize on <n> threads\n"
+	"                                       (scorch; the output is the same for\n"
+	"                                       any <n>). The default, 0: the online\n"
+	"                                       CPUs - 1, one thread with 2 or fewer.\n";
 
 struct pp_args {
 	const char *input, *host, *port, *output, *sysroot, *debug, *extra, *app, *arch, *kallsyms;
-	const char *buffer_size, *max_buffer_size, *max_frames;
+	const char *buffer_size, *max_buffer_size, *max_frames, *jobs;
 	bool print_stats;
 	const char *self; /* the name in the usage */
 };
@@ -118,6 +122,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_BUFFER_SIZE: a->buffer_size = v; break;
 	case O_MAX_BUFFER_SIZE: a->max_buffer_size = v; break;
 	case O_MAX_FRAMES: a->max_frames = v; break;
+	case O_JOBS: a->jobs = v; break;
 	case O_MISSING:
 		fprintf(stderr, "Missing value after '%s'.\n", v);
 		return PPX_TCP_SOCKET_ERROR;
@@ -300,6 +305,7 @@ int cmd_perfparser(int argc, char **argv)
 	a.buffer_size = "32768";
 	a.max_buffer_size = "1048576";
 	a.max_frames = "64";
+	a.jobs = "0";
 	a.self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
 	struct opts p = { .cmd = OC_PERFPARSER, .prefix = "scorch perfparser", .set = set, .ctx = &a };
 	if (!opts_parse(&p, argc, argv))
@@ -315,7 +321,7 @@ int cmd_perfparser(int argc, char **argv)
 		}
 	}
 
-	uint32_t buffer_kb, max_buffer_kb;
+	uint32_t buffer_kb, max_buffer_kb, jobs;
 	int32_t max_frames;
 	if (!parse_uint(a.buffer_size, &buffer_kb)) {
 		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
@@ -330,6 +336,11 @@ int cmd_perfparser(int argc, char **argv)
 	if (!parse_int(a.max_frames, &max_frames)) {
 		fprintf(stderr, "Failed to parse max-frames argument. Expected integer, got: \"%s\"\n",
 			a.max_frames);
+		return PPX_INVALID_OPTION;
+	}
+	if (!parse_uint(a.jobs, &jobs) || jobs > 4096) {
+		fprintf(stderr, "Failed to parse jobs argument. Expected unsigned integer, got: \"%s\"\n",
+			a.jobs);
 		return PPX_INVALID_OPTION;
 	}
 
@@ -383,6 +394,9 @@ int cmd_perfparser(int argc, char **argv)
 	if (cfg.order.buffer_size > cfg.order.max_buffer_size)
 		cfg.order.buffer_size = cfg.order.max_buffer_size;
 	cfg.resolve = true;
+	cfg.jobs = (int)jobs;
+	/* -j: samples resolve on workers; the stream keeps the record order */
+	cfg.parallel_ordered = true;
 	if (a.print_stats) {
 		int code = print_stats(&cfg, &a, buffer_kb, max_buffer_kb, out_fd);
 		if (in_fd >= 0)
@@ -395,7 +409,7 @@ int cmd_perfparser(int argc, char **argv)
 	struct sink out_sink;
 	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
-	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end };
+	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL };
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	int rc = pipeline_run(&cfg, &sink, &e);

@@ -55,6 +55,7 @@ struct ppsink {
 	uint64_t mmap_violations;
 	struct frame_cache_entry *fcache;
 	struct hmap elf_checked;  /* filename pointer -> 1 */
+	struct hmap elf_checked_names; /* hash of a checked filename -> 1 */
 	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
 	int32_t kernel_path_id;
@@ -100,8 +101,13 @@ static void check_elf(struct ppsink *ps, const struct frame *f)
 	if (!path || hmap_get(&ps->elf_checked, (uint64_t)(uintptr_t)path))
 		return;
 	hmap_put(&ps->elf_checked, (uint64_t)(uintptr_t)path, (void *)1);
+	/* by content too: with -j the same name may come from several resolvers */
+	uint64_t h = hash_bytes(path, strlen(path));
+	if (hmap_get(&ps->elf_checked_names, h))
+		return;
+	hmap_put(&ps->elf_checked_names, h, (void *)1);
 	pthread_mutex_lock(&ps->mu);
-	bool missing = hmap_get(&ps->missing, hash_bytes(path, strlen(path))) != NULL;
+	bool missing = hmap_get(&ps->missing, h) != NULL;
 	pthread_mutex_unlock(&ps->mu);
 	if (!missing)
 		return;
@@ -125,14 +131,15 @@ static void check_kallsyms(struct ppsink *ps)
 	pthread_mutex_unlock(&ps->mu);
 }
 
-/* A small id per DSO identity (for keys shared across processes). */
-static int32_t dso_id(struct ppsink *ps, const void *handle)
+/* A small id per DSO identity (for keys shared across processes): by
+ * content, not by the resolver's handle, so any -j gives the same ids. */
+static int32_t dso_id(struct ppsink *ps, uint64_t ident)
 {
-	void *v = hmap_get(&ps->dso_ids, (uint64_t)(uintptr_t)handle);
+	void *v = hmap_get(&ps->dso_ids, ident);
 	if (v)
 		return (int32_t)(intptr_t)v;
 	int32_t id = (int32_t)ps->dso_ids.len + 1;
-	hmap_put(&ps->dso_ids, (uint64_t)(uintptr_t)handle, (void *)(intptr_t)id);
+	hmap_put(&ps->dso_ids, ident, (void *)(intptr_t)id);
 	return id;
 }
 
@@ -161,7 +168,9 @@ static int32_t frame_group(struct ppsink *ps, uint32_t pid, const struct frame *
 		return ce->loc1 - 1;
 
 	uint32_t lpid = kernel ? PERFPARSER_KERNEL_PID : pid;
-	int32_t did = shared ? dso_id(ps, f0->dso_handle) : 0;
+	/* an ELF DSO's identity, else (JIT maps) its name's */
+	int32_t did = !shared ? 0 : f0->dso_ident ? dso_id(ps, f0->dso_ident) :
+			  dso_id(ps, f0->dso ? hash_bytes(f0->dso, strlen(f0->dso)) << 1 : 0);
 	int32_t parent = -1;
 	int32_t addr_loc = -1;
 	for (uint32_t m = n; m-- > 0;) {
@@ -289,7 +298,7 @@ static void progress(struct ppsink *ps, struct pipeline *p)
 {
 	if (!ps->progress_step)
 		return;
-	uint64_t pos = input_pos(pipeline_input(p));
+	uint64_t pos = pipeline_input_pos(p);
 	if (pos <= ps->data_off)
 		return;
 	pos -= ps->data_off;
@@ -472,6 +481,7 @@ static int sink_end(void *ctx, struct pipeline *p, int rc)
 	free(ps->kallsyms_path);
 	free(ps->kallsyms_why);
 	hmap_release(&ps->elf_checked);
+	hmap_release(&ps->elf_checked_names);
 	hmap_release(&ps->dso_ids);
 	hmap_release(&ps->missing);
 	pthread_mutex_destroy(&ps->mu);
@@ -488,10 +498,11 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 	ps->arch = arch ? arch : "x86";
 	ps->kernel_path_id = -2;
 	hmap_init(&ps->elf_checked);
+	hmap_init(&ps->elf_checked_names);
 	hmap_init(&ps->dso_ids);
 	hmap_init(&ps->missing);
 	pthread_mutex_init(&ps->mu, NULL);
 	c->file_warn = file_warn;
 	c->file_warn_ctx = ps;
-	*sink = (struct sink){ ps, sink_begin, sink_event, sink_sample, sink_end };
+	*sink = (struct sink){ ps, sink_begin, sink_event, sink_sample, sink_end, NULL };
 }

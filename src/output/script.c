@@ -20,6 +20,13 @@
  * longest one. A call chain is one line per frame and a blank line. The
  * decoded data source is padded to the longest one printed so far (perf
  * keeps that width across samples).
+ *
+ * With -j the text of a sample is made on the worker thread that resolved
+ * it (script_format, sink.format): the common field sets only, once the
+ * fields are decided (published with a release store); tracepoint fields
+ * and data sources depend on earlier samples (libtraceevent's state, the
+ * data source width) and stay in order. format_sample makes the same bytes
+ * in order as on a worker, so any -j gives the same output.
  */
 #include "output/script.h"
 #include "output/tpformat.h"
@@ -58,7 +65,11 @@ struct script {
 	struct tpformat *tp;
 	bool tp_tried;
 	struct buf text;
+	struct buf sbuf;  /* one sample's text, made in order */
+	int ready;        /* name_width and fields decided: workers may format (atomic) */
 };
+
+#define SAMPLE_TEXT_MAX (4u << 20)
 
 static int clampk(int k, size_t n)
 {
@@ -137,7 +148,8 @@ static uint32_t fields_of(struct script *sc, const struct perf_attr *pa)
 {
 	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
 	if (!sc->fields[slot]) /* an attr the evlist did not have at the first sample */
-		sc->fields[slot] = type_fields(slot, pa ? pa->attr.sample_type : 0, false);
+		__atomic_store_n(&sc->fields[slot], type_fields(slot, pa ? pa->attr.sample_type : 0, false),
+				 __ATOMIC_RELAXED); /* workers may read it (script_format) */
 	return sc->fields[slot];
 }
 
@@ -481,6 +493,85 @@ void script_data_src(uint64_t v, char *out, size_t n)
 
 /* ---- one sample ---- */
 
+/* The text of a sample whose fields have no tracepoint fields and no data
+ * source, appended to out: what script_sample's stream writes make for it.
+ * line: scratch space of n bytes. 0, or nonzero when out cannot hold it. */
+static int format_sample(const struct script *sc, const struct resolved_sample *rs, uint32_t fl,
+			 bool cc, struct buf *out, char *line, size_t n)
+{
+	const struct perf_attr *pa = rs->attr;
+	const struct perf_sample *s = &rs->ev->s;
+	int rc = 0;
+	format_header(line, n, rs, pa, cc, sc->name_width, fl);
+	rc |= buf_append(out, line, strlen(line));
+	if (sc->o.headers_only)
+		return rc | buf_append(out, "\n", 1);
+	char num[40];
+	if (fl & SF_ADDR)
+		rc |= buf_append(out, num, (size_t)snprintf(num, sizeof num, "%16" PRIx64, s->addr));
+	if (fl & SF_WEIGHT) {
+		bool ws = pa && (pa->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT);
+		rc |= buf_append(out, num, (size_t)snprintf(num, sizeof num, "%16" PRIu64,
+							     ws ? s->weight & 0xffffffffu : s->weight));
+	}
+	if (fl & SF_INS_LAT)
+		rc |= buf_append(out, num, (size_t)snprintf(num, sizeof num, "%16" PRIu64,
+							     (s->weight >> 32) & 0xffff));
+	if ((fl & SF_IP) && cc) {
+		rc |= buf_append(out, "\n", 1);
+		for (uint32_t i = 0; i < rs->nr_frames && !rc; i++) {
+			if (rs->frames[i].inlined && !sc->o.show_inline)
+				continue;
+			int len = format_frame_fl(line, n, &rs->frames[i], frame_addr(&rs->frames[i]), fl);
+			if (buf_reserve(out, (size_t)len + 2))
+				return 1;
+			out->data[out->len++] = '\t';
+			memcpy(out->data + out->len, line, (size_t)len);
+			out->len += (size_t)len;
+			out->data[out->len++] = '\n';
+		}
+	} else if (fl & SF_IP) {
+		struct frame none = { .ip = s->ip };
+		const struct frame *f = rs->nr_frames ? &rs->frames[0] : &none;
+		format_frame_fl(line, n, f, f->ip, fl & ~SF_SET);
+		rc |= buf_append(out, " ", 1);
+		rc |= buf_append(out, line, strlen(line));
+	}
+	rc |= buf_append(out, "\n", 1); /* after a call chain: the blank line */
+	return rc;
+}
+
+/* The fields of a sample, with --ip's additions. */
+static uint32_t sample_fields(const struct script *sc, uint32_t fl)
+{
+	if (sc->o.all_ip)
+		fl |= SF_IP | SF_SYM | SF_SYMOFF | SF_DSO;
+	return fl;
+}
+
+static bool sample_cc(uint32_t fl, const struct perf_attr *pa)
+{
+	return (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
+/* sink.format, on worker threads: reads only what is decided for good. */
+static int script_format(void *ctx, const struct resolved_sample *rs, struct buf *out)
+{
+	const struct script *sc = ctx;
+	if (sc->o.raw || !__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE))
+		return 1;
+	const struct perf_attr *pa = rs->attr;
+	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
+	uint32_t fl = __atomic_load_n(&sc->fields[slot], __ATOMIC_RELAXED);
+	if (!fl)
+		return 1;
+	fl = sample_fields(sc, fl);
+	if (fl & (SF_TRACE | SF_DATA_SRC))
+		return 1;
+	char line[sizeof(sc->line)];
+	return format_sample(sc, rs, fl, sample_cc(fl, pa), out, line, sizeof line);
+}
+
 static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc, uint32_t fl)
 {
 	if (cc) {
@@ -533,6 +624,10 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	struct script *sc = ctx;
 	const struct perf_attr *pa = rs->attr;
 	const struct perf_sample *s = &rs->ev->s;
+	if (rs->text) { /* made by a worker (script_format) */
+		fwrite(rs->text, 1, rs->text_len, sc->out);
+		return ferror(sc->out) ? -5 : 0;
+	}
 	if (sc->o.raw) {
 		uint64_t ip0 = s->ip;
 		for (uint64_t i = 0; i < s->callchain_nr; i++)
@@ -556,11 +651,17 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 				sc->name_width = len;
 		}
 		decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
+		__atomic_store_n(&sc->ready, 1, __ATOMIC_RELEASE);
 	}
-	uint32_t fl = fields_of(sc, pa);
-	if (sc->o.all_ip)
-		fl |= SF_IP | SF_SYM | SF_SYMOFF | SF_DSO;
-	bool cc = (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
+	bool cc = sample_cc(fl, pa);
+	if (!(fl & (SF_TRACE | SF_DATA_SRC))) {
+		sc->sbuf.len = 0;
+		if (!format_sample(sc, rs, fl, cc, &sc->sbuf, sc->line, sizeof(sc->line))) {
+			fwrite(sc->sbuf.data, 1, sc->sbuf.len, sc->out);
+			return ferror(sc->out) ? -5 : 0;
+		}
+	}
 	format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width, fl);
 	fputs(sc->line, sc->out);
 	if (sc->o.headers_only) {
@@ -597,6 +698,7 @@ static int script_end(void *ctx, struct pipeline *p, int rc)
 	int r = fflush(sc->out) ? -5 : 0;
 	tpformat_free(sc->tp);
 	buf_release(&sc->text);
+	buf_release(&sc->sbuf);
 	free(sc);
 	return r;
 }
@@ -607,11 +709,13 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	sc->out = out;
 	sc->name_width = -1;
 	buf_init(&sc->text, 1 << 20);
+	buf_init(&sc->sbuf, SAMPLE_TEXT_MAX);
 	if (o)
 		sc->o = *o;
 	memset(sink, 0, sizeof(*sink));
 	sink->ctx = sc;
 	sink->sample = script_sample;
 	sink->end = script_end;
+	sink->format = script_format;
 	return 0;
 }

@@ -1,0 +1,86 @@
+#!/bin/bash
+# jobs_bench.sh: how much faster is the analysis with -j 2 than with -j 1?
+#
+# On a big DWARF recording (default: the parallel build reader_bench.sh
+# records into build/bench/, recorded here the same way when missing) times,
+# warm cache, RUNS rounds (default 5) in which every command runs once, in
+# turn, so that a change of machine load hits all of them alike:
+#   scorch script -j 1 / -j 2              (> /dev/null)
+#   scorch perfparser -j 1 / -j 2          (--output /dev/null)
+#   hotspot-perfparser                     (--output /dev/null; single-threaded,
+#                                           the peer of scorch perfparser)
+# and prints per command the median wall and CPU (user + sys) seconds, and
+# the ratios: -j 1 / -j 2 (wall), hotspot-perfparser / scorch perfparser
+# -j 1 and -j 2 (wall and CPU). The machine load (uptime) before and after
+# goes with them: on a shared machine other work takes cores too, and a
+# -j 2 run can only be as fast as the cores it gets. Before timing, -j 1
+# and -j 2 outputs are checked to be identical.
+# Usage: bench/jobs_bench.sh [FILE]   (RUNS=5 by default)
+set -u
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+S=${SCORCH:-build/scorch}
+HP=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+F=${1:-build/bench/build-dwarf.data}
+if [ ! -s "$F" ]; then
+	mkdir -p build/bench
+	rm -rf build/bench/src && mkdir -p build/bench/src
+	cp -r src Makefile mk scripts build/bench/src/ 2>/dev/null
+	echo "recording a parallel build into $F ..." >&2
+	perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$F" -- \
+		make -s -C build/bench/src -j2 B=/tmp/scorch-bench-build OPT=-O2 /tmp/scorch-bench-build/scorch \
+		> /dev/null 2>&1
+	rm -rf /tmp/scorch-bench-build
+fi
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+size=$(stat -c %s "$F")
+echo "file: $F ($((size / 1048576)) MB, $("$S" stats -i "$F" | sed -n 's/^samples: //p') samples)"
+
+for j in 1 2; do
+	"$S" script -j $j -i "$F" > "$W/s$j" 2> /dev/null
+	"$S" perfparser -j $j --input "$F" --output "$W/p$j" 2> /dev/null
+done
+cmp -s "$W/s1" "$W/s2" && cmp -s "$W/p1" "$W/p2" ||
+	{ echo "jobs_bench: -j 1 and -j 2 outputs differ" >&2; exit 1; }
+rm -f "$W"/s? "$W"/p?
+
+names=("script -j 1" "script -j 2" "perfparser -j 1" "perfparser -j 2" "hotspot-perfparser")
+run() { # INDEX
+	case $1 in
+	0) "$S" script -j 1 -i "$F" ;;
+	1) "$S" script -j 2 -i "$F" ;;
+	2) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
+	3) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
+	4) "$HP" --input "$F" --output /dev/null ;;
+	esac
+}
+n=${#names[@]}
+[ -x "$HP" ] || n=4
+echo "load before: $(uptime | sed 's/.*load average: //')"
+cat "$F" > /dev/null
+for r in $(seq "$RUNS"); do
+	for i in $(seq 0 $((n - 1))); do
+		/usr/bin/time -f "%e %U %S" -o "$W/t" bash -c "$(declare -f run); S='$S' HP='$HP' F='$F' run $i" \
+			> /dev/null 2>&1
+		tail -1 "$W/t" >> "$W/r$i"
+	done
+done
+echo "load after:  $(uptime | sed 's/.*load average: //')"
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+printf "%-20s %8s %8s %10s\n" command "wall s" "cpu s" "cpu/wall"
+for i in $(seq 0 $((n - 1))); do
+	wall[$i]=$(awk '{print $1}' "$W/r$i" | median)
+	cpu[$i]=$(awk '{print $2 + $3}' "$W/r$i" | median)
+	printf "%-20s %8.3f %8.3f %10.2f\n" "${names[$i]}" "${wall[$i]}" "${cpu[$i]}" \
+		"$(echo "${cpu[$i]} / ${wall[$i]}" | bc -l)"
+done
+ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
+echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x"
+echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[2]}" "${wall[3]}")x"
+if [ "$n" = 5 ]; then
+	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[4]}" "${wall[2]}")x, cpu $(ratio "${cpu[4]}" "${cpu[2]}")x"
+	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[4]}" "${wall[3]}")x, cpu $(ratio "${cpu[4]}" "${cpu[3]}")x"
+else
+	echo "hotspot-perfparser: not installed, no ratio"
+fi

@@ -1,0 +1,83 @@
+#!/bin/bash
+# jobs_parity.sh: `scorch script` and `scorch perfparser` give byte for byte
+# the same output with -j 1, -j 2 and -j 4 (one resolver; two threads as the
+# unwind and symbolize stages; two of each, the text then made on the
+# workers), on:
+#   dwarf   a --call-graph dwarf recording made here: sh running pp_threads
+#           twice (fork, exec, comm, 2 threads, inline frames, libm) and a
+#           C++ program with inline frames (exceptions.cpp), with context
+#           switches
+#   fp      the same with --call-graph fp
+#   trace   sched:sched_switch with call chains plus cpu-clock (tracepoint
+#           fields stay in order; two event types)
+#   peer    every recording in tests/data/peer (other machines and perf
+#           versions, zstd, pipe format, LBR)
+# and the dwarf recording once more with the ASan build at -j 4. Exit codes
+# are the same too, and so are the warnings, in any order (workers resolve
+# ahead of the output, so a warning may come earlier).
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/e2e/lib.sh"
+
+same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
+	local n=$1 f=$2 j cmd
+	for cmd in script perfparser; do
+		for j in 1 2 4; do
+			if [ $cmd = script ]; then
+				"$SCORCH" script -j $j -i "$f" > "$W/out.$j" 2> "$W/err.$j"
+			else
+				"$SCORCH" perfparser -j $j --input "$f" --output "$W/out.$j" 2> "$W/err.$j"
+			fi
+			echo "rc=$?" >> "$W/err.$j"
+			sort -o "$W/err.$j" "$W/err.$j"
+		done
+		if [ ! -s "$W/out.1" ]; then
+			fail "jobs_parity $n $cmd: no output at -j 1" "$(head -2 "$W/err.1")"
+		elif cmp -s "$W/out.1" "$W/out.2" && cmp -s "$W/out.1" "$W/out.4" &&
+			cmp -s "$W/err.1" "$W/err.2" && cmp -s "$W/err.1" "$W/err.4"; then
+			pass "jobs_parity $n $cmd: -j 1 == -j 2 == -j 4 ($(wc -c < "$W/out.1") bytes)"
+		else
+			fail "jobs_parity $n $cmd: output differs between -j 1, 2 and 4"
+			cmp "$W/out.1" "$W/out.2"
+			cmp "$W/out.1" "$W/out.4"
+			diff "$W/err.1" "$W/err.4" | head -5
+		fi
+	done
+}
+
+if command -v perf > /dev/null; then
+	gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pp_threads" "$WL_SRC/pp_threads.c" -lm &&
+		g++ -O2 -g -o "$W/cxx" "$WL_SRC/exceptions.cpp" ||
+		{ fail "jobs_parity: build workloads"; exit 0; }
+	run="$W/pp_threads 60; $W/cxx > /dev/null; $W/pp_threads 40"
+	perf record -q -o "$W/dwarf.data" -e cpu-clock --switch-events --call-graph dwarf,8192 \
+		-- sh -c "$run" > /dev/null 2> "$W/rec.err"
+	perf record -q -o "$W/fp.data" -e cpu-clock --call-graph fp -- sh -c "$run" > /dev/null 2>> "$W/rec.err"
+	perf record -q -o "$W/trace.data" -e cpu-clock -e sched:sched_switch --call-graph fp \
+		"$W/pp_threads" 40 > /dev/null 2>> "$W/rec.err"
+	for n in dwarf fp trace; do
+		if [ -s "$W/$n.data" ]; then
+			same "$n" "$W/$n.data"
+		else
+			skip "jobs_parity $n" "perf record failed: $(head -1 "$W/rec.err")"
+		fi
+	done
+	if [ -x "$SCORCH_ASAN" ] && [ -s "$W/dwarf.data" ]; then
+		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s1" 2> /dev/null
+		"$SCORCH_ASAN" script -j 4 -i "$W/dwarf.data" > "$W/s4" 2> "$W/asan.err"
+		check "jobs_parity dwarf script under ASan at -j 4: clean, same output" \
+			cmp -s "$W/s1" "$W/s4"
+		"$SCORCH" perfparser -j 1 --input "$W/dwarf.data" --output "$W/p1" 2> /dev/null
+		"$SCORCH_ASAN" perfparser -j 4 --input "$W/dwarf.data" --output "$W/p4" 2>> "$W/asan.err"
+		check "jobs_parity dwarf perfparser under ASan at -j 4: clean, same output" \
+			cmp -s "$W/p1" "$W/p4"
+		grep -m3 -E 'ERROR|runtime error' "$W/asan.err"
+	else
+		skip "jobs_parity asan" "no ASan build or no recording"
+	fi
+else
+	skip "jobs_parity recordings" "no perf"
+fi
+
+for f in $(find "$TOP/tests/data/peer" -type f -name '*.data*' ! -name '*.txt' | sort); do
+	same "peer/${f#"$TOP"/tests/data/peer/}" "$f"
+done
