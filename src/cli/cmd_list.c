@@ -47,7 +47,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 int cmd_list(int argc, char **argv)
 {
 	struct list_out o = { .first = true };
-	struct opts p = { .cmd = OC_LIST, .prefix = "scorch list", .usage = usage, .set = set, .ctx = &o };
+	struct opts p = { .cmd = OC_LIST, .prefix = "scorch list", .usage = usage, .terse = 1, .set = set, .ctx = &o };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
 	if (!o.raw)

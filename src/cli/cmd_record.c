@@ -464,7 +464,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	struct opts p = { .cmd = OC_RECORD, .prefix = "scorch record", .usage = usage, .in_order = 1,
+	struct opts p = { .cmd = OC_RECORD, .prefix = "scorch record", .usage = usage, .in_order = 1, .terse = 1,
 			  .set = set, .ctx = o };
 	if (!opts_parse(&p, argc, argv))
 		return p.status ? p.status : -1;

@@ -93,7 +93,7 @@ static int run(const char *name, unsigned cmd, int argc, char **argv,
 	s.a.pc.resolve = false;
 	s.unwind = false;
 	snprintf(prefix, sizeof(prefix), "scorch %s", name);
-	struct opts p = { .cmd = cmd, .prefix = prefix, .usage = usage, .set = set, .ctx = &s };
+	struct opts p = { .cmd = cmd, .prefix = prefix, .usage = usage, .terse = 1, .set = set, .ctx = &s };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
 	struct sink sink;

@@ -1,12 +1,13 @@
 /*
  * cmd_top.c: `scorch top`: the recorder's options (record's handler,
- * cli_record_set), the view's, then live_run with a top model as the sink. This file owns the
- * terminal: raw mode and the alternate screen while the full-screen view
- * runs (restored on every exit path, also after SIGINT/SIGTERM), keys read
- * without blocking on every pass of the recorder's loop (at most 100 ms
- * apart), and the screen written in one write() per redraw (cursor home,
- * each line cleared to its end: no blank frame, no flicker). With --stdio,
- * or when stdout is not a terminal, a plain-text block per refresh.
+ * cli_record_set), the view's, then live_run with a top model as the sink.
+ * This file owns the terminal: raw mode and the alternate screen while the
+ * full-screen view runs (restored on every exit path, also after
+ * SIGINT/SIGTERM), keys read without blocking on every pass of the
+ * recorder's loop (at most 100 ms apart), and the screen written in one
+ * write() per redraw (cursor home, each line cleared to its end: no blank
+ * frame, no flicker). With --stdio, or when stdout is not a terminal, a
+ * plain-text block per refresh.
  */
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -328,7 +329,7 @@ int cmd_top(int argc, char **argv)
 	c.o.rt_prio = 0; /* the analysis runs on the reader's thread: never real-time */
 	c.o.quiet = true;
 	cli_record_prefix("scorch top");
-	struct opts p = { .cmd = OC_TOP, .prefix = "scorch top", .usage = usage, .in_order = 1,
+	struct opts p = { .cmd = OC_TOP, .prefix = "scorch top", .usage = usage, .in_order = 1, .terse = 1,
 			  .set = set, .ctx = &c };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;

@@ -159,7 +159,7 @@ static int call(struct opts *p, int id, const char *v)
 	}
 	fprintf(stderr, "%s: unknown option '%s'\n", p->prefix,
 		id == O_OPERAND || id == O_UNKNOWN ? v : p->name);
-	if (p->usage)
+	if (p->usage && !p->terse)
 		p->usage(stderr, p->ctx);
 	return EXIT_BADINPUT;
 }
@@ -211,7 +211,7 @@ static int parse(struct opts *p, int argc, char **argv)
 			const struct opt *o = find_long(p->cmd, a + 2, n, &ambiguous);
 			if (!o && ambiguous && (r = p->set(p->ctx, p, O_UNKNOWN, a)) == OPTS_UNKNOWN) {
 				fprintf(stderr, "%s: option '%.*s' is ambiguous\n", p->prefix, (int)n + 2, a);
-				if (p->usage)
+				if (p->usage && !p->terse)
 					p->usage(stderr, p->ctx);
 				return EXIT_BADINPUT;
 			}

@@ -16,7 +16,8 @@
  * "--call-graph"), "-x value", "-xvalue", clustered short flags ("-ag");
  * optional values only as "--name=value"; "--" ends the options; "-" is an
  * operand. Errors print one line (prefixed as the command prefixes its
- * messages) and, for an unknown option, the usage on stderr; exit status 2.
+ * messages) and, for an unknown option, the usage on stderr (not for the
+ * terse commands: record, top, stats, header, list); exit status 2.
  */
 #ifndef SCORCH_CLI_OPTS_H
 #define SCORCH_CLI_OPTS_H
@@ -77,6 +78,7 @@ struct opts {
 	 * stderr); NULL: O_HELP goes to the handler */
 	void (*usage)(FILE *f, void *ctx);
 	int in_order; /* stop at the first operand (record, top: the command) */
+	int terse;    /* no usage after an unknown option: one line (record, ...) */
 	int (*set)(void *ctx, struct opts *p, int id, const char *v);
 	void *ctx;
 	/* while set runs */

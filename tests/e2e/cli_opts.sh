@@ -2,7 +2,8 @@
 # cli_opts.sh: the one option parser every command uses (src/cli/opts.c):
 # "--opt=value", "--opt value", "-xvalue" and a unique prefix of a long name
 # give the same output; clustered short flags; an unknown option is one
-# line with the command's prefix, then the usage, exit status 2; a missing
+# line with the command's prefix, then the usage (only the line for record,
+# top, stats, header, list), exit status 2; a missing
 # value, an ambiguous prefix and a value given to a flag are one line and 2.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
@@ -56,10 +57,12 @@ err() {
 for c in report flame export diff; do
 	err "$c unknown" "scorch: $c: unknown option '--bogus'" 1 $c --bogus
 done
-for c in script stats header list record top; do
-	err "$c unknown" "scorch $c: unknown option '--bogus'" 1 $c --bogus
+err "script unknown" "scorch script: unknown option '--bogus'" 1 script --bogus
+# the terse commands: one line (record's contract, tests/e2e/record_faults.sh)
+for c in stats header list record top; do
+	err "$c unknown" "scorch $c: unknown option '--bogus'" 0 $c --bogus
 done
-err "record unknown short" "scorch record: unknown option '-Q'" 1 record -Q -- true
+err "record unknown short" "scorch record: unknown option '-Q'" 0 record -Q -- true
 err "report operand" "scorch: report: unknown option 'extra'" 1 report -i "$F" extra
 err "report missing value" "scorch: report: option '--pid' needs a value" 0 report -i "$F" --pid
 err "record missing value" "scorch record: option '-o' needs a value" 0 record -o

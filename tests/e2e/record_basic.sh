@@ -169,7 +169,7 @@ fi
 
 # hotspot-perfparser on the other shapes: two events, system-wide, no samples
 check record_e_perfparser perfparser_ok "$T/e.data"
-check record_a_perfparser perfparser_ok_system "$T/a.data"
+check record_a_perfparser perfparser_ok_system "$T/a.data" "$SPIN"
 v=$("$SCORCH" stats -i "$T/a.data" 2>/dev/null | awk '/^time violations:/{print $3}')
 check record_reader_a_ordered test "$v" = 0
 sleep 2 & sp=$!
