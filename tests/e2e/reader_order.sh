@@ -15,7 +15,10 @@ check "order: default buffer, 0 violations" grep -q '^time violations: 0$' "$W/s
 "$SCORCH" script -i "$W/r.data" > "$W/b" 2>/dev/null
 check "order: same samples and symbols as the original ($(grep -c ' leaf+' "$W/a") in leaf)" cmp -s "$W/a" "$W/b"
 "$SCORCH" stats --buffer-size 1 -i "$W/r.data" > "$W/st" 2> "$W/err"
-check "order: 1 KB buffer: the MMAP is a counted violation" grep -q '^mmaps time violations: 1$' "$W/st"
+# (at least 1: perf's own rings interleave out of order across CPUs, which
+# the dropped rounds used to bound, so other MMAPs can be late too)
+mv=$(sed -n 's/^mmaps time violations: //p' "$W/st")
+check "order: 1 KB buffer: the MMAP is a counted violation (${mv:-none})" [ "${mv:-0}" -ge 1 ]
 check "order: and reported on stderr" grep -q 'MMAP records arrived out of time order' "$W/err"
 g=$(sed -n 's/^buffer growths: //p' "$W/st")
 check "order: the buffer grew ($g times)" [ "${g:-0}" -gt 0 ]
