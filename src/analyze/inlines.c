@@ -18,6 +18,7 @@
  * carries what a2l.c needs to replay it (a2l_prepare).
  */
 #include "analyze/inlines.h"
+#include "analyze/dwcache.h"
 #include "analyze/symbols.h"
 #include "util/arena.h"
 #include "util/bsearch.h"
@@ -30,11 +31,14 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct dso_dwarf {
 	Dwarf *dwarf;          /* of the debug file or of the binary; NULL when none */
 	struct hmap cu_index;  /* CU DIE offset -> struct cu_index * */
 	struct hmap inl;       /* rel -> struct inl_result * (or &no_inl) */
+	Elf *cache_elf;        /* the decompressed copy libdw reads (dwcache.c), or NULL */
+	int cache_fd;
 };
 
 struct inl_result {
@@ -75,8 +79,9 @@ static const char *file_name(struct symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
 	return symbols_intern(s, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
-/* d's DWARF state, created on first use: libdw over the debug file, else
- * over the binary itself. */
+/* d's DWARF state, created on first use: libdw over the debug file (its
+ * decompressed copy from the cache when its sections are compressed; the
+ * first open stores that copy), else over the binary itself. */
 static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 {
 	if (d->dw)
@@ -84,8 +89,26 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 	struct dso_dwarf *dw = xcalloc(1, sizeof(*dw));
 	hmap_init(&dw->cu_index);
 	hmap_init(&dw->inl);
-	if (d->debug_elf)
-		dw->dwarf = dwarf_begin_elf(d->debug_elf, DWARF_C_READ, NULL);
+	dw->cache_fd = -1;
+	if (d->debug_elf) {
+		bool cache = dwcache_wanted(d->debug_elf);
+		if (cache)
+			dw->cache_elf = dwcache_open(d->debug_elf, &dw->cache_fd);
+		if (dw->cache_elf) {
+			dw->dwarf = dwarf_begin_elf(dw->cache_elf, DWARF_C_READ, NULL);
+			if (!dw->dwarf) {
+				elf_end(dw->cache_elf);
+				close(dw->cache_fd);
+				dw->cache_elf = NULL;
+				dw->cache_fd = -1;
+			}
+		}
+		if (!dw->dwarf) {
+			dw->dwarf = dwarf_begin_elf(d->debug_elf, DWARF_C_READ, NULL);
+			if (dw->dwarf && cache)
+				dwcache_store(d->debug_elf);
+		}
+	}
 	if (!dw->dwarf && d->elf)
 		dw->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	d->dw = dw;
@@ -401,6 +424,10 @@ void inlines_release(struct dso *d)
 	hmap_release(&dw->inl);
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);
+	if (dw->cache_elf) {
+		elf_end(dw->cache_elf);
+		close(dw->cache_fd);
+	}
 	free(dw);
 	d->dw = NULL;
 }
