@@ -13,7 +13,8 @@
 # alternately RUNS times (default 5) and prints the wall-time medians, the
 # ratios hotspot-perfparser/scorch and scorch/cat, the machine's load, and
 # the callgrind instruction totals of `scorch script` (stable under load;
-# CALLGRIND=0 skips them). Set KEEP=1 to keep the recordings.
+# CALLGRIND=0 skips them), with the cache of decompressed debug files warm
+# (the timed runs fill it) and off. Set KEEP=1 to keep the recordings.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SC=${SCORCH:-$TOP/build/scorch}
@@ -77,7 +78,10 @@ for data in "$cc1" "$py"; do
 	if [ "${CALLGRIND:-1}" = 1 ] && command -v valgrind > /dev/null; then
 		valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$SC" script -i "$data" \
 			> /dev/null 2> "$W/cg.log"
-		echo "  callgrind: scorch script $(sed -n 's/.*Collected : //p' "$W/cg.log") instructions"
+		warm=$(sed -n 's/.*Collected : //p' "$W/cg.log")
+		SCORCH_NO_CACHE=1 valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$SC" script \
+			-i "$data" > /dev/null 2> "$W/cg.log"
+		echo "  callgrind: scorch script $warm instructions (SCORCH_NO_CACHE=1: $(sed -n 's/.*Collected : //p' "$W/cg.log"))"
 	fi
 done
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
