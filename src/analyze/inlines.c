@@ -22,10 +22,12 @@
 #include "util/arena.h"
 #include "util/bsearch.h"
 #include "util/hash.h"
+#include "util/ksort.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,8 +211,7 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
 	index_scope(ix, cu, 0);
-	if (ix->n)
-		qsort(ix->r, ix->n, sizeof(*ix->r), fn_range_cmp);
+	ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
 	hmap_put(&dw->cu_index, key, ix);
 	return ix;
 }

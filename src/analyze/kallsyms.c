@@ -10,20 +10,31 @@
  * symbols sharing an address only the last one has a size and wins.
  *
  * Speed: every kernel frame's first lookup pays for this file (~120k lines
- * on a distribution kernel), so addresses are parsed by hand, not with
- * strtoull, and /proc/kallsyms, which lists the kernel in address order, is
+ * on a distribution kernel), so addresses are parsed by hand (a table, not
+ * strtoull), lines are cut from a 64 KB fread buffer (fgets' pieces, at a
+ * third of its cost), and /proc/kallsyms, which lists the kernel in address order, is
  * not sorted again: the sort runs only when the read saw an address go
  * down (modules, or a file from elsewhere). Same table either way: the sort
  * orders by address, then by table order.
  */
 #include "analyze/kallsyms.h"
+#include "util/ksort.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Hex digit value + 1 by character; 0: not a hex digit. */
+static const unsigned char hexv[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+	['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+	['F'] = 16,
+};
 
 /* Hex digits at s (at most 16) into *v; returns the first other char. */
 static const char *parse_hex(const char *s, uint64_t *v)
@@ -31,17 +42,57 @@ static const char *parse_hex(const char *s, uint64_t *v)
 	uint64_t x = 0;
 	const char *p = s;
 	for (; p - s < 16; p++) {
-		unsigned c = (unsigned char)*p, d;
-		if (c - '0' < 10)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' < 6)
-			d = (c | 0x20) - 'a' + 10;
-		else
+		unsigned d = hexv[(unsigned char)*p];
+		if (!d)
 			break;
-		x = x << 4 | d;
+		x = x << 4 | (d - 1);
 	}
 	*v = x;
 	return p;
+}
+
+/* fgets(line, cap, f) over a large fread buffer: the same pieces (at most
+ * cap - 1 bytes, ending after a newline), without fgets' per-call locking
+ * and per-byte copy loop. */
+struct kreader {
+	FILE *f;
+	char *buf;
+	size_t pos, len;
+	bool eof;
+};
+
+#define KREADER_BUF 65536
+
+static bool kreader_piece(struct kreader *r, char *line, size_t cap)
+{
+	size_t n = 0;
+	while (n < cap - 1) {
+		if (r->pos == r->len) {
+			if (r->eof)
+				break;
+			r->len = fread(r->buf, 1, KREADER_BUF, r->f);
+			r->pos = 0;
+			if (!r->len) {
+				r->eof = true;
+				break;
+			}
+		}
+		size_t want = cap - 1 - n, avail = r->len - r->pos;
+		if (avail < want)
+			want = avail;
+		const char *p = r->buf + r->pos;
+		const char *nl = memchr(p, '\n', want);
+		size_t take = nl ? (size_t)(nl - p) + 1 : want;
+		memcpy(line + n, p, take);
+		n += take;
+		r->pos += take;
+		if (nl)
+			break;
+	}
+	if (!n)
+		return false;
+	line[n] = 0;
+	return true;
 }
 
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
@@ -53,7 +104,8 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	char line[1024];
 	bool all_zero = true, in_order = true;
 	uint64_t prev = 0;
-	while (fgets(line, sizeof line, f)) {
+	struct kreader rd = { .f = f, .buf = xmalloc(KREADER_BUF) };
+	while (kreader_piece(&rd, line, sizeof line)) {
 		uint64_t addr;
 		char *end = (char *)parse_hex(line, &addr);
 		if (end == line || *end != ' ')
@@ -91,6 +143,7 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			  : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
 		mods[rs.n - 1] = mod ? arena_intern(a, mod) : NULL;
 	}
+	free(rd.buf);
 	if (all_zero) {
 		free(rs.v);
 		free(mods);
@@ -102,7 +155,7 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	 * rounding where vmlinux meets a module), then drop aliases, so of
 	 * symbols sharing an address only the last one has a size and wins. */
 	if (n && !in_order)
-		qsort(raw, n, sizeof *raw, rawsym_cmp);
+		ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end;
 		if (i + 1 < n) {

@@ -22,10 +22,12 @@
 #include "analyze/kallsyms.h"
 #include "analyze/perfmap.h"
 #include "util/hash.h"
+#include "util/ksort.h"
 #include "util/xalloc.h"
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,8 +329,7 @@ const struct symtab *dso_a2l_syms(struct dso *d)
 		if (raw[i].size)
 			raw[w++] = raw[i];
 	n = w;
-	if (n)
-		qsort(raw, n, sizeof *raw, rawsym_cmp);
+	ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
 	w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {

@@ -7,9 +7,11 @@
  */
 #include "analyze/symtab.h"
 #include "util/bsearch.h"
+#include "util/ksort.h"
 #include "util/xalloc.h"
 
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,8 +71,7 @@ bool rawsym_better(const struct rawsym *a, const struct rawsym *b)
  * on first lookup (dso_find_sym). */
 void symtab_build(struct symtab *t, struct rawsym *raw, size_t n)
 {
-	if (n)
-		qsort(raw, n, sizeof *raw, rawsym_cmp);
+	ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {

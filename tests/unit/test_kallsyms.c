@@ -4,6 +4,10 @@
 #include "analyze/kallsyms.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 static int parse(const char *text, struct kallsyms *k, struct arena *a)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
@@ -93,4 +97,31 @@ TEST(kallsyms_in_order_same_table)
 	kallsyms_release(&k2);
 	arena_release(&a1);
 	arena_release(&a2);
+}
+
+/* Lines are cut as fgets(buf, 1024) cuts them: a longer line is read in
+ * 1023-byte pieces, each parsed as a line; and a file larger than the read
+ * buffer (64 KB) loses no line at the buffer's edges. */
+TEST(kallsyms_long_lines_and_big_file)
+{
+	size_t nlines = 20000, cap = nlines * 40 + 4096;
+	char *text = malloc(cap), *p = text;
+	/* 19 + 1004 = 1023 bytes, then the rest of the line is a piece */
+	p += sprintf(p, "ffffffff80000000 T ");
+	memset(p, 'n', 1004);
+	p += 1004;
+	p += sprintf(p, "ffffffff80000100 T piece\n");
+	for (size_t i = 0; i < nlines; i++)
+		p += sprintf(p, "%016llx T f%zu\n", 0xffffffff81000000ULL + i * 16, i);
+	struct kallsyms k;
+	struct arena a;
+	CHECK_EQ(parse(text, &k, &a), 0);
+	CHECK_EQ(k.t.nr, nlines + 2);
+	CHECK_EQ(strlen(k.t.syms[0].name), 1004);
+	CHECK_STR(k.t.syms[1].name, "piece");
+	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + 12345 * 16 + 3)->name, "f12345");
+	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + (nlines - 1) * 16)->name, "f19999");
+	kallsyms_release(&k);
+	arena_release(&a);
+	free(text);
 }
