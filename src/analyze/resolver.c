@@ -625,20 +625,28 @@ static const char *outermost_name(const struct resolved_sample *out)
 	return out->nr_frames ? out->frames[out->nr_frames - 1].sym : NULL;
 }
 
-static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
-		       struct resolved_sample *out, uint32_t *physical)
+/* How many user frames a DWARF unwind may give after `physical` frames of
+ * the call chain: 0 when the budget is spent or nothing of the user stack
+ * was captured (dyn size 0: the kernel could not copy it, as in a page
+ * fault early in ld.so; perf then reports no user frame at all, not even
+ * the sampled ip, and so does scorch). */
+static int unwind_budget(const struct resolver *r, const struct perf_sample *s, uint32_t physical)
 {
-	int max = r->max_frames - (int)*physical;
+	int max = r->max_frames - (int)physical;
 	if (max <= 0)
 		return 0;
-	if (max > MAX_UNWIND)
-		max = MAX_UNWIND;
-	/* nothing of the user stack was captured (dyn size 0: the kernel could
-	 * not copy it, as in a page fault early in ld.so): perf reports no user
-	 * frame at all, not even the sampled ip, and so does scorch */
 	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
 								      : s->stack_user_size;
 	if (!copied || !s->stack_user)
+		return 0;
+	return max > MAX_UNWIND ? MAX_UNWIND : max;
+}
+
+static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
+		       struct resolved_sample *out, uint32_t *physical)
+{
+	int max = unwind_budget(r, s, *physical);
+	if (!max)
 		return 0;
 	const struct process *proc = r->cur.proc;
 	const struct unwind_frame *uf = r->uf;
@@ -790,14 +798,8 @@ int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
 			return 0; /* push stops the stack: no user part */
 		physical++;
 	}
-	int max = r->max_frames - (int)physical;
-	if (max <= 0)
-		return 0;
-	if (max > MAX_UNWIND)
-		max = MAX_UNWIND;
-	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-								      : s->stack_user_size;
-	if (!copied || !s->stack_user)
+	int max = unwind_budget(r, s, physical);
+	if (!max)
 		return 0;
 	r->cur = *v;
 	int k = unwinder_unwind(r->unw, v->proc, s, attr->attr.sample_regs_user, r->uf, max);
