@@ -597,6 +597,20 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	return 0;
 }
 
+/* The frame kind a PERF_CONTEXT_* marker in a call chain switches to (an
+ * unknown marker keeps the current one). */
+static uint8_t context_kind(uint64_t marker, uint8_t kind)
+{
+	switch (marker) {
+	case PERF_CONTEXT_HV: return FRAME_HV;
+	case PERF_CONTEXT_KERNEL: return FRAME_KERNEL;
+	case PERF_CONTEXT_USER: return FRAME_USER;
+	case PERF_CONTEXT_GUEST_KERNEL: return FRAME_GUEST_KERNEL;
+	case PERF_CONTEXT_GUEST_USER: return FRAME_GUEST_USER;
+	default: return kind;
+	}
+}
+
 static bool has_dwarf_stack(const struct perf_attr *attr, const struct perf_sample *s)
 {
 	if (!attr)
@@ -611,20 +625,28 @@ static const char *outermost_name(const struct resolved_sample *out)
 	return out->nr_frames ? out->frames[out->nr_frames - 1].sym : NULL;
 }
 
-static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
-		       struct resolved_sample *out, uint32_t *physical)
+/* How many user frames a DWARF unwind may give after `physical` frames of
+ * the call chain: 0 when the budget is spent or nothing of the user stack
+ * was captured (dyn size 0: the kernel could not copy it, as in a page
+ * fault early in ld.so; perf then reports no user frame at all, not even
+ * the sampled ip, and so does scorch). */
+static int unwind_budget(const struct resolver *r, const struct perf_sample *s, uint32_t physical)
 {
-	int max = r->max_frames - (int)*physical;
+	int max = r->max_frames - (int)physical;
 	if (max <= 0)
 		return 0;
-	if (max > MAX_UNWIND)
-		max = MAX_UNWIND;
-	/* nothing of the user stack was captured (dyn size 0: the kernel could
-	 * not copy it, as in a page fault early in ld.so): perf reports no user
-	 * frame at all, not even the sampled ip, and so does scorch */
 	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
 								      : s->stack_user_size;
 	if (!copied || !s->stack_user)
+		return 0;
+	return max > MAX_UNWIND ? MAX_UNWIND : max;
+}
+
+static int unwind_user(struct resolver *r, const struct perf_attr *attr, const struct perf_sample *s,
+		       struct resolved_sample *out, uint32_t *physical)
+{
+	int max = unwind_budget(r, s, *physical);
+	if (!max)
 		return 0;
 	const struct process *proc = r->cur.proc;
 	const struct unwind_frame *uf = r->uf;
@@ -702,27 +724,14 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	bool user_done = false;
 
 	if (s->callchain_nr) {
-		bool first = true;
 		for (uint64_t i = 0; i < s->callchain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= PERF_CONTEXT_MAX) {
-				switch (ip) {
-				case PERF_CONTEXT_HV: kind = FRAME_HV; break;
-				case PERF_CONTEXT_KERNEL: kind = FRAME_KERNEL; break;
-				case PERF_CONTEXT_USER: kind = FRAME_USER; break;
-				case PERF_CONTEXT_GUEST_KERNEL: kind = FRAME_GUEST_KERNEL; break;
-				case PERF_CONTEXT_GUEST_USER: kind = FRAME_GUEST_USER; break;
-				default: break;
-				}
+				kind = context_kind(ip, kind);
 				continue;
 			}
 			if (kind == FRAME_USER && (dwarf || lbr))
 				break; /* the user part comes from the stack copy / LBR */
-			if (first && kind == FRAME_USER && ip != s->ip && i == 0 && s->ip &&
-			    s->ip < PERF_CONTEXT_MAX && !(s->misc & PERF_RECORD_MISC_KERNEL)) {
-				/* callchain without the sampled ip first */
-			}
-			first = false;
 			if ((rc = push(r, out, s->pid, ip, kind, &physical, false)))
 				break;
 		}
@@ -780,14 +789,7 @@ int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
 	for (uint64_t i = 0; i < s->callchain_nr; i++) {
 		uint64_t ip = s->callchain[i];
 		if (ip >= PERF_CONTEXT_MAX) {
-			switch (ip) {
-			case PERF_CONTEXT_HV: kind = FRAME_HV; break;
-			case PERF_CONTEXT_KERNEL: kind = FRAME_KERNEL; break;
-			case PERF_CONTEXT_USER: kind = FRAME_USER; break;
-			case PERF_CONTEXT_GUEST_KERNEL: kind = FRAME_GUEST_KERNEL; break;
-			case PERF_CONTEXT_GUEST_USER: kind = FRAME_GUEST_USER; break;
-			default: break;
-			}
+			kind = context_kind(ip, kind);
 			continue;
 		}
 		if (kind == FRAME_USER)
@@ -796,14 +798,8 @@ int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
 			return 0; /* push stops the stack: no user part */
 		physical++;
 	}
-	int max = r->max_frames - (int)physical;
-	if (max <= 0)
-		return 0;
-	if (max > MAX_UNWIND)
-		max = MAX_UNWIND;
-	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-								      : s->stack_user_size;
-	if (!copied || !s->stack_user)
+	int max = unwind_budget(r, s, physical);
+	if (!max)
 		return 0;
 	r->cur = *v;
 	int k = unwinder_unwind(r->unw, v->proc, s, attr->attr.sample_regs_user, r->uf, max);
