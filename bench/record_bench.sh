@@ -9,8 +9,9 @@
 # Prints per run: samples, samples per CPU-second of the workload, lost
 # samples (LOST/LOST_SAMPLES records) and lost %, the recorder's own CPU
 # seconds (its rusage minus the workload's); then the ratios the issue
-# targets: stress loss vs perf's best mode (<= 0.25), default loss (0) and
-# CPU vs perf (<= 1).
+# targets: stress loss vs perf's best mode (<= 0.25) and recorder CPU vs that
+# mode's (<= 1), default loss (0) and CPU vs perf (<= 0.5); and samples kept
+# per recorder CPU-second for each recorder.
 #
 # Usage: bench/record_bench.sh [SECONDS] [REPEATS]   (defaults 3, 1)
 # Env:   SCORCH (binary), BENCH_DIR (scratch dir, default /tmp)
@@ -103,7 +104,7 @@ def main():
     try:
         for setting in SETTINGS:
             print(f"== {setting}: {' '.join(SETTINGS[setting])}  (workload {SECS:g} s, {REPEATS} run(s) each)")
-            print(f"  {'recorder':<18} {'samples':>9} {'samples/cpu-s':>13} {'lost':>9} {'lost%':>7} {'rec cpu-s':>9} {'wall s':>7}")
+            print(f"  {'recorder':<18} {'samples':>9} {'samples/cpu-s':>13} {'lost':>9} {'lost%':>7} {'rec cpu-s':>9} {'kept/rec-cpu-s':>14} {'wall s':>7}")
             for name, base, extra in RECORDERS:
                 runs = [r for r in (run(name, base, extra, setting, tmp) for _ in range(REPEATS)) if r]
                 if not runs:
@@ -113,7 +114,8 @@ def main():
                 wall = sum(r["wall"] for r in runs) / len(runs)
                 pct = 100.0 * l / (s + l) if s + l else 0.0
                 results[(setting, name)] = dict(lost_pct=pct, lost=l, cpu=c)
-                print(f"  {name:<18} {s // len(runs):>9} {s / w if w else 0:>13.0f} {l // len(runs):>9} {pct:>6.2f}% {c:>9.3f} {wall:>7.2f}")
+                kept = (s / len(runs)) / c if c > 0 else float("inf")
+                print(f"  {name:<18} {s // len(runs):>9} {s / w if w else 0:>13.0f} {l // len(runs):>9} {pct:>6.2f}% {c:>9.3f} {kept:>14.0f} {wall:>7.2f}")
         print("== ratios")
         perf_modes = [n for n, _, _ in RECORDERS if n.startswith("perf")]
         best = min((results[("stress", m)]["lost_pct"], m) for m in perf_modes if ("stress", m) in results)
@@ -121,9 +123,11 @@ def main():
         if sc:
             ratio = sc["lost_pct"] / best[0] if best[0] else float("inf") if sc["lost_pct"] else 0.0
             print(f"  stress: scorch lost {sc['lost_pct']:.2f}% vs perf's best ({best[1]}) {best[0]:.2f}%: ratio {ratio:.3f} (target <= 0.25)")
+            bc = results[("stress", best[1])]["cpu"]
+            print(f"  stress: recorder CPU scorch {sc['cpu']:.3f} s vs {best[1]} {bc:.3f} s: ratio {sc['cpu'] / bc if bc > 0 else float('inf'):.3f} (target <= 1)")
         sd, pd = results.get(("default", "scorch")), results.get(("default", "perf"))
         if sd and pd:
-            print(f"  default: scorch lost {sd['lost']} samples (target 0); recorder CPU scorch {sd['cpu']:.3f} s vs perf {pd['cpu']:.3f} s: ratio {sd['cpu'] / pd['cpu'] if pd['cpu'] > 0 else float('inf'):.3f} (target <= 1)")
+            print(f"  default: scorch lost {sd['lost']} samples (target 0); recorder CPU scorch {sd['cpu']:.3f} s vs perf {pd['cpu']:.3f} s: ratio {sd['cpu'] / pd['cpu'] if pd['cpu'] > 0 else float('inf'):.3f} (target <= 0.5)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
