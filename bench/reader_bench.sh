@@ -17,16 +17,8 @@ RUNS=${RUNS:-5}
 S=${SCORCH:-build/scorch}
 HP=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
 F=${1:-build/bench/build-dwarf.data}
-if [ ! -s "$F" ]; then
-	mkdir -p build/bench
-	rm -rf build/bench/src && mkdir -p build/bench/src
-	cp -r src Makefile mk scripts build/bench/src/ 2>/dev/null
-	echo "recording a parallel build into $F ..." >&2
-	perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$F" -- \
-		make -s -C build/bench/src -j2 B=/tmp/scorch-bench-build OPT=-O2 /tmp/scorch-bench-build/scorch \
-		> /dev/null 2>&1
-	rm -rf /tmp/scorch-bench-build
-fi
+. bench/lib.sh
+bench_build_recording "$F"
 size=$(stat -c %s "$F")
 echo "file: $F ($((size / 1048576)) MB)"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
