@@ -28,12 +28,15 @@ const char opts_analysis_help[] =
 	"  --buffer-size KB        ordering buffer for files without rounds (32768;\n"
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
-	"  -j, --jobs N            worker threads (default: online CPUs)\n";
+	"  -j, --jobs N            worker threads (default 1; 0: online CPUs - 1)\n";
 
 void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 {
 	memset(a, 0, sizeof(*a));
 	pipeline_config_init(&a->pc);
+	/* one thread unless -j says otherwise: workers do not pay yet (each
+	 * builds its own DSO state; docs/resolve.md, bench/jobs_bench.sh) */
+	a->pc.jobs = 1;
 	profile_sink_config_init(&a->sc);
 	a->cmd = cmd;
 }
