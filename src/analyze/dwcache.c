@@ -23,6 +23,7 @@
  * DWCACHE_MAX are not cached. SCORCH_NO_CACHE=1 turns the cache off.
  */
 #include "analyze/dwcache.h"
+#include "util/sys.h"
 #include "analyze/elffile.h"
 
 #include <errno.h>
@@ -121,21 +122,6 @@ Elf *dwcache_open(Elf *orig, int *fdp)
 	return e;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int mkdirs(char *dir)
 {
 	for (char *s = dir + 1; *s; s++) {
@@ -206,7 +192,7 @@ void dwcache_store(Elf *e)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out;
-	bool ok = !write_all(fd, &nh, sizeof nh);
+	bool ok = !sys_write_all(fd, &nh, sizeof nh, false);
 	uint64_t pos = sizeof nh;
 	static const char zero[4096];
 	for (size_t i = 1; ok && i < shnum; i++) {
@@ -214,17 +200,17 @@ void dwcache_store(Elf *e)
 			continue;
 		while (ok && pos < sh[i].sh_offset) {
 			size_t z = sh[i].sh_offset - pos > sizeof zero ? sizeof zero : sh[i].sh_offset - pos;
-			ok = !write_all(fd, zero, z);
+			ok = !sys_write_all(fd, zero, z, false);
 			pos += z;
 		}
-		ok = ok && !write_all(fd, data[i]->d_buf, data[i]->d_size);
+		ok = ok && !sys_write_all(fd, data[i]->d_buf, data[i]->d_size, false);
 		pos += data[i]->d_size;
 	}
 	while (ok && pos < off) {
-		ok = !write_all(fd, zero, off - pos);
+		ok = !sys_write_all(fd, zero, off - pos, false);
 		pos = off;
 	}
-	ok = ok && !write_all(fd, sh, shnum * sizeof *sh);
+	ok = ok && !sys_write_all(fd, sh, shnum * sizeof *sh, false);
 	ok = !close(fd) && ok;
 	if (!ok || rename(tmp, p))
 		unlink(tmp);
