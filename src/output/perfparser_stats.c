@@ -130,8 +130,9 @@ static void flush(struct perfparser_stats *st, uint32_t desired)
 {
 	struct list *smp = &st->l[PPS_SAMPLE], *mm = &st->l[PPS_MMAP], *tk = &st->l[PPS_TASK];
 	for (int i = 0; i < 3; i++)
-		qsort(st->l[i].v + st->l[i].head, st->l[i].len - st->l[i].head, sizeof(struct item),
-		      cmp_item);
+		if (st->l[i].len > st->l[i].head) /* v is NULL while nothing was queued */
+			qsort(st->l[i].v + st->l[i].head, st->l[i].len - st->l[i].head,
+			      sizeof(struct item), cmp_item);
 	for (size_t i = smp->head; i < smp->len && smp->v[i].time < st->last_flush_max_time; i++)
 		st->r.samples_time_violations++;
 	for (size_t i = mm->head; i < mm->len && mm->v[i].time < st->last_flush_max_time; i++)

@@ -72,7 +72,7 @@ perf_script_has() { # FILE COMM MIN
 perfparser_ok() { # FILE
 	local out
 	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed: $out" >&2; return 1; }
-	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 ' | grep -v '^$')
+	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 |unhandled event type [56] +PERF_RECORD_(UN)?THROTTLE' | grep -v '^$')
 	[ -z "$out" ] || { echo "perfparser: $out" >&2; return 1; }
 }
 
@@ -88,7 +88,7 @@ perfparser_ok() { # FILE
 perfparser_ok_system() { # FILE [WORKLOAD]
 	local out host tolerated='failed to report elf for pid|Time order violation across buffer flush|PerfUnwind::MissingElfFile: Could not find ELF file for '
 	out=$("$PERFPARSER" --input "$1" --output /dev/null 2>&1) || { echo "perfparser failed: $out" >&2; return 1; }
-	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 ' | grep -v '^$')
+	out=$(echo "$out" | grep -vE 'feature not properly read PerfHeader::(SAMPLE_TIME|CLOCKID|CPU_TOPOLOGY)|FINISHED_ROUND detected|Switching to automatic buffering|unhandled event type 80 |unhandled event type [56] +PERF_RECORD_(UN)?THROTTLE' | grep -v '^$')
 	host=$(echo "$out" | grep -E "$tolerated")
 	if [ -n "$2" ] && echo "$host" | grep -qF "$2"; then
 		echo "perfparser, about the workload: $(echo "$host" | grep -F "$2" | head -3)" >&2
