@@ -20,6 +20,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 SC=${SCORCH:-$TOP/build/scorch}
 REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
 RUNS=${RUNS:-5}
+[ -x "$SC" ] || { echo "small_bench: $SC is not built (run make first)" >&2; exit 1; }
 W=$(mktemp -d /tmp/scorch-smallbench.XXXXXX)
 [ "${KEEP:-0}" = 1 ] && echo "keeping $W" || trap 'rm -rf "$W"' EXIT
 
