@@ -2,18 +2,17 @@
  * kallsyms.c: the /proc/kallsyms parser (see kallsyms.h).
  *
  * The file may come from another machine (perf's build-id cache, or
- * --kallsyms), so it is untrusted input: lines are read with a fixed buffer
- * (a longer line is read in pieces, each parsed as a line), fields are
- * checked before use, names are copied. The table follows perf's kallsyms
- * loader: sort, extend each symbol to the next one (to the next page where
+ * --kallsyms), so it is untrusted input: every field is checked within its
+ * line before use, a NUL byte ends a line's parse early. The table follows
+ * perf's kallsyms loader: sort, extend each symbol to the next one (to the next page where
  * vmlinux meets a module, and for the last one), then drop aliases, so of
  * symbols sharing an address only the last one has a size and wins.
  *
  * Speed: every kernel frame's first lookup pays for this file (~120k lines
- * on a distribution kernel), so addresses are parsed by hand (a table, not
- * strtoull), lines are cut from a 64 KB fread buffer (fgets' pieces, at a
- * third of its cost), and /proc/kallsyms, which lists the kernel in address order, is
- * not sorted again: the sort runs only when the read saw an address go
+ * on a distribution kernel), so the file is read whole and cut in place
+ * (names point into the text, no copy per line), addresses are parsed by
+ * hand (a table, not strtoull), and /proc/kallsyms, which lists the kernel
+ * in address order, is not sorted again: the sort runs only when the read saw an address go
  * down (modules, or a file from elsewhere). Same table either way: the sort
  * orders by address, then by table order.
  */
@@ -21,7 +20,6 @@
 #include "util/ksort.h"
 #include "util/xalloc.h"
 
-#include <ctype.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,48 +49,59 @@ static const char *parse_hex(const char *s, uint64_t *v)
 	return p;
 }
 
-/* fgets(line, cap, f) over a large fread buffer: the same pieces (at most
- * cap - 1 bytes, ending after a newline), without fgets' per-call locking
- * and per-byte copy loop. */
-struct kreader {
-	FILE *f;
-	char *buf;
-	size_t pos, len;
-	bool eof;
-};
+#define ONES 0x0101010101010101ULL
 
-#define KREADER_BUF 65536
-
-static bool kreader_piece(struct kreader *r, char *line, size_t cap)
+/* 8 hex digits at s (first one most significant) into *v, eight bytes at a
+ * time (SWAR); false if one of them is not a hex digit. */
+static bool parse_hex8(const char *s, uint64_t *v)
 {
-	size_t n = 0;
-	while (n < cap - 1) {
-		if (r->pos == r->len) {
-			if (r->eof)
-				break;
-			r->len = fread(r->buf, 1, KREADER_BUF, r->f);
-			r->pos = 0;
-			if (!r->len) {
-				r->eof = true;
-				break;
-			}
-		}
-		size_t want = cap - 1 - n, avail = r->len - r->pos;
-		if (avail < want)
-			want = avail;
-		const char *p = r->buf + r->pos;
-		const char *nl = memchr(p, '\n', want);
-		size_t take = nl ? (size_t)(nl - p) + 1 : want;
-		memcpy(line + n, p, take);
-		n += take;
-		r->pos += take;
-		if (nl)
-			break;
-	}
-	if (!n)
+	uint64_t c, w;
+	memcpy(&c, s, 8); /* little-endian: s[0] in the low byte */
+	if (c & 0x80 * ONES)
 		return false;
-	line[n] = 0;
+	/* high bit of each byte: >= lo and not > hi (bytes < 0x80: no carries) */
+	uint64_t dig = (c + (0x80 - '0') * ONES) & ~(c + (0x7f - '9') * ONES);
+	w = c | 0x20 * ONES;
+	uint64_t alp = (w + (0x80 - 'a') * ONES) & ~(w + (0x7f - 'f') * ONES);
+	if (((dig | alp) & 0x80 * ONES) != 0x80 * ONES)
+		return false;
+	c = (c & 0x0f * ONES) + ((c >> 6) & ONES) * 9; /* a nibble per byte */
+	c = __builtin_bswap64(c);                         /* s[0] in the high byte */
+	c = (c | c >> 4) & 0x00ff00ff00ff00ffULL;
+	c = (c | c >> 8) & 0x0000ffff0000ffffULL;
+	c = (c | c >> 16) & 0x00000000ffffffffULL;
+	*v = c;
 	return true;
+}
+
+/* Exactly 16 hex digits at s (a 64-bit kernel's address) into *v. */
+static bool parse_hex16(const char *s, uint64_t *v)
+{
+	uint64_t hi, lo;
+	if (!parse_hex8(s, &hi) || !parse_hex8(s + 8, &lo))
+		return false;
+	*v = hi << 32 | lo;
+	return true;
+}
+
+/* The whole of f in one buffer, NUL-terminated; *len its length. */
+static char *slurp(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *b = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			b = xrealloc(b, cap + 1);
+		}
+		size_t got = fread(b + n, 1, cap - n, f);
+		if (!got)
+			break;
+		n += got;
+	}
+	b[n] = 0;
+	*len = n;
+	return b;
 }
 
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
@@ -100,33 +109,38 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	memset(k, 0, sizeof(*k));
 	struct rawsyms rs = { 0 };
 	const char **mods = NULL;
-	size_t mods_cap = 0;
-	char line[1024];
+	size_t mods_cap = 0, len;
 	bool all_zero = true, in_order = true;
 	uint64_t prev = 0;
-	struct kreader rd = { .f = f, .buf = xmalloc(KREADER_BUF) };
-	while (kreader_piece(&rd, line, sizeof line)) {
+	/* lines are cut in place: names point into the text, which k keeps */
+	char *text = slurp(f, &len), *p = text, *e = text + len;
+	k->text = text;
+	for (char *nl; p < e; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(e - p));
+		if (!nl)
+			nl = e;
+		*nl = 0;
 		uint64_t addr;
-		char *end = (char *)parse_hex(line, &addr);
-		if (end == line || *end != ' ')
+		char *end;
+		if (nl - p > 16 && p[16] == ' ' && parse_hex16(p, &addr))
+			end = p + 16;
+		else
+			end = (char *)parse_hex(p, &addr);
+		if (end == p || *end != ' ')
 			continue;
 		char type = end[1];
 		if (!type || end[2] != ' ')
 			continue;
-		char t = (char)toupper((unsigned char)type);
+		char t = type & ~0x20; /* upper case, for letters */
 		if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
 			continue;
 		char *name = end + 3;
-		char *nl = strpbrk(name, "\t\n");
+		char *tab = memchr(name, '\t', (size_t)(nl - name));
 		char *mod = NULL;
-		if (nl && *nl == '\t') {
-			*nl = 0;
-			mod = nl + 1;
-			char *mnl = strchr(mod, '\n');
-			if (mnl)
-				*mnl = 0;
-		} else if (nl)
-			*nl = 0;
+		if (tab) {
+			*tab = 0;
+			mod = tab + 1;
+		}
 		if (addr)
 			all_zero = false;
 		if (addr < prev)
@@ -138,15 +152,15 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			mods = xrealloc(mods, mods_cap * sizeof *mods);
 		}
 		y->start = addr;
-		y->name = arena_strdup(a, name);
-		y->bind = type == 'W' || type == 'w' ? STB_WEAK
-			  : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+		y->name = name;
+		y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
 		mods[rs.n - 1] = mod ? arena_intern(a, mod) : NULL;
 	}
-	free(rd.buf);
 	if (all_zero) {
 		free(rs.v);
 		free(mods);
+		free(text);
+		k->text = NULL;
 		return KALLSYMS_HIDDEN;
 	}
 	struct rawsym *raw = rs.v;
@@ -214,4 +228,6 @@ void kallsyms_release(struct kallsyms *k)
 	symtab_release(&k->t);
 	free(k->mods);
 	k->mods = NULL;
+	free(k->text);
+	k->text = NULL;
 }

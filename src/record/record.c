@@ -635,14 +635,16 @@ static int rotate(struct rec *r, bool last)
 }
 
 /*
- * Once a second, when no write is in flight, point the provisional header's
- * data size at the last round end written: a recorder killed outright
- * (SIGKILL, OOM) still leaves a file perf reads up to there.
+ * Once a second, at the first moment no write is in flight, point the
+ * provisional header's data size at the last round end written: a recorder
+ * killed outright (SIGKILL, OOM) still leaves a file perf reads up to there.
+ * Returns whether it did (else the caller tries again on its next pass: a
+ * busy recorder rarely has nothing in flight at one given moment).
  */
-static void refresh_header(struct rec *r)
+static bool refresh_header(struct rec *r)
 {
 	if (r->pipe || r->w->inflight || r->werr || !r->nr_rounds)
-		return;
+		return false;
 	uint64_t end = r->data_off;
 	for (size_t i = r->nr_rounds; i-- > 0;)
 		if (r->rounds[i] <= r->off) {
@@ -651,6 +653,7 @@ static void refresh_header(struct rec *r)
 		}
 	uint64_t size = end - r->data_off;
 	perf_pwrite_all(r->fd, &size, 8, offsetof(struct perf_file_header, data.size));
+	return true;
 }
 
 /* ---- targets ---- */
@@ -1011,8 +1014,9 @@ static int loop(struct rec *r)
 			continue;
 		last_house = t;
 		if (t - r->header_ns > 1000000000ULL) {
-			r->header_ns = t;
-			refresh_header(r);
+			writer_reap(r->w, false);
+			if (refresh_header(r))
+				r->header_ns = t;
 		}
 		if ((!any && !busy) || t - r->last_flush_ns > 250000000ULL)
 			flush_cur(r);

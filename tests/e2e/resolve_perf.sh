@@ -46,7 +46,11 @@ run calls-stripped-dwarf dwarf --min-complete 99.6 -- "$WL/calls-stripped" 200
 run threads-dwarf dwarf --min-complete 99.0 -- "$WL/threads" 150 2
 run cxx-dwarf dwarf --min-complete 99.5 -- "$WL/cxx" 200 2
 run dlopen-dwarf dwarf --min-complete 99.0 -- "$WL/dlopen" "$WL/libplugin.so" 200
-run forkexec-dwarf dwarf -- "$WL/forkexec" "$WL/calls-nofp" 200
+# perf stops early on 0.5-1.5% of these samples (ld.so start-up of the
+# exec'd child: "ffffffffffffffff [unknown]" where scorch goes on to
+# _dl_start), so frames perf skipped are allowed here; perf's complete
+# share is ~51%, scorch's 100%
+run forkexec-dwarf dwarf --perf-gaps 1 -- "$WL/forkexec" "$WL/calls-nofp" 200
 run forkexec-fp fp -- "$WL/forkexec" "$WL/calls-fp" 200
 run recurse-fp fp -- "$WL/recurse" 150 300
 run recurse-dwarf dwarf -- "$WL/recurse" 200 40

@@ -99,14 +99,14 @@ TEST(kallsyms_in_order_same_table)
 	arena_release(&a2);
 }
 
-/* Lines are cut as fgets(buf, 1024) cuts them: a longer line is read in
- * 1023-byte pieces, each parsed as a line; and a file larger than the read
- * buffer (64 KB) loses no line at the buffer's edges. */
+/* A line of any length is one line (its name whole); a file larger than a
+ * read (64 KB here, 1 MB in kallsyms.c's first buffer) loses no line at
+ * the reads' edges. */
 TEST(kallsyms_long_lines_and_big_file)
 {
-	size_t nlines = 20000, cap = nlines * 40 + 4096;
+	size_t nlines = 40000, cap = nlines * 40 + 4096;
 	char *text = malloc(cap), *p = text;
-	/* 19 + 1004 = 1023 bytes, then the rest of the line is a piece */
+	/* a 1048-byte line: one symbol */
 	p += sprintf(p, "ffffffff80000000 T ");
 	memset(p, 'n', 1004);
 	p += 1004;
@@ -116,12 +116,40 @@ TEST(kallsyms_long_lines_and_big_file)
 	struct kallsyms k;
 	struct arena a;
 	CHECK_EQ(parse(text, &k, &a), 0);
-	CHECK_EQ(k.t.nr, nlines + 2);
-	CHECK_EQ(strlen(k.t.syms[0].name), 1004);
-	CHECK_STR(k.t.syms[1].name, "piece");
+	CHECK_EQ(k.t.nr, nlines + 1);
+	CHECK_EQ(strlen(k.t.syms[0].name), 1004 + strlen("ffffffff80000100 T piece"));
 	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + 12345 * 16 + 3)->name, "f12345");
-	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + (nlines - 1) * 16)->name, "f19999");
+	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + (nlines - 1) * 16)->name, "f39999");
 	kallsyms_release(&k);
 	arena_release(&a);
 	free(text);
+}
+
+/* the 16-digit fast path (SWAR) against the digit-by-digit one: upper and
+ * lower case, and every neighbour of a hex digit range ("/:@G`g") in each
+ * position rejects the line, as the slow path does */
+TEST(kallsyms_hex16_fast_path)
+{
+	struct kallsyms k;
+	struct arena a;
+	CHECK_EQ(parse("FFFFFFFF8100ABCD T up\nffffffff8100abd0 T low\n0123456789abcdef T mixed\n",
+		       &k, &a), 0);
+	CHECK_EQ(k.t.nr, 3);
+	CHECK_EQ(k.t.syms[0].start, 0x0123456789abcdefULL);
+	CHECK_STR(symtab_find(&k.t, 0xffffffff8100abcdULL)->name, "up");
+	CHECK_STR(symtab_find(&k.t, 0xffffffff8100abd0ULL)->name, "low");
+	kallsyms_release(&k);
+	arena_release(&a);
+	const char bad[] = "/:@G`g\x80";
+	for (int pos = 0; pos < 16; pos++)
+		for (const char *b = bad; *b; b++) {
+			char text[64];
+			snprintf(text, sizeof text, "ffffffff81000000 T ok\nffffffff81001000 T bad\n");
+			text[22 + pos] = *b;
+			CHECK_EQ(parse(text, &k, &a), 0);
+			CHECK_EQ(k.t.nr, 1);
+			CHECK_STR(k.t.syms[0].name, "ok");
+			kallsyms_release(&k);
+			arena_release(&a);
+		}
 }
