@@ -9,10 +9,10 @@
  * symbols sharing an address only the last one has a size and wins.
  *
  * Speed: every kernel frame's first lookup pays for this file (~120k lines
- * on a distribution kernel), so the file is read whole and cut in place
- * (names point into the text, no copy per line), addresses are parsed by
- * hand (a table, not strtoull), and /proc/kallsyms, which lists the kernel
- * in address order, is not sorted again: the sort runs only when the read saw an address go
+ * on a distribution kernel), so lines are cut in place in a 64 KB read
+ * window (one copy per name, into the arena), 16-digit addresses are parsed
+ * 8 bytes at a time, others by a table (not strtoull), and /proc/kallsyms,
+ * which lists the kernel in address order, is not sorted again: the sort runs only when the read saw an address go
  * down (modules, or a file from elsewhere). Same table either way: the sort
  * orders by address, then by table order.
  */
@@ -84,83 +84,80 @@ static bool parse_hex16(const char *s, uint64_t *v)
 	return true;
 }
 
-/* The whole of f in one buffer, NUL-terminated; *len its length. */
-static char *slurp(FILE *f, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *b = xmalloc(cap + 1);
-	for (;;) {
-		if (n == cap) {
-			cap *= 2;
-			b = xrealloc(b, cap + 1);
-		}
-		size_t got = fread(b + n, 1, cap - n, f);
-		if (!got)
-			break;
-		n += got;
-	}
-	b[n] = 0;
-	*len = n;
-	return b;
-}
+#define KCHUNK 65536
 
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 {
 	memset(k, 0, sizeof(*k));
 	struct rawsyms rs = { 0 };
 	const char **mods = NULL;
-	size_t mods_cap = 0, len;
-	bool all_zero = true, in_order = true;
+	size_t mods_cap = 0, have = 0;
+	bool all_zero = true, in_order = true, eof = false;
 	uint64_t prev = 0;
-	/* lines are cut in place: names point into the text, which k keeps */
-	char *text = slurp(f, &len), *p = text, *e = text + len;
-	k->text = text;
-	for (char *nl; p < e; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(e - p));
-		if (!nl)
-			nl = e;
-		*nl = 0;
-		uint64_t addr;
-		char *end;
-		if (nl - p > 16 && p[16] == ' ' && parse_hex16(p, &addr))
-			end = p + 16;
-		else
-			end = (char *)parse_hex(p, &addr);
-		if (end == p || *end != ' ')
-			continue;
-		char type = end[1];
-		if (!type || end[2] != ' ')
-			continue;
-		char t = type & ~0x20; /* upper case, for letters */
-		if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
-			continue;
-		char *name = end + 3;
-		char *tab = memchr(name, '\t', (size_t)(nl - name));
-		char *mod = NULL;
-		if (tab) {
-			*tab = 0;
-			mod = tab + 1;
+	/* lines are cut in place in a 64 KB window; a partial line at its end
+	 * moves to the front before the next read; a line longer than the
+	 * window is parsed in window-sized pieces */
+	char *buf = xmalloc(KCHUNK + 1);
+	while (!eof || have) {
+		if (!eof) {
+			size_t got = fread(buf + have, 1, KCHUNK - have, f);
+			eof = !got;
+			have += got;
 		}
-		if (addr)
-			all_zero = false;
-		if (addr < prev)
-			in_order = false;
-		prev = addr;
-		struct rawsym *y = rawsyms_push(&rs);
-		if (mods_cap < rs.cap) {
-			mods_cap = rs.cap;
-			mods = xrealloc(mods, mods_cap * sizeof *mods);
+		char *p = buf, *e = buf + have;
+		for (char *nl; p < e; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(e - p));
+			if (!nl) {
+				if (!eof && (p > buf || have < KCHUNK))
+					break; /* the rest of this line is still to read */
+				nl = e;
+			}
+			*nl = 0;
+			uint64_t addr;
+			char *end;
+			if (nl - p > 16 && p[16] == ' ' && parse_hex16(p, &addr))
+				end = p + 16;
+			else
+				end = (char *)parse_hex(p, &addr);
+			if (end == p || *end != ' ')
+				continue;
+			char type = end[1];
+			if (!type || end[2] != ' ')
+				continue;
+			char t = type & ~0x20; /* upper case, for letters */
+			if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+				continue;
+			char *name = end + 3;
+			char *tab = memchr(name, '\t', (size_t)(nl - name));
+			char *mod = NULL;
+			if (tab) {
+				*tab = 0;
+				mod = tab + 1;
+			}
+			if (addr)
+				all_zero = false;
+			if (addr < prev)
+				in_order = false;
+			prev = addr;
+			struct rawsym *y = rawsyms_push(&rs);
+			if (mods_cap < rs.cap) {
+				mods_cap = rs.cap;
+				mods = xrealloc(mods, mods_cap * sizeof *mods);
+			}
+			y->start = addr;
+			y->name = arena_strdup(a, name);
+			y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
+			mods[rs.n - 1] = mod ? arena_intern(a, mod) : NULL;
 		}
-		y->start = addr;
-		y->name = name;
-		y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
-		mods[rs.n - 1] = mod ? arena_intern(a, mod) : NULL;
+		if (p > e)
+			p = e;
+		have = (size_t)(e - p);
+		memmove(buf, p, have);
 	}
+	free(buf);
 	if (all_zero) {
 		free(rs.v);
 		free(mods);
-		free(text);
-		k->text = NULL;
 		return KALLSYMS_HIDDEN;
 	}
 	struct rawsym *raw = rs.v;
@@ -228,6 +225,4 @@ void kallsyms_release(struct kallsyms *k)
 	symtab_release(&k->t);
 	free(k->mods);
 	k->mods = NULL;
-	free(k->text);
-	k->text = NULL;
 }

@@ -13,12 +13,11 @@
 struct kallsyms {
 	struct symtab t;       /* absolute addresses; names as written */
 	const char **mods;     /* parallel to t.syms: module name or NULL (vmlinux) */
-	char *text;            /* the file, cut in place: the symbol names */
 };
 
 #define KALLSYMS_HIDDEN 1  /* every address is 0: kptr_restrict hid them */
 
-/* Read f into k (names in k's copy of the file, module names in a). Returns 0, or KALLSYMS_HIDDEN (k left
+/* Read f into k (strings in a). Returns 0, or KALLSYMS_HIDDEN (k left
  * empty) when no address is non-zero, an empty file included. Lines that
  * do not parse are skipped; never fails on content. */
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a);

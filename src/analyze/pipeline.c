@@ -168,9 +168,6 @@ static int pipeline_start(struct pipeline *p)
 					    deliver_resolved, p, sink->format, sink->ctx);
 		p->ordered = p->wk && c->parallel_ordered;
 	}
-	if (p->res && !p->wk && c->prefetch_kernel &&
-	    perf_evlist_may_sample_kernel(input_evlist(p->in)))
-		resolver_prefetch_kernel(p->res);
 	return sink->begin ? sink->begin(sink->ctx, p) : 0;
 }
 

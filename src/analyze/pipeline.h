@@ -59,10 +59,6 @@ struct pipeline_config {
 				     * of that record through pipeline_input_pos and
 				     * pipeline_order_stats */
 	bool progress;              /* allow a progress bar on a tty stderr */
-	bool prefetch_kernel;       /* read kallsyms on a thread at the start when
-				     * samples may have kernel frames (the
-				     * commands; off for tests and fuzzers, where
-				     * most runs need none) */
 	/* Warnings (missing binaries, records out of time order): one call per
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
 	void (*warn)(void *ctx, const char *msg);

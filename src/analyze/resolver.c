@@ -152,11 +152,6 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	return r;
 }
 
-void resolver_prefetch_kernel(struct resolver *r)
-{
-	symbols_prefetch_kernel(r->syms);
-}
-
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h)
 {

@@ -71,9 +71,6 @@ void resolver_warning_route(const struct pipeline_config *c, const struct resolv
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h);
 void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx);
-/* Read the kernel's symbols on a thread of its own now, for a recording
- * with kernel frames to come (symbols_prefetch_kernel). */
-void resolver_prefetch_kernel(struct resolver *r);
 void resolver_free(struct resolver *r);
 
 /*

@@ -26,7 +26,6 @@
 #include "util/xalloc.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -54,21 +53,7 @@ struct symbols {
 	struct kallsyms kernel;
 	char *running_kernel_other; /* why /proc/kallsyms must not be used, or NULL */
 	bool kernel_tried, kernel_ok;
-	struct kprefetch *kpre; /* symbols_prefetch_kernel's read, or NULL */
 	struct hmap warned;
-};
-
-/* A kallsyms file read on a thread of its own (symbols_prefetch_kernel):
- * reading /proc/kallsyms costs tens of ms, most of it in the kernel, which
- * then overlaps the file's first records and DSOs instead of stalling the
- * first kernel frame. */
-struct kprefetch {
-	pthread_t th;
-	char path[PATH_MAX * 2];
-	struct kallsyms k;
-	struct arena arena; /* k's module names */
-	int rc;             /* kallsyms_read's, or -1: cannot open */
-	bool joined;
 };
 
 struct dso_node {
@@ -523,104 +508,40 @@ const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 
 /* ---- kallsyms and perf maps --------------------------------------------- */
 
-/* The kallsyms file for the recorded kernel: --kallsyms, else the copy perf
- * record saved in its build-id cache, else this machine's; NULL when this
- * machine's does not fit (running_kernel_other). */
-static const char *kernel_path(struct symbols *s, char *cached, size_t size)
+const struct symtab *symbols_kernel(struct symbols *s)
 {
+	if (s->kernel_tried)
+		return s->kernel_ok ? &s->kernel.t : NULL;
+	s->kernel_tried = true;
+	/* --kallsyms, else the copy perf record saved in its build-id cache for
+	 * the recorded kernel, else this machine's */
 	const char *path = s->cfg.kallsyms;
+	char cached[PATH_MAX * 2];
 	if (!path) {
 		struct bid_node *b = hmap_get(&s->bid_by_path,
 					      hash_bytes("[kernel.kallsyms]", strlen("[kernel.kallsyms]")));
 		for (; b; b = b->next) {
 			if (strcmp(b->path, "[kernel.kallsyms]"))
 				continue;
-			if (debugfile_kallsyms(&s->files, b->id, b->size, cached, size))
+			if (debugfile_kallsyms(&s->files, b->id, b->size, cached, sizeof cached))
 				path = cached;
 			break;
 		}
 	}
-	if (!path && !s->running_kernel_other)
-		path = "/proc/kallsyms";
-	return path;
-}
-
-static void *kprefetch_run(void *arg)
-{
-	struct kprefetch *kp = arg;
-	FILE *f = fopen(kp->path, "r");
-	kp->rc = -1;
-	if (f) {
-		kp->rc = kallsyms_read(&kp->k, f, &kp->arena);
-		fclose(f);
-	}
-	return NULL;
-}
-
-void symbols_prefetch_kernel(struct symbols *s)
-{
-	char cached[PATH_MAX * 2];
-	if (s->kpre || s->kernel_tried)
-		return;
-	const char *path = kernel_path(s, cached, sizeof cached);
-	if (!path || strlen(path) >= sizeof s->kpre->path)
-		return;
-	struct kprefetch *kp = xcalloc(1, sizeof *kp);
-	strcpy(kp->path, path);
-	arena_init(&kp->arena);
-	if (pthread_create(&kp->th, NULL, kprefetch_run, kp)) {
-		arena_release(&kp->arena);
-		free(kp);
-		return;
-	}
-	s->kpre = kp;
-}
-
-/* Wait for the prefetch; its table if it read path, else NULL (then it is
- * dropped at symbols_free). */
-static struct kprefetch *kprefetch_take(struct symbols *s, const char *path)
-{
-	struct kprefetch *kp = s->kpre;
-	if (!kp)
-		return NULL;
-	if (!kp->joined) {
-		pthread_join(kp->th, NULL);
-		kp->joined = true;
-	}
-	return strcmp(kp->path, path) ? NULL : kp;
-}
-
-const struct symtab *symbols_kernel(struct symbols *s)
-{
-	if (s->kernel_tried)
-		return s->kernel_ok ? &s->kernel.t : NULL;
-	s->kernel_tried = true;
-	char cached[PATH_MAX * 2];
-	const char *path = kernel_path(s, cached, sizeof cached);
 	if (!path) {
-		warn_once(s, "kallsyms", "%s", s->running_kernel_other);
-		return NULL;
-	}
-	int rc;
-	struct kprefetch *kp = kprefetch_take(s, path);
-	if (kp) {
-		rc = kp->rc;
-		if (rc != -1) {
-			s->kernel = kp->k; /* the names stay in kp's copy of the file */
-			memset(&kp->k, 0, sizeof kp->k);
+		if (s->running_kernel_other) {
+			warn_once(s, "kallsyms", "%s", s->running_kernel_other);
+			return NULL;
 		}
-	} else {
-		FILE *f = fopen(path, "r");
-		rc = -1;
-		if (f) {
-			rc = kallsyms_read(&s->kernel, f, &s->arena);
-			fclose(f);
-		}
+		path = "/proc/kallsyms";
 	}
-	if (rc == -1) {
+	FILE *f = fopen(path, "r");
+	if (!f) {
 		warn_once(s, "kallsyms", "%s: cannot open, kernel frames are [unknown]", path);
 		return NULL;
 	}
+	int rc = kallsyms_read(&s->kernel, f, &s->arena);
+	fclose(f);
 	if (rc == KALLSYMS_HIDDEN) {
 		warn_once(s, "kptr", "kernel addresses are hidden (kptr_restrict): kernel frames are [unknown]");
 		return NULL;
@@ -738,13 +659,6 @@ void symbols_free(struct symbols *s)
 	hmap_release_vals(&s->perfmaps, perfmap_free);
 	hmap_release(&s->warned);
 	kallsyms_release(&s->kernel);
-	if (s->kpre) {
-		if (!s->kpre->joined)
-			pthread_join(s->kpre->th, NULL);
-		kallsyms_release(&s->kpre->k);
-		arena_release(&s->kpre->arena);
-		free(s->kpre);
-	}
 	free(s->running_kernel_other);
 	debugfile_release(&s->files);
 	arena_release(&s->arena);

@@ -113,11 +113,6 @@ const struct symtab *dso_a2l_syms(struct dso *d);
 void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why);
 /* Kernel symbols (kallsyms), loaded on first use; NULL when unavailable. */
 const struct symtab *symbols_kernel(struct symbols *s);
-/* Start reading the kallsyms file symbols_kernel would read (as of now)
- * on a thread of its own; symbols_kernel waits for it and takes its table.
- * For a caller that expects kernel frames: an unused read costs a thread
- * and its CPU, and is dropped at symbols_free. */
-void symbols_prefetch_kernel(struct symbols *s);
 /* The module name ("[nf_tables]") of a kernel symbol, or NULL for vmlinux. */
 const char *symbols_kernel_module(struct symbols *s, const struct sym *sym);
 

@@ -399,8 +399,6 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 			break;
 		resolver_set_warn(t->r, warn_once, w);
 		resolver_defer_a2l(t->r);
-		if (t->phase != PHASE_UNWIND && c->prefetch_kernel && perf_evlist_may_sample_kernel(el))
-			resolver_prefetch_kernel(t->r);
 		if (pthread_create(&t->th, NULL, worker_main, t)) {
 			resolver_free(t->r);
 			t->r = NULL;

@@ -37,7 +37,6 @@ void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 	/* one thread unless -j says otherwise: workers do not pay yet (each
 	 * builds its own DSO state; docs/resolve.md, bench/jobs_bench.sh) */
 	a->pc.jobs = 1;
-	a->pc.prefetch_kernel = true;
 	profile_sink_config_init(&a->sc);
 	a->cmd = cmd;
 }

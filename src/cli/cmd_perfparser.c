@@ -355,7 +355,6 @@ int cmd_perfparser(int argc, char **argv)
 
 	struct pipeline_config cfg;
 	pipeline_config_init(&cfg);
-	cfg.prefetch_kernel = true;
 	int in_fd = -1;
 	if (a.host) {
 		in_fd = tcp_connect(a.host, a.port);

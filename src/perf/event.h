@@ -56,9 +56,6 @@ int perf_evlist_add(struct perf_evlist *el, const void *p, uint32_t attr_size,
 		    const uint64_t *ids, size_t nr_ids, uint64_t off, struct err *e);
 /* Add more ids to attr idx (ID_INDEX, EVENT_UPDATE, pipe HEADER_ATTR). */
 void perf_evlist_add_ids(struct perf_evlist *el, size_t idx, const uint64_t *ids, size_t n);
-/* Whether samples may hold kernel addresses: some attr does not exclude
- * the kernel, or no attr is known yet (pipe mode). */
-bool perf_evlist_may_sample_kernel(const struct perf_evlist *el);
 /* Compute positions after all attrs are known. */
 void perf_evlist_finalize(struct perf_evlist *el);
 /* Name used by perf for attr type/config when event_desc is absent. */

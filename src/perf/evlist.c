@@ -151,13 +151,3 @@ void perf_evlist_finalize(struct perf_evlist *el)
 			el->sample_id_all = false;
 	}
 }
-
-bool perf_evlist_may_sample_kernel(const struct perf_evlist *el)
-{
-	if (!el || !el->nr)
-		return true;
-	for (size_t i = 0; i < el->nr; i++)
-		if (!el->attrs[i].attr.exclude_kernel)
-			return true;
-	return false;
-}

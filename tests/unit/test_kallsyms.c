@@ -99,12 +99,12 @@ TEST(kallsyms_in_order_same_table)
 	arena_release(&a2);
 }
 
-/* A line of any length is one line (its name whole); a file larger than a
- * read (64 KB here, 1 MB in kallsyms.c's first buffer) loses no line at
- * the reads' edges. */
+/* A long line is one line (its name whole); a file larger than the read
+ * window (64 KB) loses no line at the window's edges; a line longer than
+ * the window is parsed in pieces, and the lines after it still parse. */
 TEST(kallsyms_long_lines_and_big_file)
 {
-	size_t nlines = 40000, cap = nlines * 40 + 4096;
+	size_t nlines = 40000, cap = nlines * 40 + 4096 + 100100;
 	char *text = malloc(cap), *p = text;
 	/* a 1048-byte line: one symbol */
 	p += sprintf(p, "ffffffff80000000 T ");
@@ -113,10 +113,17 @@ TEST(kallsyms_long_lines_and_big_file)
 	p += sprintf(p, "ffffffff80000100 T piece\n");
 	for (size_t i = 0; i < nlines; i++)
 		p += sprintf(p, "%016llx T f%zu\n", 0xffffffff81000000ULL + i * 16, i);
+	/* 100 KB line, then one more symbol */
+	p += sprintf(p, "ffffffff90000000 T ");
+	memset(p, 'x', 100000);
+	p += 100000;
+	p += sprintf(p, "\nffffffff90100000 T after_long\n");
 	struct kallsyms k;
 	struct arena a;
 	CHECK_EQ(parse(text, &k, &a), 0);
-	CHECK_EQ(k.t.nr, nlines + 1);
+	CHECK_EQ(k.t.nr, nlines + 3);
+	CHECK_EQ(strlen(symtab_find(&k.t, 0xffffffff90000000ULL)->name), 65536 - 19);
+	CHECK_STR(symtab_find(&k.t, 0xffffffff90100000ULL)->name, "after_long");
 	CHECK_EQ(strlen(k.t.syms[0].name), 1004 + strlen("ffffffff80000100 T piece"));
 	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + 12345 * 16 + 3)->name, "f12345");
 	CHECK_STR(symtab_find(&k.t, 0xffffffff81000000ULL + (nlines - 1) * 16)->name, "f39999");
