@@ -346,10 +346,13 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	}
 	struct inline_entry tmp[64];
 	unsigned k = 0;
-	/* line of the innermost: from the line table */
+	/* line of the innermost: from the line table (libdw decodes and sorts
+	 * a CU's whole table on its first lookup, and the file table of call
+	 * sites needs it too: outputs that print no file:line skip both) */
+	bool lines = symbols_want_lines(s);
 	const char *file = NULL;
 	int line = 0, col = 0;
-	Dwarf_Line *dl = dwarf_getsrc_die(&cu, svma);
+	Dwarf_Line *dl = lines ? dwarf_getsrc_die(&cu, svma) : NULL;
 	if (dl) {
 		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
@@ -371,6 +374,8 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		k++;
 		if (tag == DW_TAG_subprogram)
 			break;
+		if (!lines)
+			continue;
 		/* the caller's position is the call site of this inline */
 		Dwarf_Attribute a;
 		Dwarf_Word w;

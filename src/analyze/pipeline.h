@@ -48,6 +48,8 @@ struct pipeline_config {
 	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
 	int max_frames;             /* default 64 */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
+	bool no_srclines;           /* resolver: frames without file:line (for outputs
+				     * that print none; saves reading line tables) */
 	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
 	bool parallel_samples;      /* the sink takes sample() later than event() of newer
 				     * records (samples stay in order): -j resolves samples

@@ -130,6 +130,7 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
 	sc.no_symtab = unwind_only;
+	sc.no_lines = c && c->no_srclines;
 	r->syms = symbols_new(&sc);
 	hmap_init(&r->kmod_ids);
 	if (h)

@@ -73,6 +73,11 @@ static struct symtab no_symtab;
 static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
 				    size_t build_id_size);
 
+bool symbols_want_lines(const struct symbols *s)
+{
+	return !s->cfg.no_lines;
+}
+
 const char *symbols_intern(struct symbols *s, const char *str)
 {
 	return arena_intern(&s->arena, str);

@@ -74,6 +74,7 @@ struct symbols_config {
 	const char *kallsyms;    /* file, default /proc/kallsyms */
 	const char *buildid_dir; /* perf's cache, default $HOME/.debug */
 	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
+	bool no_lines;           /* inline chains without file:line (no line tables read) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 };
@@ -121,6 +122,8 @@ const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid);
 
 /* Intern a string for the life of s. */
 const char *symbols_intern(struct symbols *s, const char *str);
+/* Whether inline chains carry file:line (symbols_config.no_lines). */
+bool symbols_want_lines(const struct symbols *s);
 /* The arena of s (strings and objects that live until symbols_free). */
 struct arena *symbols_arena(struct symbols *s);
 
