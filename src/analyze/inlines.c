@@ -19,6 +19,7 @@
  */
 #include "analyze/inlines.h"
 #include "analyze/dwcache.h"
+#include "analyze/dwline.h"
 #include "analyze/symbols.h"
 #include "util/arena.h"
 #include "util/bsearch.h"
@@ -28,6 +29,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,14 @@ struct dso_dwarf {
 	struct hmap inl;       /* rel -> struct inl_result * (or &no_inl) */
 	Elf *cache_elf;        /* the decompressed copy libdw reads (dwcache.c), or NULL */
 	int cache_fd;
+	/* line tables (dwline.h): .debug_line offset + 1 -> struct dwline *
+	 * or &no_lines (libdw decides that CU) */
+	struct hmap lines;
+	struct dwline_sections sec;
+	int sec_state;         /* 0: not looked up, 1: usable, -1: libdw only */
 };
+
+static struct dwline no_lines;
 
 struct inl_result {
 	unsigned n;
@@ -70,8 +79,79 @@ static const char *die_name(struct symbols *s, Dwarf_Die *die)
 	return n ? symbols_demangle(s, n) : NULL;
 }
 
-static const char *file_name(struct symbols *s, Dwarf_Die *cu, Dwarf_Word idx)
+/* The sections dwline reads, from the ELF libdw reads (decompressed in
+ * place as libdw does); false when they cannot be used. */
+static bool line_sections(struct dso_dwarf *dw)
 {
+	if (dw->sec_state)
+		return dw->sec_state > 0;
+	dw->sec_state = -1;
+	Elf *e = dwarf_getelf(dw->dwarf);
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		const uint8_t **p;
+		size_t *size;
+		if (!name)
+			continue;
+		if (!strcmp(name, ".debug_line"))
+			p = &dw->sec.line, size = &dw->sec.line_size;
+		else if (!strcmp(name, ".debug_line_str"))
+			p = &dw->sec.line_str, size = &dw->sec.line_str_size;
+		else if (!strcmp(name, ".debug_str"))
+			p = &dw->sec.str, size = &dw->sec.str_size;
+		else
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return false;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return false;
+		*p = d->d_buf;
+		*size = d->d_size;
+	}
+	dw->sec_state = dw->sec.line ? 1 : -1;
+	return dw->sec_state > 0;
+}
+
+/* cu's line table from dwline, or NULL: libdw decides. Cached by the
+ * table's offset (libdw's key too: CUs sharing a table share the first
+ * one's comp_dir). */
+static struct dwline *cu_lines(struct dso_dwarf *dw, Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	uint8_t unit_type = 0, asz = 0;
+	if (!line_sections(dw) || !dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))
+		return NULL;
+	struct dwline *t = hmap_get(&dw->lines, off + 1);
+	if (t)
+		return t == &no_lines ? NULL : t;
+	if (!dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, NULL, NULL, &asz, NULL) &&
+	    unit_type != DW_UT_split_compile && unit_type != DW_UT_split_type) {
+		const char *comp_dir = NULL;
+		if (dwarf_attr(cu, DW_AT_comp_dir, &a))
+			comp_dir = dwarf_formstring(&a);
+		t = dwline_open(&dw->sec, off, comp_dir, asz);
+	}
+	hmap_put(&dw->lines, off + 1, t ? t : &no_lines);
+	return t;
+}
+
+static const char *file_name(struct symbols *s, struct dso_dwarf *dw, Dwarf_Die *cu, Dwarf_Word idx)
+{
+	struct dwline *t = cu_lines(dw, cu);
+	if (t) {
+		const char *f = dwline_file(t, idx);
+		return f ? symbols_intern(s, f) : NULL;
+	}
 	Dwarf_Files *files;
 	size_t nf;
 	if (dwarf_getsrcfiles(cu, &files, &nf) || idx >= nf)
@@ -89,6 +169,7 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 	struct dso_dwarf *dw = xcalloc(1, sizeof(*dw));
 	hmap_init(&dw->cu_index);
 	hmap_init(&dw->inl);
+	hmap_init(&dw->lines);
 	dw->cache_fd = -1;
 	if (d->debug_elf) {
 		bool cache = dwcache_wanted(d->debug_elf);
@@ -352,8 +433,17 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	bool lines = symbols_want_lines(s);
 	const char *file = NULL;
 	int line = 0, col = 0;
-	Dwarf_Line *dl = lines ? dwarf_getsrc_die(&cu, svma) : NULL;
-	if (dl) {
+	struct dwline *lt = lines ? cu_lines(dw, &cu) : NULL;
+	Dwarf_Line *dl = lines && !lt ? dwarf_getsrc_die(&cu, svma) : NULL;
+	if (lt) {
+		const struct dwline_row *row = dwline_find(lt, svma);
+		if (row) {
+			/* as dwarf_linesrc: no name for a bad file index */
+			file = symbols_intern(s, dwline_file(lt, row->file));
+			line = row->line;
+			col = row->column;
+		}
+	} else if (dl) {
 		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
@@ -382,7 +472,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		file = NULL;
 		line = col = 0;
 		if (dwarf_attr(&scopes[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &w))
-			file = file_name(s, &cu, w);
+			file = file_name(s, dw, &cu, w);
 		if (dwarf_attr(&scopes[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &w))
 			line = (int)w;
 		if (dwarf_attr(&scopes[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &w))
@@ -420,6 +510,12 @@ static void cu_index_free(void *v)
 	free(ix);
 }
 
+static void lines_free(void *v)
+{
+	if (v != &no_lines)
+		dwline_free(v);
+}
+
 void inlines_release(struct dso *d)
 {
 	struct dso_dwarf *dw = d->dw;
@@ -427,6 +523,7 @@ void inlines_release(struct dso *d)
 		return;
 	hmap_release_vals(&dw->cu_index, cu_index_free);
 	hmap_release(&dw->inl);
+	hmap_release_vals(&dw->lines, lines_free);
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);
 	if (dw->cache_elf) {

@@ -1,0 +1,59 @@
+/*
+ * dwline.h: a CU's DWARF line table (.debug_line, versions 2 to 5), decoded
+ * by scorch instead of libdw.
+ *
+ * Why: libdw's dwarf_getsrclines (elfutils 0.188) allocates every row
+ * separately and sorts them with qsort on the first lookup in a CU, and
+ * dwarf_getsrcfiles runs all of it too; on a Python profile that was half
+ * of the analysis. Here a table is one array, built by concatenating the
+ * sequences in address order (a full sort only when they overlap).
+ *
+ * The answers are libdw's, by construction and by test (tests/unit and
+ * the libdw comparison in tests/e2e/dwline_libdw.sh): the same rows, the
+ * same order (address, end_sequence first, then table order), the same
+ * lookup (the last row at or below the address, none if it ends a
+ * sequence), the same file names (absolute names as written, else the
+ * directory, "/", the name; directory 0 of DWARF < 5 is DW_AT_comp_dir).
+ * Whatever libdw would reject, or this decoder does not know (a form,
+ * vendor opcodes, a compressed section, big-endian), makes dwline_open
+ * return NULL: the caller then asks libdw, which gives its own answer.
+ */
+#ifndef SCORCH_DWLINE_H
+#define SCORCH_DWLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dwline_row {
+	uint64_t addr;
+	int32_t line;
+	uint32_t file;
+	uint16_t column;
+	uint8_t end_sequence;
+	uint32_t idx;            /* position in the line program */
+};
+
+struct dwline {
+	struct dwline_row *rows; /* sorted as libdw sorts them */
+	size_t nrows;
+	char **files;            /* libdw's Dwarf_Files order; NULL-free */
+	size_t nfiles;
+};
+
+/* The sections a table reads (NULL/0 when absent). */
+struct dwline_sections {
+	const uint8_t *line, *line_str, *str;
+	size_t line_size, line_str_size, str_size;
+};
+
+/* The table at offset off of .debug_line for a CU with this comp_dir (may
+ * be NULL) and address size; NULL when libdw must decide. */
+struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
+			   unsigned address_size);
+/* The row for addr (dwarf_getsrc_die's), or NULL. */
+const struct dwline_row *dwline_find(const struct dwline *t, uint64_t addr);
+/* File idx's name (dwarf_filesrc's), or NULL when out of range. */
+const char *dwline_file(const struct dwline *t, uint64_t idx);
+void dwline_free(struct dwline *t);
+
+#endif

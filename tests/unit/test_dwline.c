@@ -1,0 +1,301 @@
+/* test_dwline.c: the DWARF line table decoder (src/analyze/dwline.c):
+ * hand-made programs for the cases where libdw has its own rules (an end
+ * row sorts before a row at its address, a zero-length extended opcode,
+ * overlapping sequences, relative names without DW_AT_comp_dir, what it
+ * rejects), and the same answers as libdw for every address of every row
+ * of every CU in real files: this test binary (gcc's DWARF 5) and, when
+ * installed, libc's debug file (libc6-dbg). */
+#include "analyze/dwline.h"
+#include "test.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <glob.h>
+#include <unistd.h>
+
+/* ---- a tiny DWARF 4 line program writer -------------------------------- */
+
+struct lp {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put(struct lp *p, const void *d, size_t n)
+{
+	memcpy(p->b + p->n, d, n);
+	p->n += n;
+}
+static void u8(struct lp *p, unsigned v)
+{
+	uint8_t c = (uint8_t)v;
+	put(p, &c, 1);
+}
+static void uleb(struct lp *p, uint64_t v)
+{
+	do {
+		uint8_t c = v & 0x7f;
+		v >>= 7;
+		u8(p, c | (v ? 0x80 : 0));
+	} while (v);
+}
+static void sleb(struct lp *p, int64_t v)
+{
+	for (;;) {
+		uint8_t c = v & 0x7f;
+		v >>= 7;
+		bool done = (v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40));
+		u8(p, c | (done ? 0 : 0x80));
+		if (done)
+			break;
+	}
+}
+static void set_addr(struct lp *p, uint64_t a)
+{
+	u8(p, 0), u8(p, 9), u8(p, DW_LNE_set_address), put(p, &a, 8);
+}
+static void end_seq(struct lp *p)
+{
+	u8(p, 0), u8(p, 1), u8(p, DW_LNE_end_sequence);
+}
+static void advance_pc(struct lp *p, unsigned n)
+{
+	u8(p, DW_LNS_advance_pc), uleb(p, n);
+}
+static void advance_line(struct lp *p, int n)
+{
+	u8(p, DW_LNS_advance_line), sleb(p, n);
+}
+static void copy(struct lp *p)
+{
+	u8(p, DW_LNS_copy);
+}
+
+/* header (version 4, dirs "inc", files "a.c" dir 0 and "/abs/b.h" dir 1,
+ * "c.h" dir 1) followed by the program in prog */
+static struct dwline *open4(const struct lp *prog, const char *comp_dir)
+{
+	static struct lp all;
+	struct lp h = { .n = 0 };
+	u8(&h, 1);                 /* min_inst_length */
+	u8(&h, 1);                 /* max ops */
+	u8(&h, 1);                 /* default_is_stmt */
+	u8(&h, (uint8_t)-5);       /* line_base */
+	u8(&h, 14);                /* line_range */
+	u8(&h, 13);                /* opcode_base */
+	static const uint8_t std[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+	put(&h, std, 12);
+	put(&h, "inc", 4), u8(&h, 0);
+	put(&h, "a.c", 4), uleb(&h, 0), uleb(&h, 0), uleb(&h, 0);
+	put(&h, "/abs/b.h", 9), uleb(&h, 1), uleb(&h, 0), uleb(&h, 0);
+	put(&h, "c.h", 4), uleb(&h, 1), uleb(&h, 0), uleb(&h, 0);
+	u8(&h, 0);
+	all.n = 0;
+	uint32_t unit_length = (uint32_t)(2 + 4 + h.n + prog->n), header_length = (uint32_t)h.n;
+	uint16_t version = 4;
+	put(&all, &unit_length, 4), put(&all, &version, 2), put(&all, &header_length, 4);
+	put(&all, h.b, h.n), put(&all, prog->b, prog->n);
+	struct dwline_sections sec = { .line = all.b, .line_size = all.n };
+	return dwline_open(&sec, 0, comp_dir, 8);
+}
+
+TEST(dwline_rows_files_lookup)
+{
+	struct lp p = { .n = 0 };
+	set_addr(&p, 0x1000);
+	copy(&p);                       /* 0x1000 line 1 */
+	advance_pc(&p, 0x10), advance_line(&p, 4), copy(&p); /* 0x1010 line 5 */
+	u8(&p, DW_LNS_set_file), uleb(&p, 2);
+	u8(&p, DW_LNS_set_column), uleb(&p, 7);
+	advance_pc(&p, 0x10), copy(&p); /* 0x1020 line 5 col 7 b.h */
+	copy(&p);                       /* a row at the end address */
+	end_seq(&p);                    /* ends at 0x1020 */
+	set_addr(&p, 0x3000), copy(&p), advance_pc(&p, 8), end_seq(&p);
+	struct dwline *t = open4(&p, "/src");
+	CHECK(t != NULL);
+	CHECK_EQ(t->nfiles, 4);
+	CHECK_STR(t->files[0], "???");
+	CHECK_STR(t->files[1], "/src/a.c");
+	CHECK_STR(t->files[2], "/abs/b.h");
+	CHECK_STR(t->files[3], "inc/c.h");
+	CHECK(dwline_find(t, 0xfff) == NULL);
+	CHECK_EQ(dwline_find(t, 0x1000)->line, 1);
+	CHECK_EQ(dwline_find(t, 0x100f)->line, 1);
+	CHECK_EQ(dwline_find(t, 0x1010)->line, 5);
+	/* libdw's order puts the end row before the rows at its address, so
+	 * the end address itself still has a line (unless it is the CU's
+	 * last: libdw makes the last row an end) */
+	const struct dwline_row *r = dwline_find(t, 0x1020);
+	CHECK(r != NULL);
+	CHECK_EQ(r->column, 7);
+	CHECK_STR(dwline_file(t, r->file), "/abs/b.h");
+	CHECK(dwline_file(t, 99) == NULL);
+	CHECK_EQ(dwline_find(t, 0x3004)->line, 1);
+	CHECK(dwline_find(t, 0x3008) == NULL);
+	dwline_free(t);
+	/* no DW_AT_comp_dir: relative names stay relative */
+	t = open4(&p, NULL);
+	CHECK(t != NULL);
+	CHECK_STR(t->files[1], "a.c");
+	dwline_free(t);
+}
+
+TEST(dwline_sequences_overlap_and_padding)
+{
+	struct lp p = { .n = 0 };
+	set_addr(&p, 0x2000), copy(&p), advance_pc(&p, 0x20), end_seq(&p);
+	/* a second sequence inside the first: the rows are sorted */
+	set_addr(&p, 0x1ff0), advance_line(&p, 9), copy(&p);
+	set_addr(&p, 0x2008), advance_line(&p, 10), copy(&p), advance_pc(&p, 4), end_seq(&p);
+	/* an extended opcode of length 0 steps back onto its sub-opcode,
+	 * read next as an opcode (here special opcode 128: +8, line -2) */
+	set_addr(&p, 0x4000), advance_line(&p, 10);
+	u8(&p, 0), u8(&p, 0), u8(&p, 0x80);
+	advance_pc(&p, 8), end_seq(&p);
+	struct dwline *t = open4(&p, "/src");
+	CHECK(t != NULL);
+	for (size_t i = 1; i < t->nrows; i++)
+		CHECK(t->rows[i - 1].addr <= t->rows[i].addr);
+	CHECK_EQ(dwline_find(t, 0x1ff0)->line, 10);
+	CHECK_EQ(dwline_find(t, 0x2000)->line, 1);
+	CHECK_EQ(dwline_find(t, 0x2008)->line, 20);
+	CHECK(dwline_find(t, 0x2020) == NULL); /* after the end */
+	CHECK_EQ(dwline_find(t, 0x4008)->line, 9);
+	CHECK(dwline_find(t, 0x4004) == NULL); /* the sequence's first row is at 0x4008 */
+	dwline_free(t);
+}
+
+TEST(dwline_gives_up_where_libdw_has_its_own_rules)
+{
+	struct lp p = { .n = 0 };
+	set_addr(&p, 0x1000);
+	u8(&p, DW_LNS_set_column), uleb(&p, 70000); /* over libdw's 16-bit column */
+	copy(&p);
+	CHECK(open4(&p, "/src") == NULL);
+	p.n = 0;
+	u8(&p, 0), u8(&p, 0x81); /* a length libdw reads as one byte */
+	CHECK(open4(&p, "/src") == NULL);
+	p.n = 0;
+	u8(&p, DW_LNS_advance_pc); /* operand cut off */
+	CHECK(open4(&p, "/src") == NULL);
+	struct dwline_sections none = { 0 };
+	CHECK(dwline_open(&none, 0, NULL, 8) == NULL);
+	uint8_t shortb[6] = { 0xff, 0xff, 0xff, 0xff, 1, 0 };
+	struct dwline_sections s = { .line = shortb, .line_size = sizeof shortb };
+	CHECK(dwline_open(&s, 0, NULL, 8) == NULL);
+	CHECK(dwline_open(&s, 100, NULL, 8) == NULL);
+}
+
+/* ---- the same answers as libdw on real files ----------------------------- */
+
+static long compare_with_libdw(const char *path, long *cus)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	long bad = 0;
+	if (!dw) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -1;
+	}
+	struct dwline_sections sec = { 0 };
+	size_t shstrndx;
+	elf_getshdrstrndx(e, &shstrndx);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (sh.sh_flags & SHF_COMPRESSED)
+			elf_compress(scn, 0, 0);
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		if (!strcmp(name, ".debug_line"))
+			sec.line = d->d_buf, sec.line_size = d->d_size;
+		else if (!strcmp(name, ".debug_line_str"))
+			sec.line_str = d->d_buf, sec.line_str_size = d->d_size;
+		else if (!strcmp(name, ".debug_str"))
+			sec.str = d->d_buf, sec.str_size = d->d_size;
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Attribute a;
+		Dwarf_Word loff;
+		uint8_t asz = 0;
+		bool ok = dwarf_offdie(dw, off + hsize, &cu) && dwarf_attr(&cu, DW_AT_stmt_list, &a) &&
+			  !dwarf_formudata(&a, &loff);
+		off = next;
+		if (!ok)
+			continue;
+		dwarf_cu_info(cu.cu, NULL, NULL, NULL, NULL, NULL, &asz, NULL);
+		const char *cd = dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+		struct dwline *t = dwline_open(&sec, loff, cd, asz);
+		Dwarf_Lines *lines;
+		size_t nl;
+		Dwarf_Files *files;
+		size_t nf;
+		if (!t || dwarf_getsrclines(&cu, &lines, &nl) || dwarf_getsrcfiles(&cu, &files, &nf)) {
+			bad += t != NULL; /* dwline may give up; it may not succeed alone */
+			dwline_free(t);
+			continue;
+		}
+		(*cus)++;
+		bad += nl != t->nrows || nf != t->nfiles;
+		for (size_t i = 0; i < nf && i < t->nfiles; i++) {
+			const char *x = dwarf_filesrc(files, i, NULL, NULL);
+			bad += strcmp(x ? x : "", t->files[i]) != 0;
+		}
+		for (size_t i = 0; i < nl; i++) {
+			Dwarf_Addr ad;
+			dwarf_lineaddr(dwarf_onesrcline(lines, i), &ad);
+			for (Dwarf_Addr q = ad - 1; q <= ad + 1; q++) {
+				Dwarf_Line *L = dwarf_getsrc_die(&cu, q);
+				const struct dwline_row *R = dwline_find(t, q);
+				if (!L || !R) {
+					bad += !L != !R;
+					continue;
+				}
+				int ln, col;
+				dwarf_lineno(L, &ln);
+				dwarf_linecol(L, &col);
+				const char *fl = dwarf_linesrc(L, NULL, NULL), *fr = dwline_file(t, R->file);
+				bad += ln != R->line || col != R->column || strcmp(fl ? fl : "", fr ? fr : "");
+			}
+		}
+		dwline_free(t);
+	}
+	dwarf_end(dw);
+	elf_end(e);
+	close(fd);
+	return bad;
+}
+
+TEST(dwline_same_as_libdw_on_real_files)
+{
+	elf_version(EV_CURRENT);
+	long cus = 0;
+	CHECK_EQ(compare_with_libdw("/proc/self/exe", &cus), 0);
+	CHECK(cus > 10);
+	/* libc's debug file (compressed sections, DWARF 5) when installed */
+	glob_t g;
+	if (glob("/usr/lib/debug/.build-id/*/*.debug", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && i < 40; i++) {
+			long c = 0, b = compare_with_libdw(g.gl_pathv[i], &c);
+			if (b > 0)
+				fprintf(stderr, "%s: %ld differences\n", g.gl_pathv[i], b);
+			CHECK(b <= 0);
+			cus += c;
+		}
+		globfree(&g);
+	}
+	fprintf(stderr, "dwline: %ld CUs agree with libdw\n", cus);
+}
