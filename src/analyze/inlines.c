@@ -274,7 +274,15 @@ static int fn_range_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth)
+/* C has no functions inside types: its CUs' structs and unions need no walk
+ * (on a C program's big CUs that walk was most of the index's cost) */
+static bool lang_is_c(Dwarf_Word lang)
+{
+	return lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
+	       lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
+}
+
+static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth, bool types)
 {
 	Dwarf_Die c;
 	if (depth > 8 || dwarf_child(parent, &c) != 0)
@@ -294,10 +302,10 @@ static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth)
 				ix->r[ix->n] = (struct fn_range){ lo, hi, dwarf_dieoffset(&c), (uint32_t)ix->n };
 				ix->n++;
 			}
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-			   tag == DW_TAG_module) {
-			index_scope(ix, &c, depth + 1);
+		} else if (types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+				     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+				     tag == DW_TAG_module)) {
+			index_scope(ix, &c, depth + 1, types);
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
@@ -314,7 +322,7 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 	if (dwarf_attr(cu, DW_AT_language, &a))
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
-	index_scope(ix, cu, 0);
+	index_scope(ix, cu, 0, !lang_is_c(lang));
 	ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
 	hmap_put(&dw->cu_index, key, ix);
 	return ix;
