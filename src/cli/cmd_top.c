@@ -264,6 +264,7 @@ static void usage(FILE *f, void *ctx)
 		"      --since-start        since-start window instead of decaying\n"
 		"      --comms LIST         only these commands\n"
 		"      --dsos LIST          only these shared objects (base names)\n"
+		"      --off-cpu            off-CPU time: where threads wait (switch-out stacks)\n"
 		"keys: Up/Down select, Enter call tree, s self/children, w window,\n"
 		"      c zoom to the command, d zoom to the shared object, p pause, q quit\n");
 }
@@ -318,6 +319,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_SINCE_START: c->tc.since_start = true; return 0;
 	case O_COMM: c->tc.comms = v; return 0;
 	case O_DSOS: c->tc.dsos = v; return 0;
+	case O_OFF_CPU: c->tc.off_cpu = true; return 0;
 	}
 	return cli_record_set(&c->o, p, id, v);
 }
@@ -346,6 +348,8 @@ int cmd_top(int argc, char **argv)
 	if (c.o.cg == RECORD_CG_DWARF && !c.mmap_set)
 		c.o.mmap_pages = 1024;
 	cli_record_defaults(&c.o);
+	if (c.tc.off_cpu && cli_record_offcpu(&c.o, "scorch top"))
+		return EXIT_BADINPUT;
 	c.o.argc = argc;
 	c.o.argv = argv;
 	c.u.tui = !c.stdio && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
@@ -365,6 +369,10 @@ int cmd_top(int argc, char **argv)
 	c.u.st.event = c.o.events[0].name;
 	c.u.st.freq = c.o.freq;
 	c.u.st.call_graph = c.o.cg == RECORD_CG_FP ? "fp" : c.o.cg == RECORD_CG_DWARF ? "dwarf" : "no call graph";
+	if (c.tc.off_cpu)
+		c.u.st.call_graph = c.o.cg == RECORD_CG_FP	  ? "fp, off-CPU time"
+				    : c.o.cg == RECORD_CG_DWARF ? "dwarf, off-CPU time"
+								  : "no call graph, off-CPU time";
 	buf_init(&c.u.out, 64u << 20);
 	c.u.start_ns = c.u.last_ns = now_ns();
 	c.u.next_ns = c.u.start_ns + (uint64_t)(c.u.delay * 1e9);

@@ -41,7 +41,7 @@ static const struct opt table[] = {
 	{ O_COMM, 0, "comms", ARG_YES, SUM | OC_TOP },
 	{ O_EVENT, 'e', "event", ARG_YES, REC },
 	{ O_EVENT, 0, "event", ARG_YES, SUM },
-	{ O_OFF_CPU, 0, "off-cpu", ARG_NO, SUM | OC_RECORD },
+	{ O_OFF_CPU, 0, "off-cpu", ARG_NO, SUM | OC_RECORD | OC_TOP },
 	{ O_WALL, 0, "wall", ARG_NO, SUM },
 	{ O_QUIET, 'q', "quiet", ARG_NO, SUM | OC_RECORD },
 	{ O_QUIET, 0, "no-progress", ARG_NO, SUM },

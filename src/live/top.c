@@ -28,6 +28,7 @@ struct top {
 	struct top_config cfg;
 	struct profile_sink ps;
 	struct sink sink;
+	struct sink chain;       /* --off-cpu: the off-CPU wrapper around ps */
 	/* decaying window */
 	struct pnode *dec;       /* per node: tree links of the profile, decayed counters */
 	struct counts *prev;     /* per node: profile counters at the last refresh */
@@ -62,6 +63,9 @@ struct top {
 static int top_end(void *ctx, struct pipeline *p, int rc)
 {
 	struct top *t = ctx;
+	/* --off-cpu: threads still off-CPU are counted to the end */
+	if (t->chain.end)
+		rc = t->chain.end(t->chain.ctx, p, rc);
 	if (!rc && t->end_hook)
 		t->end_hook(t->end_ctx);
 	t->ps.pipeline = NULL;
@@ -74,12 +78,20 @@ static int top_begin(void *ctx, struct pipeline *p)
 {
 	struct top *t = ctx;
 	t->ps.pipeline = p;
-	return 0;
+	return t->chain.begin ? t->chain.begin(t->chain.ctx, p) : 0;
+}
+
+static int top_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
+{
+	struct top *t = ctx;
+	return t->chain.event ? t->chain.event(t->chain.ctx, p, ev) : 0;
 }
 
 static int top_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
 {
 	struct top *t = ctx;
+	if (t->chain.sample)
+		return t->chain.sample(t->chain.ctx, p, rs);
 	return profile_sink_sample(&t->ps, rs);
 }
 
@@ -93,13 +105,17 @@ struct top *top_new(const struct top_config *c, char *msg, size_t msglen)
 	profile_sink_config_init(&pc);
 	report_sink_config(&pc);
 	pc.filter.comms = c->comms;
-	if (profile_sink_init(&t->ps, &pc, NULL)) {
+	if (c->off_cpu)
+		pc.filter.time_mode = OFFCPU_MODE_OFF_CPU;
+	if (profile_sink_init(&t->ps, &pc, c->off_cpu ? &t->chain : NULL)) {
 		snprintf(msg, msglen, "%s", t->ps.errbuf);
 		profile_sink_release(&t->ps);
 		free(t);
 		return NULL;
 	}
 	t->sink = (struct sink){ .ctx = t, .begin = top_begin, .sample = top_sample, .end = top_end };
+	if (c->off_cpu)
+		t->sink.event = top_event;
 	if (c->dsos) {
 		size_t cap = 0;
 		const char *q = c->dsos;

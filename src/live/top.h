@@ -29,6 +29,7 @@ struct top_config {
 	const char *comms;    /* comma-separated commands to keep (samples), NULL all */
 	const char *dsos;     /* comma-separated DSO base names to show, NULL all */
 	int stdio_lines;      /* --stdio: entries per refresh (default 20) */
+	bool off_cpu;         /* entries weighted by off-CPU time (switch-out stacks) */
 };
 
 /* What the header shows; filled by the caller at every refresh. */

@@ -29,6 +29,19 @@ check top_stdio_fp_child_gone bash -c "! pgrep -f '[c]alls-fp 20000' > /dev/null
 "$SCORCH" top --stdio -n 2 --children --since-start -e cpu-clock -g -d 0.5 -- "$WL/calls-fp" 20000 > "$W/ch.out" 2>&1
 check top_stdio_children awk '/^# refresh 2/{b=1} b && / run$/ { split($2, a, "%"); if (a[1] + 0 > 80) ok=1 } END { exit !ok }' "$W/ch.out"
 
+# --- --off-cpu: where threads wait (tests/workloads/offcpu.c: sleeper
+# sleeps 3 x 100 ms, waiter blocks 300 ms on a pipe, spinner spins) ---
+"$SCORCH" top --stdio -n 2 --children --off-cpu -g -d 0.5 --lines 200 -- "$WL/offcpu" "$W/oc.times" > "$W/oc.out" 2> "$W/oc.err"
+check top_offcpu_exit test $? = 0
+check top_offcpu_header grep -qE '^# refresh 1 at .* fp, off-CPU time \|' "$W/oc.out"
+check top_offcpu_sleeping in_first "$W/oc.out" 2 '%  sleeper +\[unknown\] +\[off-cpu: sleeping\]$'
+# the waiting functions carry the time (children), each about a third of it
+for fn in sleeper waiter; do
+	check top_offcpu_$fn awk -v fn=$fn '/^# refresh /{b++} b <= 2 && $3 == fn && $NF == fn { split($2, a, "%"); if (a[1] + 0 > 20) ok = 1 } END { exit !ok }' "$W/oc.out"
+done
+# spinning is not waiting: spinner() has at most its preemptions
+check top_offcpu_spinner_small awk '/^# refresh /{b++} b <= 2 && $3 == "spinner" && $NF == "spinner" { split($2, a, "%"); if (a[1] + 0 > 10) bad = 1 } END { exit bad }' "$W/oc.out"
+
 # --- DWARF, -p (no frame pointers: callers only through DWARF CFI) ---
 "$WL/calls-nofp" 20000 > /dev/null &
 wpid=$!
