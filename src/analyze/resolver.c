@@ -259,8 +259,13 @@ static bool is_kernel_kind(uint8_t kind)
 
 static bool anon_name(const char *n)
 {
-	return !n || !*n || !strncmp(n, "//anon", 6) || !strncmp(n, "[anon", 5) ||
-	       !strncmp(n, "/memfd:", 7) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6);
+	if (!n || !*n)
+		return true;
+	/* a file's path (nearly every frame's) is settled by its second byte */
+	if (n[0] == '/')
+		return n[1] == '/' ? !strncmp(n, "//anon", 6) : n[1] == 'm' && !strncmp(n, "/memfd:", 7);
+	return n[0] == '[' &&
+	       (!strncmp(n, "[anon", 5) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6));
 }
 
 /* The names perf's map__new treats as anonymous (or no-DSO) memory: an

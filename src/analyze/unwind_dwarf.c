@@ -318,6 +318,11 @@ struct urule {
 	uint8_t kind[NREGS];
 	int32_t cfa_off;
 	int32_t off[NREGS];
+	/* the same rules for apply_rule: registers kept as they are (a mask),
+	 * then only the others */
+	uint32_t same_mask;
+	uint8_t nops;
+	uint8_t op_reg[NREGS];
 };
 
 static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
@@ -366,29 +371,38 @@ static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
 		r->kind[reg] = value ? R_VAL_OFFSET : R_OFFSET;
 		r->off[reg] = (int32_t)off;
 	}
+	for (unsigned reg = 0; reg < NREGS; reg++) {
+		if (r->kind[reg] == R_SAME)
+			r->same_mask |= 1u << reg;
+		else
+			r->op_reg[r->nops++] = (uint8_t)reg;
+	}
 	return true;
 }
 
 static void apply_rule(const struct urule *r, const struct ustate *s, struct stackmem *m,
 		       struct ustate *next)
 {
-	memset(next, 0, sizeof(*next));
+	/* "same value" registers keep theirs (and their validity); a register
+	 * not valid in s stays invalid, its stale value unread */
+	memcpy(next->regs, s->regs, sizeof(next->regs));
+	next->valid = s->valid & r->same_mask;
+	next->pc = 0;
+	next->pc_set = false;
+	next->initial = false;
 	next->signal = r->signal;
 	uint64_t cfa, v;
 	bool have_cfa = reg_get(s, (unsigned)r->cfa_reg, &cfa);
 	if (have_cfa)
 		cfa += (int64_t)r->cfa_off;
 	bool ra_undefined = false;
-	for (unsigned reg = 0; reg < NREGS; reg++) {
+	for (unsigned i = 0; i < r->nops; i++) {
+		unsigned reg = r->op_reg[i];
 		switch (r->kind[reg]) {
 		case R_UNDEF:
 			if ((int)reg == r->ra)
 				ra_undefined = true;
 			continue;
-		case R_SAME:
-			if (!reg_get(s, reg, &v))
-				continue;
-			break;
 		case R_OFFSET:
 			if (!have_cfa || !mem_read(m, cfa + (int64_t)r->off[reg], &v))
 				continue;
@@ -565,8 +579,8 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 			break;
 		}
 		/* no progress: a loop in broken CFI */
-		if (next.pc == st.pc && next.regs[REG_SP] == st.regs[REG_SP] &&
-		    (next.valid & (1u << REG_SP)))
+		if (next.pc == st.pc && (next.valid & (1u << REG_SP)) &&
+		    next.regs[REG_SP] == (st.valid & (1u << REG_SP) ? st.regs[REG_SP] : 0))
 			break;
 		st = next;
 	}
