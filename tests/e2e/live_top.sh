@@ -39,8 +39,9 @@ check top_offcpu_sleeping in_first "$W/oc.out" 2 '%  sleeper +\[unknown\] +\[off
 for fn in sleeper waiter; do
 	check top_offcpu_$fn awk -v fn=$fn '/^# refresh /{b++} b <= 2 && $3 == fn && $NF == fn { split($2, a, "%"); if (a[1] + 0 > 20) ok = 1 } END { exit !ok }' "$W/oc.out"
 done
-# spinning is not waiting: spinner() has at most its preemptions
-check top_offcpu_spinner_small awk '/^# refresh /{b++} b <= 2 && $3 == "spinner" && $NF == "spinner" { split($2, a, "%"); if (a[1] + 0 > 10) bad = 1 } END { exit bad }' "$W/oc.out"
+# spinning is not waiting: spinner() (300 ms of wall clock) has only its
+# preemptions, less than sleeper()'s 300 ms asleep, however loaded the machine
+check top_offcpu_spinner_less awk '/^# refresh /{b++} b <= 2 && $NF == $3 && ($3 == "spinner" || $3 == "sleeper") { split($2, a, "%"); v[$3] = a[1] + 0 } END { exit !(v["sleeper"] > 0 && v["spinner"] < v["sleeper"]) }' "$W/oc.out"
 
 # --- DWARF, -p (no frame pointers: callers only through DWARF CFI) ---
 "$WL/calls-nofp" 20000 > /dev/null &
