@@ -153,16 +153,16 @@ struct str_table {
 	size_t cap, len;
 };
 
-struct loc_entry {
-	struct perfparser_loc_key k;
-	uint64_t hash;
-	int32_t id;
-	bool used;
-};
-
+/* Locations: the keys in id order (ids are dense, from 0), and an open
+ * addressing index of 8-byte slots over them (id + 1 and the hash's low
+ * half): a big stream's hundreds of thousands of locations cost ~60 bytes
+ * each instead of a table of whole keys kept half empty. */
 struct loc_table {
-	struct loc_entry *e;
-	size_t cap, len;
+	struct perfparser_loc_key *keys;
+	size_t len, keys_cap;
+	uint32_t *slot_id;   /* id + 1; 0: empty */
+	uint32_t *slot_hash;
+	size_t cap;          /* a power of two */
 };
 
 struct pending {
@@ -225,7 +225,9 @@ void perfparser_free(struct perfparser *pp)
 	for (size_t i = 0; i < pp->strs.cap; i++)
 		free(pp->strs.e[i].s);
 	free(pp->strs.e);
-	free(pp->locs.e);
+	free(pp->locs.keys);
+	free(pp->locs.slot_id);
+	free(pp->locs.slot_hash);
 	free(pp->pend);
 	perfparser_trace_free(pp->trace);
 	hmap_release(&pp->str_by_ptr);
@@ -409,35 +411,42 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	*isnew = false;
 	if (t->len * 2 >= t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 4096;
-		struct loc_entry *ne = xcalloc(nc, sizeof(*ne));
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->e[i].used)
-				continue;
-			size_t j = t->e[i].hash & (nc - 1);
-			while (ne[j].used)
+		uint32_t *ni = xcalloc(nc, sizeof(*ni)), *nh = xcalloc(nc, sizeof(*nh));
+		for (size_t id = 0; id < t->len; id++) {
+			uint64_t h = loc_hash(&t->keys[id]);
+			size_t j = h & (nc - 1);
+			while (ni[j])
 				j = (j + 1) & (nc - 1);
-			ne[j] = t->e[i];
+			ni[j] = (uint32_t)id + 1;
+			nh[j] = (uint32_t)h;
 		}
-		free(t->e);
-		t->e = ne;
+		free(t->slot_id);
+		free(t->slot_hash);
+		t->slot_id = ni;
+		t->slot_hash = nh;
 		t->cap = nc;
 	}
 	uint64_t h = loc_hash(k);
 	size_t j = h & (t->cap - 1);
-	while (t->e[j].used) {
-		if (t->e[j].hash == h && !memcmp(&t->e[j].k, k, sizeof(*k)))
-			return t->e[j].id;
-		j = (j + 1) & (t->cap - 1);
+	for (; t->slot_id[j]; j = (j + 1) & (t->cap - 1)) {
+		uint32_t id = t->slot_id[j] - 1;
+		if (t->slot_hash[j] == (uint32_t)h && !memcmp(&t->keys[id], k, sizeof(*k)))
+			return (int32_t)id;
 	}
-	t->e[j].used = true;
-	t->e[j].k = *k;
-	t->e[j].hash = h;
-	t->e[j].id = pp->next_location++;
+	if (t->len == t->keys_cap) {
+		t->keys_cap = t->keys_cap ? t->keys_cap * 2 : 4096;
+		t->keys = xrealloc(t->keys, t->keys_cap * sizeof(*t->keys));
+	}
+	int32_t id = (int32_t)t->len; /* ids are the keys' positions */
+	pp->next_location = id + 1;
+	t->keys[t->len] = *k;
+	t->slot_id[j] = (uint32_t)t->len + 1;
+	t->slot_hash[j] = (uint32_t)h;
 	t->len++;
 	*isnew = true;
 	const struct perfparser_loc_key *l = k;
 	size_t at = ev_begin(&pp->out, PPE_LOCATION);
-	perfparser_put_u32(&pp->out, (uint32_t)t->e[j].id);
+	perfparser_put_u32(&pp->out, (uint32_t)id);
 	perfparser_put_u64(&pp->out, address);
 	perfparser_put_u32(&pp->out, (uint32_t)l->file);
 	perfparser_put_u32(&pp->out, pid);
@@ -446,7 +455,7 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	perfparser_put_u32(&pp->out, (uint32_t)l->parent);
 	ev_end(pp, &pp->out, at);
 	pp->counts.locations++;
-	return t->e[j].id;
+	return id;
 }
 
 int32_t perfparser_location(struct perfparser *pp, const struct perfparser_location *loc)
