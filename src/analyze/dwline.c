@@ -244,6 +244,51 @@ static uint32_t rd_u32(struct rd *r, uint64_t v)
 	return (uint32_t)v;
 }
 
+/* A DWARF < 5 list (directories, files) ends with a NUL byte: 1 when it
+ * was there (consumed), 0 when an entry follows, -1 at the end of data. */
+static int list_end(struct rd *r)
+{
+	if (r->p >= r->end)
+		return -1;
+	if (*r->p)
+		return 0;
+	r->p++;
+	return 1;
+}
+
+/* DWARF < 5: directory 0 is the compilation directory; file 0 does not
+ * exist ("???" in libdw), files name their directory by index. */
+static bool read_v4_tables(struct rd *r, struct builder *b, const char *comp_dir)
+{
+	size_t cap = 16;
+	int e;
+	b->dirs = xmalloc(cap * sizeof *b->dirs);
+	b->dirs[b->ndirs++] = comp_dir;
+	while (!(e = list_end(r))) {
+		const char *d = rd_cstr(r);
+		if (!d)
+			return false;
+		if (b->ndirs == cap) {
+			cap *= 2;
+			b->dirs = xrealloc(b->dirs, cap * sizeof *b->dirs);
+		}
+		b->dirs[b->ndirs++] = d;
+	}
+	if (e < 0)
+		return false;
+	add_file(b, xstrdup("???"));
+	while (!(e = list_end(r))) {
+		const char *name = rd_cstr(r);
+		uint64_t dir = rd_uleb(r);
+		rd_uleb(r); /* mtime, length */
+		rd_uleb(r);
+		if (r->bad || dir >= b->ndirs)
+			return false;
+		add_file(b, join(b->dirs[dir], name));
+	}
+	return e > 0;
+}
+
 struct lstate {
 	uint64_t addr;
 	uint32_t op_index, file, column, isa, discriminator;
@@ -527,52 +572,7 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 	struct form_ctx fc = { sec, offset_size };
 	bool ok = true;
 	if (version < 5) {
-		/* directory 0 is the compilation directory; file 0 does not
-		 * exist ("???" in libdw) */
-		size_t cap = 16;
-		b.dirs = xmalloc(cap * sizeof *b.dirs);
-		b.dirs[b.ndirs++] = comp_dir;
-		for (;;) {
-			if (r.p >= r.end) {
-				ok = false;
-				break;
-			}
-			if (!*r.p) {
-				r.p++;
-				break;
-			}
-			const char *d = rd_cstr(&r);
-			if (!d) {
-				ok = false;
-				break;
-			}
-			if (b.ndirs == cap) {
-				cap *= 2;
-				b.dirs = xrealloc(b.dirs, cap * sizeof *b.dirs);
-			}
-			b.dirs[b.ndirs++] = d;
-		}
-		add_file(&b, xstrdup("???"));
-		while (ok) {
-			if (r.p >= r.end) {
-				ok = false;
-				break;
-			}
-			if (!*r.p) {
-				r.p++;
-				break;
-			}
-			const char *name = rd_cstr(&r);
-			uint64_t dir = rd_uleb(&r);
-			rd_uleb(&r);
-			rd_uleb(&r);
-			if (r.bad || dir >= b.ndirs) {
-				ok = false;
-				break;
-			}
-			add_file(&b, join(b.dirs[dir], name));
-		}
-	} else {
+		ok = read_v4_tables(&r, &b, comp_dir);	} else {
 		ok = read_v5_table(&r, &fc, &b, false) && read_v5_table(&r, &fc, &b, true);
 		/* an empty file table still has libdw's "???" entry */
 		if (ok && !t->nfiles)
