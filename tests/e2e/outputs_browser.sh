@@ -80,7 +80,8 @@ fi
 
 # ---- thousands of distinct stacks ----
 build_workload many_stacks.c "$W/many" -O0 -fno-omit-frame-pointer
-perf record -q -e cpu-clock -F 4999 -g -o "$W/many.data" -- "$W/many" 1.5 > /dev/null 2>&1
+# 2.5 s of CPU and 4 MB rings: ~12,000 samples, kept by perf on a loaded machine too
+perf record -q -e cpu-clock -F 4999 -m 1024 -g -o "$W/many.data" -- "$W/many" 2.5 > /dev/null 2>&1
 ns=$("$S" export -f folded -i "$W/many.data" | wc -l)
 if [ "$HAVE_SYMS" = 1 ]; then
 	check "many-stacks recording has thousands of distinct stacks ($ns)" [ "$ns" -ge 2000 ]
