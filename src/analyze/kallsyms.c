@@ -17,6 +17,7 @@
  * orders by address, then by table order.
  */
 #include "analyze/kallsyms.h"
+#include "util/hash.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
 
@@ -90,8 +91,14 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 {
 	memset(k, 0, sizeof(*k));
 	struct rawsyms rs = { 0 };
-	const char **mods = NULL;
+	/* modules by number: a symbol keeps 2 bytes (rawsym.aux), not a
+	 * pointer; the last one looked up is remembered (a module's lines
+	 * come together), others found through a map of the interned names */
+	struct hmap mod_of;
+	hmap_init(&mod_of);
 	size_t mods_cap = 0, have = 0;
+	const char *last_mod = NULL;
+	uint16_t last_no = 0;
 	bool all_zero = true, in_order = true, eof = false;
 	uint64_t prev = 0;
 	/* lines are cut in place in a 64 KB window; a partial line at its end
@@ -139,15 +146,31 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			if (addr < prev)
 				in_order = false;
 			prev = addr;
-			struct rawsym *y = rawsyms_push(&rs);
-			if (mods_cap < rs.cap) {
-				mods_cap = rs.cap;
-				mods = xrealloc(mods, mods_cap * sizeof *mods);
+			uint16_t no = 0;
+			if (mod) {
+				const char *m = arena_intern(a, mod);
+				if (m != last_mod) {
+					uintptr_t v = (uintptr_t)hmap_get(&mod_of, (uint64_t)(uintptr_t)m);
+					if (!v && k->nr_mods < 0xfffe) {
+						if (k->nr_mods == mods_cap) {
+							mods_cap = mods_cap ? 2 * mods_cap : 64;
+							k->mod_names = xrealloc(k->mod_names,
+										mods_cap * sizeof *k->mod_names);
+						}
+						k->mod_names[k->nr_mods++] = m;
+						v = k->nr_mods;
+						hmap_put(&mod_of, (uint64_t)(uintptr_t)m, (void *)v);
+					}
+					last_mod = m;
+					last_no = (uint16_t)v;
+				}
+				no = last_no;
 			}
+			struct rawsym *y = rawsyms_push(&rs);
 			y->start = addr;
 			y->name = arena_strdup(a, name);
 			y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
-			mods[rs.n - 1] = mod ? arena_intern(a, mod) : NULL;
+			y->aux = no;
 		}
 		if (p > e)
 			p = e;
@@ -155,9 +178,12 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 		memmove(buf, p, have);
 	}
 	free(buf);
+	hmap_release(&mod_of);
 	if (all_zero) {
 		free(rs.v);
-		free(mods);
+		free(k->mod_names);
+		k->mod_names = NULL;
+		k->nr_mods = 0;
 		return KALLSYMS_HIDDEN;
 	}
 	struct rawsym *raw = rs.v;
@@ -171,27 +197,25 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 		uint64_t end;
 		if (i + 1 < n) {
 			end = raw[i + 1].start;
-			if ((!mods[raw[i].idx]) != (!mods[raw[i + 1].idx]))
+			if ((!raw[i].aux) != (!raw[i + 1].aux))
 				end = ((raw[i].start + 4096) + 4095) & ~4095ULL;
 		} else
 			end = (raw[i].start & ~4095ULL) + 4096;
 		raw[i].size = end - raw[i].start;
 	}
-	const char **sorted = xcalloc(n ? n : 1, sizeof *sorted);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
-			if (!rawsym_better(&raw[w - 1], &raw[i])) {
+			if (!rawsym_better(&raw[w - 1], &raw[i]))
 				raw[w - 1] = raw[i];
-				sorted[w - 1] = mods[raw[i].idx];
-			}
 			continue;
 		}
-		sorted[w] = mods[raw[i].idx];
 		raw[w++] = raw[i];
 	}
 	n = w;
-	free(mods);
+	uint16_t *modno = xcalloc(n ? n : 1, sizeof *modno);
+	for (size_t i = 0; i < n; i++)
+		modno[i] = raw[i].aux;
 	/* the table is built over the raw array, in place (~120k symbols: a
 	 * second array of them was a thousand page faults) */
 	_Static_assert(sizeof(struct sym) <= sizeof(struct rawsym), "sym fits in rawsym");
@@ -202,19 +226,19 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	}
 	k->t.syms = n ? xrealloc(syms, n * sizeof *syms) : (free(syms), xcalloc(1, sizeof *syms));
 	k->t.nr = n;
-	k->mods = sorted;
+	k->mod = modno;
 	return 0;
 }
 
 const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, struct arena *a)
 {
-	if (!k->mods || !sym)
+	if (!k->mod || !sym)
 		return NULL;
 	size_t i = (size_t)(sym - k->t.syms);
-	if (i >= k->t.nr || !k->mods[i])
+	if (i >= k->t.nr || !k->mod[i] || k->mod[i] > k->nr_mods)
 		return NULL;
 	char b[256];
-	const char *m = k->mods[i];
+	const char *m = k->mod_names[k->mod[i] - 1];
 	if (m[0] == '[')
 		return m;
 	snprintf(b, sizeof b, "[%s]", m);
@@ -224,6 +248,9 @@ const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, str
 void kallsyms_release(struct kallsyms *k)
 {
 	symtab_release(&k->t);
-	free(k->mods);
-	k->mods = NULL;
+	free(k->mod);
+	free(k->mod_names);
+	k->mod = NULL;
+	k->mod_names = NULL;
+	k->nr_mods = 0;
 }

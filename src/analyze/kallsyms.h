@@ -12,7 +12,9 @@
 
 struct kallsyms {
 	struct symtab t;       /* absolute addresses; names as written */
-	const char **mods;     /* parallel to t.syms: module name or NULL (vmlinux) */
+	uint16_t *mod;         /* parallel to t.syms: module number + 1, 0 for vmlinux */
+	const char **mod_names;/* by module number */
+	size_t nr_mods;
 };
 
 #define KALLSYMS_HIDDEN 1  /* every address is 0: kptr_restrict hid them */

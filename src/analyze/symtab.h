@@ -39,6 +39,7 @@ struct rawsym {
 	const char *name;   /* raw (mangled); must outlive the table */
 	uint32_t idx;       /* table order, for ties */
 	uint8_t bind;       /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint16_t aux;       /* the caller's (kallsyms: module number + 1; 0 vmlinux) */
 };
 
 /* A growable array of raw symbols (bounded by what was read). */

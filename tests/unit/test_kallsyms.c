@@ -160,3 +160,23 @@ TEST(kallsyms_hex16_fast_path)
 			arena_release(&a);
 		}
 }
+
+/* modules are kept by number: interleaved lines of two modules, and the
+ * last module before vmlinux in the file, each keep their own name */
+TEST(kallsyms_module_numbers)
+{
+	struct kallsyms k;
+	struct arena a;
+	CHECK_EQ(parse("ffffffffc0000000 t a\t[m1]\n"
+		       "ffffffffc0001000 t b\t[m2]\n"
+		       "ffffffffc0002000 t c\t[m1]\n"
+		       "ffffffff81000000 T _stext\n",
+		       &k, &a), 0);
+	CHECK_EQ(k.nr_mods, 2);
+	CHECK_STR(kallsyms_module(&k, symtab_find(&k.t, 0xffffffffc0000000ULL), &a), "[m1]");
+	CHECK_STR(kallsyms_module(&k, symtab_find(&k.t, 0xffffffffc0001000ULL), &a), "[m2]");
+	CHECK_STR(kallsyms_module(&k, symtab_find(&k.t, 0xffffffffc0002000ULL), &a), "[m1]");
+	CHECK(kallsyms_module(&k, symtab_find(&k.t, 0xffffffff81000000ULL), &a) == NULL);
+	kallsyms_release(&k);
+	arena_release(&a);
+}
