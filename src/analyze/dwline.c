@@ -10,6 +10,8 @@
  * decides those tables. Every read is bounds-checked: the input is a file.
  */
 #include "analyze/dwline.h"
+#include "analyze/elffile.h"
+#include "util/buf.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -106,19 +108,30 @@ static char *join(const char *dir, const char *name)
 
 struct builder {
 	struct dwline *t;
-	size_t cap_rows, cap_files;
+	size_t cap_rows, cap_files, cap_dirs;
+	size_t max;            /* entries of any list: at most one per byte of the unit */
 	const char **dirs;
 	size_t ndirs;
 };
 
-static void add_file(struct builder *b, char *name)
+/* Append name (owned) to the file table; false when the table is full. */
+static bool add_file(struct builder *b, char *name)
 {
 	struct dwline *t = b->t;
-	if (t->nfiles == b->cap_files) {
-		b->cap_files = b->cap_files ? 2 * b->cap_files : 64;
-		t->files = xrealloc(t->files, b->cap_files * sizeof *t->files);
+	if (ARRAY_GROW(t->files, b->cap_files, t->nfiles + 1, b->max)) {
+		free(name);
+		return false;
 	}
 	t->files[t->nfiles++] = name;
+	return true;
+}
+
+static bool add_dir(struct builder *b, const char *dir)
+{
+	if (ARRAY_GROW(b->dirs, b->cap_dirs, b->ndirs + 1, b->max))
+		return false;
+	b->dirs[b->ndirs++] = dir;
+	return true;
 }
 
 /* One entry of a DWARF 5 directory or file table: the path and the
@@ -207,8 +220,7 @@ static bool read_v5_table(struct rd *r, const struct form_ctx *c, struct builder
 		return false;
 	if (nforms && n > (uint64_t)(r->end - r->p) / nforms)
 		return false;
-	if (!files)
-		b->dirs = xcalloc(n ? n : 1, sizeof *b->dirs);
+
 	for (uint64_t k = 0; k < n; k++) {
 		const char *name = NULL;
 		uint64_t dir = UINT64_MAX;
@@ -226,12 +238,12 @@ static bool read_v5_table(struct rd *r, const struct form_ctx *c, struct builder
 		if (!name)
 			return false;
 		if (!files) {
-			b->dirs[b->ndirs++] = name;
+			if (!add_dir(b, name))
+				return false;
 			continue;
 		}
-		if (dir == UINT64_MAX || dir >= b->ndirs)
+		if (dir == UINT64_MAX || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
 			return false;
-		add_file(b, join(b->dirs[dir], name));
 	}
 	return true;
 }
@@ -260,31 +272,23 @@ static int list_end(struct rd *r)
  * exist ("???" in libdw), files name their directory by index. */
 static bool read_v4_tables(struct rd *r, struct builder *b, const char *comp_dir)
 {
-	size_t cap = 16;
 	int e;
-	b->dirs = xmalloc(cap * sizeof *b->dirs);
-	b->dirs[b->ndirs++] = comp_dir;
+	if (!add_dir(b, comp_dir))
+		return false;
 	while (!(e = list_end(r))) {
 		const char *d = rd_cstr(r);
-		if (!d)
+		if (!d || !add_dir(b, d))
 			return false;
-		if (b->ndirs == cap) {
-			cap *= 2;
-			b->dirs = xrealloc(b->dirs, cap * sizeof *b->dirs);
-		}
-		b->dirs[b->ndirs++] = d;
 	}
-	if (e < 0)
+	if (e < 0 || !add_file(b, xstrdup("???")))
 		return false;
-	add_file(b, xstrdup("???"));
 	while (!(e = list_end(r))) {
 		const char *name = rd_cstr(r);
 		uint64_t dir = rd_uleb(r);
 		rd_uleb(r); /* mtime, length */
 		rd_uleb(r);
-		if (r->bad || dir >= b->ndirs)
+		if (r->bad || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
 			return false;
-		add_file(b, join(b->dirs[dir], name));
 	}
 	return e > 0;
 }
@@ -303,10 +307,8 @@ static bool add_row(struct builder *b, const struct lstate *s, bool end)
 	    s->isa > 0xff || s->discriminator > 0xffffff)
 		return false;
 	struct dwline *t = b->t;
-	if (t->nrows == b->cap_rows) {
-		b->cap_rows = b->cap_rows ? 2 * b->cap_rows : 256;
-		t->rows = xrealloc(t->rows, b->cap_rows * sizeof *t->rows);
-	}
+	if (ARRAY_GROW(t->rows, b->cap_rows, t->nrows + 1, b->max))
+		return false;
 	struct dwline_row *w = &t->rows[t->nrows];
 	w->addr = s->addr;
 	w->line = (int32_t)s->line;
@@ -445,9 +447,8 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 				uint64_t dir = rd_uleb(r);
 				rd_uleb(r);
 				rd_uleb(r);
-				if (r->bad || dir >= b->ndirs)
+				if (r->bad || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
 					return false;
-				add_file(b, join(b->dirs[dir], name));
 				break;
 			}
 			case DW_LNE_set_discriminator:
@@ -524,6 +525,34 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 	return true;
 }
 
+/* One PROGBITS section's bytes; true also when there is none (*p stays
+ * NULL), false when it is there and cannot be read. */
+static bool section_bytes(Elf *e, const char *name, const uint8_t **p, size_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elffile_scn(e, SHT_PROGBITS, name, &sh);
+	if (!scn)
+		return true;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return false;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return false;
+	*p = d->d_buf;
+	*size = d->d_size;
+	return true;
+}
+
+bool dwline_sections_of(Elf *e, struct dwline_sections *sec)
+{
+	GElf_Ehdr eh;
+	memset(sec, 0, sizeof(*sec));
+	return e && gelf_getehdr(e, &eh) && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
+	       section_bytes(e, ".debug_line", &sec->line, &sec->line_size) &&
+	       section_bytes(e, ".debug_line_str", &sec->line_str, &sec->line_str_size) &&
+	       section_bytes(e, ".debug_str", &sec->str, &sec->str_size) && sec->line;
+}
+
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
 			   unsigned address_size)
 {
@@ -568,7 +597,7 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 		std_len[i] = *r.p++;
 
 	struct dwline *t = xcalloc(1, sizeof *t);
-	struct builder b = { .t = t };
+	struct builder b = { .t = t, .max = unit_length + 1 };
 	struct form_ctx fc = { sec, offset_size };
 	bool ok = true;
 	if (version < 5) {
@@ -576,7 +605,7 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 		ok = read_v5_table(&r, &fc, &b, false) && read_v5_table(&r, &fc, &b, true);
 		/* an empty file table still has libdw's "???" entry */
 		if (ok && !t->nfiles)
-			add_file(&b, xstrdup("???"));
+			ok = add_file(&b, xstrdup("???"));
 	}
 	/* the header must end exactly where header_length says (libdw: the
 	 * CUBIN variant with 4 more bytes is not read here) */

@@ -21,6 +21,8 @@
 #ifndef SCORCH_DWLINE_H
 #define SCORCH_DWLINE_H
 
+#include <gelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +48,10 @@ struct dwline_sections {
 	size_t line_size, line_str_size, str_size;
 };
 
+/* The sections of e (the ELF libdw reads: compressed ones are decompressed
+ * in place, as libdw does) into sec; false when .debug_line is missing or
+ * unreadable, or e is not little-endian. */
+bool dwline_sections_of(Elf *e, struct dwline_sections *sec);
 /* The table at offset off of .debug_line for a CU with this comp_dir (may
  * be NULL) and address size; NULL when libdw must decide. */
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,

@@ -29,7 +29,6 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <gelf.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,45 +78,11 @@ static const char *die_name(struct symbols *s, Dwarf_Die *die)
 	return n ? symbols_demangle(s, n) : NULL;
 }
 
-/* The sections dwline reads, from the ELF libdw reads (decompressed in
- * place as libdw does); false when they cannot be used. */
+/* The sections dwline reads, looked up once per DSO. */
 static bool line_sections(struct dso_dwarf *dw)
 {
-	if (dw->sec_state)
-		return dw->sec_state > 0;
-	dw->sec_state = -1;
-	Elf *e = dwarf_getelf(dw->dwarf);
-	size_t shstrndx;
-	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    elf_getshdrstrndx(e, &shstrndx))
-		return false;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		const uint8_t **p;
-		size_t *size;
-		if (!name)
-			continue;
-		if (!strcmp(name, ".debug_line"))
-			p = &dw->sec.line, size = &dw->sec.line_size;
-		else if (!strcmp(name, ".debug_line_str"))
-			p = &dw->sec.line_str, size = &dw->sec.line_str_size;
-		else if (!strcmp(name, ".debug_str"))
-			p = &dw->sec.str, size = &dw->sec.str_size;
-		else
-			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return false;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return false;
-		*p = d->d_buf;
-		*size = d->d_size;
-	}
-	dw->sec_state = dw->sec.line ? 1 : -1;
+	if (!dw->sec_state)
+		dw->sec_state = dwline_sections_of(dwarf_getelf(dw->dwarf), &dw->sec) ? 1 : -1;
 	return dw->sec_state > 0;
 }
 
@@ -442,7 +407,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	const char *file = NULL;
 	int line = 0, col = 0;
 	struct dwline *lt = lines ? cu_lines(dw, &cu) : NULL;
-	Dwarf_Line *dl = lines && !lt ? dwarf_getsrc_die(&cu, svma) : NULL;
+	Dwarf_Line *dl;
 	if (lt) {
 		const struct dwline_row *row = dwline_find(lt, svma);
 		if (row) {
@@ -451,7 +416,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 			line = row->line;
 			col = row->column;
 		}
-	} else if (dl) {
+	} else if (lines && (dl = dwarf_getsrc_die(&cu, svma))) {
 		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);

@@ -203,26 +203,12 @@ static long compare_with_libdw(const char *path, long *cus)
 		close(fd);
 		return -1;
 	}
-	struct dwline_sections sec = { 0 };
-	size_t shstrndx;
-	elf_getshdrstrndx(e, &shstrndx);
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		gelf_getshdr(scn, &sh);
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (sh.sh_flags & SHF_COMPRESSED)
-			elf_compress(scn, 0, 0);
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		if (!strcmp(name, ".debug_line"))
-			sec.line = d->d_buf, sec.line_size = d->d_size;
-		else if (!strcmp(name, ".debug_line_str"))
-			sec.line_str = d->d_buf, sec.line_str_size = d->d_size;
-		else if (!strcmp(name, ".debug_str"))
-			sec.str = d->d_buf, sec.str_size = d->d_size;
+	struct dwline_sections sec;
+	if (!dwline_sections_of(e, &sec)) {
+		dwarf_end(dw);
+		elf_end(e);
+		close(fd);
+		return -1;
 	}
 	Dwarf_Off off = 0, next;
 	size_t hsize;
