@@ -17,6 +17,7 @@
  * orders by address, then by table order.
  */
 #include "analyze/kallsyms.h"
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
@@ -148,15 +149,11 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			prev = addr;
 			uint16_t no = 0;
 			if (mod) {
-				const char *m = arena_intern(a, mod);
-				if (m != last_mod) {
+				if (!last_mod || strcmp(mod, last_mod)) {
+					const char *m = arena_intern(a, mod);
 					uintptr_t v = (uintptr_t)hmap_get(&mod_of, (uint64_t)(uintptr_t)m);
-					if (!v && k->nr_mods < 0xfffe) {
-						if (k->nr_mods == mods_cap) {
-							mods_cap = mods_cap ? 2 * mods_cap : 64;
-							k->mod_names = xrealloc(k->mod_names,
-										mods_cap * sizeof *k->mod_names);
-						}
+					if (!v && !ARRAY_GROW(k->mod_names, mods_cap, k->nr_mods + 1,
+							      0xfffe)) {
 						k->mod_names[k->nr_mods++] = m;
 						v = k->nr_mods;
 						hmap_put(&mod_of, (uint64_t)(uintptr_t)m, (void *)v);
