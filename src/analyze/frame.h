@@ -16,6 +16,7 @@
 #include "perf/event.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 enum frame_kind {
 	FRAME_USER = 0,
@@ -86,5 +87,18 @@ struct resolver_warning {
 	const char *file;
 	const char *msg;
 };
+
+/* Whether a map's file name n is anonymous memory rather than a file: none,
+ * "//anon", "[anon...", "/memfd:...", "[heap]", "[stack...". A path is
+ * settled by its second byte (nearly every frame's). */
+static inline bool frame_anon_name(const char *n)
+{
+	if (!n || !*n)
+		return true;
+	if (n[0] == '/')
+		return n[1] == '/' ? !strncmp(n, "//anon", 6) : n[1] == 'm' && !strncmp(n, "/memfd:", 7);
+	return n[0] == '[' &&
+	       (!strncmp(n, "[anon", 5) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6));
+}
 
 #endif

@@ -257,17 +257,6 @@ static bool is_kernel_kind(uint8_t kind)
 	return kind == FRAME_KERNEL || kind == FRAME_GUEST_KERNEL || kind == FRAME_HV;
 }
 
-static bool anon_name(const char *n)
-{
-	if (!n || !*n)
-		return true;
-	/* a file's path (nearly every frame's) is settled by its second byte */
-	if (n[0] == '/')
-		return n[1] == '/' ? !strncmp(n, "//anon", 6) : n[1] == 'm' && !strncmp(n, "/memfd:", 7);
-	return n[0] == '[' &&
-	       (!strncmp(n, "[anon", 5) || !strcmp(n, "[heap]") || !strncmp(n, "[stack", 6));
-}
-
 /* The names perf's map__new treats as anonymous (or no-DSO) memory: an
  * executable one is named /tmp/perf-PID.map. */
 static bool perf_anon_name(const char *n)
@@ -412,7 +401,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	}
 	f->dso = m->filename;
 	f->rel = ip - m->start + m->pgoff;
-	if (anon_name(m->filename)) {
+	if (frame_anon_name(m->filename)) {
 		const struct symtab *pm = symbols_perfmap(r->syms, pid);
 		const struct sym *y = pm ? symtab_find(pm, ip) : NULL;
 		if (pm || perf_anon_name(m->filename)) {

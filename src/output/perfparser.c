@@ -182,8 +182,7 @@ struct perfparser {
 	struct str_table strs;
 	struct hmap str_by_ptr;   /* pointer of a pipeline-lifetime string -> id + 1 */
 	int32_t next_string;
-	struct loc_table locs;
-	int32_t next_location;
+	struct loc_table locs;    /* location ids are positions in locs.keys */
 	struct perfparser_counts counts;
 	struct perfparser_trace *trace;   /* tracepoint formats of the tracing data */
 };
@@ -437,8 +436,7 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 		t->keys_cap = t->keys_cap ? t->keys_cap * 2 : 4096;
 		t->keys = xrealloc(t->keys, t->keys_cap * sizeof(*t->keys));
 	}
-	int32_t id = (int32_t)t->len; /* ids are the keys' positions */
-	pp->next_location = id + 1;
+	int32_t id = (int32_t)t->len;
 	t->keys[t->len] = *k;
 	t->slot_id[j] = (uint32_t)t->len + 1;
 	t->slot_hash[j] = (uint32_t)h;

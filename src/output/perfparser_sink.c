@@ -157,8 +157,7 @@ static int32_t frame_group(struct ppsink *ps, uint32_t pid, const struct frame *
 	const struct frame *fn = &g[n - 1];
 	bool kernel = is_kernel_kind(fn->kind);
 	bool shared = !kernel && f0->dso_handle && f0->rel && fn->dso && fn->dso[0] == '/' &&
-		      !(fn->dso[1] == 'm' && !strncmp(fn->dso, "/memfd:", 7)) &&
-		      !(fn->dso[1] == '/' && !strncmp(fn->dso, "//anon", 6));
+		      !frame_anon_name(fn->dso);
 	uint32_t kpid = kernel ? PERFPARSER_KERNEL_PID : shared ? SHARED_PID : pid;
 	uint64_t kip = shared ? f0->rel : f0->ip;
 	uint64_t h = hash_u64(kip ^ ((uint64_t)kpid << 40) ^ (uint64_t)(uintptr_t)f0->dso_handle ^
