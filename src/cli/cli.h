@@ -38,8 +38,8 @@ int cli_record_set(struct record_opts *o, struct opts *p, int id, const char *v)
 void cli_record_defaults(struct record_opts *o);
 /* --off-cpu (record, top): add sched:sched_switch (else context-switches
  * -c 1, said in one line unless quiet) and the switch records; 0, or
- * EXIT_BADINPUT after printing why (prefix: "scorch record"). */
-int cli_record_offcpu(struct record_opts *o, const char *prefix);
+ * EXIT_BADINPUT after printing why (with cli_record_prefix's name). */
+int cli_record_offcpu(struct record_opts *o);
 /* SIGINT, SIGTERM (and SIGHUP when hup) set ->stop, aux_sig sets ->aux,
  * SIGCHLD only interrupts, SIGPIPE and SIGXFSZ are ignored; the open-files
  * limit raised to its maximum (one fd per event, CPU and thread). */

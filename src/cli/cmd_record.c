@@ -462,7 +462,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	return cli_record_set(o, p, id, v);
 }
 
-int cli_record_offcpu(struct record_opts *o, const char *prefix)
+int cli_record_offcpu(struct record_opts *o)
 {
 	for (size_t i = 0; i < o->nr_events; i++)
 		if (!strcmp(o->events[i].name, "sched:sched_switch")) {
@@ -472,23 +472,18 @@ int cli_record_offcpu(struct record_opts *o, const char *prefix)
 	/* the switch-out stacks: the tracepoint (with prev_state), else the
 	 * software event at every switch; and the switch-ins */
 	struct err e = { 0 };
-	if (o->nr_events >= RECORD_MAX_EVENTS) {
-		fprintf(stderr, "%s: too many events for --off-cpu (at most %d)\n", prefix,
-			RECORD_MAX_EVENTS);
-		return EXIT_BADINPUT;
-	}
+	if (o->nr_events >= RECORD_MAX_EVENTS)
+		return bad("too many events for --off-cpu (at most %d)", RECORD_MAX_EVENTS);
 	struct record_event *ev = &o->events[o->nr_events];
 	if (record_event_parse("sched:sched_switch", ev, &e) < 0) {
 		struct err e2 = { 0 };
-		if (record_event_parse("context-switches", ev, &e2) < 0) {
-			fprintf(stderr, "%s: --off-cpu: %s\n", prefix, e2.msg);
-			return EXIT_BADINPUT;
-		}
+		if (record_event_parse("context-switches", ev, &e2) < 0)
+			return bad("--off-cpu: %s", e2.msg);
 		ev->period = 1;
 		if (!o->quiet)
 			fprintf(stderr, "[ %s: --off-cpu: sched:sched_switch is not available (%s): "
 					"using context-switches -c 1, without the sleep state ]\n",
-				prefix, e.msg);
+				bad_prefix, e.msg);
 	}
 	o->nr_events++;
 	o->switch_events = true;
@@ -504,7 +499,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (p.operand < argc)
 		o->cmd = argv + p.operand;
 	cli_record_defaults(o);
-	if (off_cpu && cli_record_offcpu(o, "scorch record"))
+	if (off_cpu && cli_record_offcpu(o))
 		return EXIT_BADINPUT;
 	if (o->nr_targets && o->system_wide)
 		return bad("-p/-t and -a are exclusive");

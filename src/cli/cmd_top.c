@@ -348,7 +348,7 @@ int cmd_top(int argc, char **argv)
 	if (c.o.cg == RECORD_CG_DWARF && !c.mmap_set)
 		c.o.mmap_pages = 1024;
 	cli_record_defaults(&c.o);
-	if (c.tc.off_cpu && cli_record_offcpu(&c.o, "scorch top"))
+	if (c.tc.off_cpu && cli_record_offcpu(&c.o))
 		return EXIT_BADINPUT;
 	c.o.argc = argc;
 	c.o.argv = argv;
