@@ -116,8 +116,8 @@ void offcpu_free(struct offcpu *o)
 		entry_free(e);
 	}
 	for (size_t i = 0; i < o->open.cap; i++)
-		if (o->open.used[i])
-			entry_free(o->open.vals[i]);
+		if (hmap_used(&o->open, i))
+			entry_free(o->open.slot[i].val);
 	hmap_release(&o->open);
 	hmap_release(&o->exited);
 	hmap_release(&o->thr_idx);
@@ -594,8 +594,8 @@ static int oc_end(void *ctx, struct pipeline *p, int rc)
 		size_t n = 0;
 		struct entry **v = xcalloc(o->open.len + 1, sizeof(*v));
 		for (size_t i = 0; i < o->open.cap; i++)
-			if (o->open.used[i])
-				v[n++] = o->open.vals[i];
+			if (hmap_used(&o->open, i))
+				v[n++] = o->open.slot[i].val;
 		for (size_t i = 0; i < n; i++) {
 			int r = close_entry(o, v[i], o->t_last, AT_END);
 			if (r < 0 && rc >= 0)

@@ -301,8 +301,8 @@ void session_apply(struct session *s, const struct perf_event *ev)
 int session_for_each_thread(struct session *s, int (*fn)(void *, struct thread *), void *ctx)
 {
 	for (size_t i = 0; i < s->threads.cap; i++)
-		if (s->threads.used[i]) {
-			int rc = fn(ctx, s->threads.vals[i]);
+		if (hmap_used(&s->threads, i)) {
+			int rc = fn(ctx, s->threads.slot[i].val);
 			if (rc)
 				return rc;
 		}

@@ -22,8 +22,8 @@ void buildid_init(struct buildid *b)
 void buildid_release(struct buildid *b)
 {
 	for (size_t i = 0; i < b->procs.cap; i++) {
-		if (b->procs.used[i]) {
-			struct buildid_proc *p = b->procs.vals[i];
+		if (hmap_used(&b->procs, i)) {
+			struct buildid_proc *p = b->procs.slot[i].val;
 			free(p->maps);
 			free(p);
 		}

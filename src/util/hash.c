@@ -38,23 +38,31 @@ void itab_release(struct itab *t)
 void hmap_release_vals(struct hmap *m, void (*destroy)(void *val))
 {
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			destroy(m->vals[i]);
+		if (hmap_used(m, i))
+			destroy(m->slot[i].val);
 	hmap_release(m);
 }
 
 void hmap_release(struct hmap *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slot);
 	free(m->used);
 	memset(m, 0, sizeof(*m));
+}
+
+static void set_used(struct hmap *m, size_t i, int on)
+{
+	uint64_t bit = (uint64_t)1 << (i & 63);
+	if (on)
+		m->used[i >> 6] |= bit;
+	else
+		m->used[i >> 6] &= ~bit;
 }
 
 static size_t find(const struct hmap *m, uint64_t key)
 {
 	size_t mask = m->cap - 1, i = hash_u64(key) & mask;
-	while (m->used[i] && m->keys[i] != key)
+	while (hmap_used(m, i) && m->slot[i].key != key)
 		i = (i + 1) & mask;
 	return i;
 }
@@ -64,24 +72,22 @@ void *hmap_get(const struct hmap *m, uint64_t key)
 	if (!m->cap)
 		return NULL;
 	size_t i = find(m, key);
-	return m->used[i] ? m->vals[i] : NULL;
+	return hmap_used(m, i) ? m->slot[i].val : NULL;
 }
 
 static void rehash(struct hmap *m, size_t ncap)
 {
 	struct hmap n = {
-		.keys = xcalloc(ncap, sizeof(uint64_t)),
-		.vals = xcalloc(ncap, sizeof(void *)),
-		.used = xcalloc(ncap, 1),
+		.slot = xmalloc(ncap * sizeof(struct hmap_slot)),
+		.used = xcalloc((ncap + 63) / 64, sizeof(uint64_t)),
 		.cap = ncap,
 	};
 	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
+		if (!hmap_used(m, i))
 			continue;
-		size_t j = find(&n, m->keys[i]);
-		n.used[j] = 1;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
+		size_t j = find(&n, m->slot[i].key);
+		set_used(&n, j, 1);
+		n.slot[j] = m->slot[i];
 		n.len++;
 	}
 	hmap_release(m);
@@ -93,13 +99,15 @@ void *hmap_put(struct hmap *m, uint64_t key, void *val)
 	if ((m->len + 1) * 2 > m->cap)
 		rehash(m, m->cap ? m->cap * 2 : 64);
 	size_t i = find(m, key);
-	void *old = m->used[i] ? m->vals[i] : NULL;
-	if (!m->used[i]) {
-		m->used[i] = 1;
-		m->keys[i] = key;
+	void *old = NULL;
+	if (hmap_used(m, i)) {
+		old = m->slot[i].val;
+	} else {
+		set_used(m, i, 1);
+		m->slot[i].key = key;
 		m->len++;
 	}
-	m->vals[i] = val;
+	m->slot[i].val = val;
 	return old;
 }
 
@@ -108,23 +116,22 @@ void *hmap_del(struct hmap *m, uint64_t key)
 	if (!m->cap)
 		return NULL;
 	size_t mask = m->cap - 1, i = find(m, key);
-	if (!m->used[i])
+	if (!hmap_used(m, i))
 		return NULL;
-	void *old = m->vals[i];
-	m->used[i] = 0;
+	void *old = m->slot[i].val;
+	set_used(m, i, 0);
 	m->len--;
 	size_t j = i;
 	for (;;) {
 		j = (j + 1) & mask;
-		if (!m->used[j])
+		if (!hmap_used(m, j))
 			break;
-		size_t home = hash_u64(m->keys[j]) & mask;
+		size_t home = hash_u64(m->slot[j].key) & mask;
 		/* can slot j move to i? only if home is not in (i, j] cyclically */
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->used[i] = 1;
-			m->used[j] = 0;
+			m->slot[i] = m->slot[j];
+			set_used(m, i, 1);
+			set_used(m, j, 0);
 			i = j;
 		}
 	}

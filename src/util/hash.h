@@ -1,7 +1,7 @@
 /*
  * hash.h: an open-addressing hash map from uint64_t keys to void * values
  * (linear probing, power-of-two capacity, load <= 1/2). Key 0 is allowed: a
- * separate flag marks used slots. Used for pid/tid/id lookups on hot paths.
+ * separate bitmap marks used slots. Used for pid/tid/id lookups on hot paths.
  */
 #ifndef SCORCH_HASH_H
 #define SCORCH_HASH_H
@@ -9,13 +9,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hmap_slot {
+	uint64_t key;
+	void *val;
+};
+/* A key and its value share a slot, and the used flags are a bitmap (an
+ * eighth of a byte per slot), so a lookup touches one slot's cache line and
+ * a bitmap small enough to stay cached. */
 struct hmap {
-	uint64_t *keys;
-	void **vals;
-	uint8_t *used;
+	struct hmap_slot *slot;
+	uint64_t *used;
 	size_t cap;
 	size_t len;
 };
+static inline int hmap_used(const struct hmap *m, size_t i)
+{
+	return (int)(m->used[i >> 6] >> (i & 63) & 1);
+}
 
 void hmap_init(struct hmap *m);
 void hmap_release(struct hmap *m);
@@ -26,7 +36,7 @@ void *hmap_get(const struct hmap *m, uint64_t key);
 void *hmap_put(struct hmap *m, uint64_t key, void *val);
 /* Remove; returns the removed value or NULL. */
 void *hmap_del(struct hmap *m, uint64_t key);
-/* Iterate: for (size_t i = 0; i < m->cap; i++) if (m->used[i]) ... */
+/* Iterate: for (size_t i = 0; i < m->cap; i++) if (hmap_used(m, i)) ...m->slot[i].val */
 
 /*
  * An index table: a hash set of uint32_t indices into an array the caller
