@@ -3,6 +3,7 @@
 #include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/hugeheap.h"
 #include "util/ksort.h"
 #include <stddef.h>
 #include <stdlib.h>
@@ -22,6 +23,61 @@ TEST(hmap_put_get_del)
 		CHECK_EQ((uintptr_t)hmap_get(&m, i * 7), i % 2 ? i + 1 : 0);
 	CHECK(hmap_get(&m, 3) == NULL);
 	hmap_release(&m);
+}
+
+/* The used bitmap across word edges, key 0, and backward-shift deletion
+ * wrapping around the end of a small table: iteration sees exactly the
+ * live entries. */
+TEST(hmap_bitmap_iteration_and_wrap)
+{
+	struct hmap m;
+	hmap_init(&m);
+	for (uint64_t i = 0; i < 31; i++) /* cap 64: a slot in every word */
+		hmap_put(&m, i * 0x9e3779b97f4a7c15ULL, (void *)(uintptr_t)(i + 1));
+	CHECK_EQ(m.cap, 64);
+	for (uint64_t i = 0; i < 31; i += 3)
+		CHECK_EQ((uintptr_t)hmap_del(&m, i * 0x9e3779b97f4a7c15ULL), i + 1);
+	size_t live = 0;
+	uintptr_t sum = 0;
+	for (size_t i = 0; i < m.cap; i++)
+		if (hmap_used(&m, i)) {
+			live++;
+			sum += (uintptr_t)m.slot[i].val;
+		}
+	CHECK_EQ(live, m.len);
+	uintptr_t want = 0;
+	for (uint64_t i = 0; i < 31; i++)
+		if (i % 3)
+			want += i + 1;
+	CHECK_EQ(sum, want);
+	CHECK_EQ((uintptr_t)hmap_get(&m, 0), 0); /* key 0 (i = 0) was deleted */
+	hmap_put(&m, 0, (void *)7);
+	CHECK_EQ((uintptr_t)hmap_get(&m, 0), 7);
+	for (uint64_t i = 1; i < 31; i++)
+		CHECK_EQ((uintptr_t)hmap_get(&m, i * 0x9e3779b97f4a7c15ULL), i % 3 ? i + 1 : 0);
+	hmap_release(&m);
+}
+
+/* The second start puts the user's GLIBC_TUNABLES back (the first start,
+ * the execv, is tests/e2e/hugeheap.sh's). */
+TEST(hugeheap_second_start_restores_env)
+{
+	char *argv[] = { "scorch", NULL };
+	setenv("SCORCH_HUGE_HEAP_ORIG", "=glibc.malloc.arena_max=2", 1);
+	setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1", 1);
+	hugeheap_start(argv);
+	CHECK(getenv("GLIBC_TUNABLES") && !strcmp(getenv("GLIBC_TUNABLES"), "glibc.malloc.arena_max=2"));
+	CHECK(getenv("SCORCH_HUGE_HEAP_ORIG") == NULL);
+	setenv("SCORCH_HUGE_HEAP_ORIG", "-", 1);
+	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+	hugeheap_start(argv);
+	CHECK(getenv("GLIBC_TUNABLES") == NULL);
+	CHECK(getenv("SCORCH_HUGE_HEAP_ORIG") == NULL);
+	/* the user's own hugetlb setting: no second start (returns here) */
+	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1);
+	hugeheap_start(argv);
+	CHECK(!strcmp(getenv("GLIBC_TUNABLES"), "glibc.malloc.hugetlb=0"));
+	unsetenv("GLIBC_TUNABLES");
 }
 
 TEST(buf_cap_refuses_hostile_length)
