@@ -73,14 +73,21 @@ struct dso_unwind {
 	Dwarf_CFI *eh_cfi;     /* .eh_frame of the file itself */
 	Dwarf *rt_dwarf;       /* the file itself, for its .debug_frame */
 	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
-	struct hmap rules;     /* svma -> struct urule * or RULE_NONE / RULE_COMPLEX */
+	struct hmap rules;     /* svma -> struct urule * (the unwinder's pool) or
+				* RULE_NONE / RULE_COMPLEX */
 };
+
+/* Distinct rules are few (a build's 85,000 cached addresses had 514
+ * rules), so each is kept once: a pool by content hash, chained for
+ * equal hashes. */
+struct rule_node;
 
 struct unwinder {
 	struct symbols *syms;
 	struct hmap dsos;      /* (uintptr_t)struct dso * -> struct dso_unwind * */
 	const struct dso *last_dso;   /* one-entry cache in front of dsos */
 	struct dso_unwind *last;
+	struct hmap rule_pool; /* hash of a struct urule -> struct rule_node * */
 	struct unwinder_stats st;
 };
 
@@ -444,16 +451,41 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	return du;
 }
 
-static void rule_free(void *r)
+struct rule_node {
+	struct urule r;
+	struct rule_node *next;
+};
+
+/* The pool's copy of r (whose padding is zero: rule_from_frame clears it
+ * first), or NULL without memory. */
+static struct urule *rule_intern(struct unwinder *u, const struct urule *r)
 {
-	if (r != RULE_NONE && r != RULE_COMPLEX)
-		free(r);
+	uint64_t h = hash_bytes(r, sizeof *r);
+	struct rule_node *first = hmap_get(&u->rule_pool, h);
+	for (struct rule_node *n = first; n; n = n->next)
+		if (!memcmp(&n->r, r, sizeof *r))
+			return &n->r;
+	struct rule_node *n = malloc(sizeof *n);
+	if (!n)
+		return NULL;
+	n->r = *r;
+	n->next = first;
+	hmap_put(&u->rule_pool, h, n);
+	return &n->r;
+}
+
+static void rule_chain_free(void *v)
+{
+	for (struct rule_node *n = v, *next; n; n = next) {
+		next = n->next;
+		free(n);
+	}
 }
 
 static void dso_unwind_free(void *v)
 {
 	struct dso_unwind *du = v;
-	hmap_release_vals(&du->rules, rule_free);
+	hmap_release(&du->rules);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
 	if (du->rt_dwarf)
@@ -493,11 +525,9 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 				if (!r) {
 					struct urule tmp;
 					if (rule_from_frame(fr, &tmp)) {
-						struct urule *c = malloc(sizeof(*c));
-						if (c) {
-							*c = tmp;
+						struct urule *c = rule_intern(u, &tmp);
+						if (c)
 							hmap_put(&du->rules, svma, c);
-						}
 					} else {
 						hmap_put(&du->rules, svma, RULE_COMPLEX);
 					}
@@ -519,6 +549,7 @@ struct unwinder *unwinder_new(struct symbols *syms)
 	struct unwinder *u = xcalloc(1, sizeof *u);
 	u->syms = syms;
 	hmap_init(&u->dsos);
+	hmap_init(&u->rule_pool);
 	return u;
 }
 
@@ -527,6 +558,7 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	hmap_release_vals(&u->dsos, dso_unwind_free);
+	hmap_release_vals(&u->rule_pool, rule_chain_free);
 	free(u);
 }
 
