@@ -13,6 +13,7 @@
  * record when it leaves the ordering queue and shown back at delivery.
  */
 #include "analyze/pipeline.h"
+#include "util/hugeheap.h"
 #include "analyze/resolver.h"
 #include "analyze/workers.h"
 #include <errno.h>
@@ -177,11 +178,13 @@ static int pipeline_pump(struct pipeline *p)
 {
 	const struct pipeline_config *c = p->cfg;
 	int rc;
-	for (;;) {
+	for (unsigned n = 0;; n++) {
 		struct input_rec r;
 		rc = input_next(p->in, &r, p->e);
 		if (rc <= 0)
 			break;
+		if (!(n & 1023))
+			hugeheap_tick();
 		const struct perf_event_header *h = (const void *)r.p;
 		if (h->type == PERF_RECORD_FINISHED_ROUND) {
 			if (c->unordered)

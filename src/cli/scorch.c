@@ -16,7 +16,7 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
-	bool heap; /* analysis: a huge-page heap pays (hugeheap_start) */
+	bool heap; /* analysis: a huge-page heap pays (hugeheap_init) */
 };
 
 static const struct command commands[] = {
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 {
 	char *self = basename(argv[0]);
 	if (strstr(self, "perfparser")) {
-		hugeheap_start(argv);
+		hugeheap_init();
 		return cmd_perfparser(argc, argv);
 	}
 	if (argc < 2) {
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (commands[i].heap)
-				hugeheap_start(argv);
+				hugeheap_init();
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	fprintf(stderr, "scorch: unknown command '%s'\n", argv[1]);
