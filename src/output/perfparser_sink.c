@@ -493,7 +493,13 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 			  struct sink *sink)
 {
 	struct ppsink *ps = xcalloc(1, sizeof(*ps));
-	ps->fcache = xcalloc((size_t)1 << FRAME_CACHE_BITS, sizeof(*ps->fcache));
+	/* written, not calloc'd: calloc leaves fresh memory untouched, and the
+	 * first lookups only read it; on a huge-page heap (util/hugeheap.h) a
+	 * read maps the kernel's shared zero page, and the first write then
+	 * splits it into 512 small pages, each faulting on its own */
+	size_t fcache_size = ((size_t)1 << FRAME_CACHE_BITS) * sizeof(*ps->fcache);
+	ps->fcache = xmalloc(fcache_size);
+	memset(ps->fcache, 0, fcache_size);
 	ps->pp = pp;
 	ps->arch = arch ? arch : "x86";
 	ps->kernel_path_id = -2;

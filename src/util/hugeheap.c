@@ -40,6 +40,8 @@
 
 static bool on;
 static uintptr_t floor_at, done; /* advised: [floor_at, done) */
+static void *volatile head;       /* fills the heap up to its first 2 MB edge
+				   * (volatile: an unread malloc may be removed) */
 
 /* The kernel's THP mode allows madvise'd huge pages ("always" or
  * "madvise" selected). */
@@ -88,11 +90,17 @@ void hugeheap_init(void)
 		return;
 	mallopt(M_MMAP_THRESHOLD, MMAP_MAX);
 	mallopt(M_TOP_PAD, HEAP_PAD);
-	/* grow the heap by the pad now (kept volatile: a malloc/free pair is
-	 * otherwise removed by the compiler) */
-	void *volatile p = malloc(1);
-	free(p);
 	floor_at = done = (start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	/* The stretch below the first 2 MB edge cannot be a huge page, and
+	 * the first allocations (the input's buffers) would land there: one
+	 * block, never touched past its header, takes it. It also grows the
+	 * heap by the pad. */
+	if (floor_at - start > 4096) {
+		head = malloc(floor_at - start - 64);
+	} else {
+		void *volatile p = malloc(1); /* volatile: the pair stays */
+		free(p);
+	}
 	on = true;
 	hugeheap_tick();
 }
