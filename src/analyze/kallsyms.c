@@ -9,9 +9,10 @@
  * symbols sharing an address only the last one has a size and wins.
  *
  * Speed: every kernel frame's first lookup pays for this file (~120k lines
- * on a distribution kernel), so lines are cut in place in a 64 KB read
- * window (one copy per name, into the arena), 16-digit addresses are parsed
- * 8 bytes at a time, others by a table (not strtoull), and /proc/kallsyms,
+ * on a distribution kernel), so lines are cut in place in 64 KB read
+ * windows that are kept (the names are used where they were read, not
+ * copied), line ends are found 8 bytes at a time, so are 16-digit
+ * addresses, others by a table (not strtoull), and /proc/kallsyms,
  * which lists the kernel in address order, is not sorted again: the sort runs only when the read saw an address go
  * down (modules, or a file from elsewhere). Same table either way: the sort
  * orders by address, then by table order.
@@ -27,6 +28,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Hex digit value + 1 by character; 0: not a hex digit. */
 static const unsigned char hexv[256] = {
@@ -87,11 +89,57 @@ static bool parse_hex16(const char *s, uint64_t *v)
 }
 
 #define KCHUNK 65536
+/* a window's bytes: the window, its sentinel newline, and zeros after it
+ * for the 8-byte reads of find_line_end */
+#define KBUF (KCHUNK + 16)
+
+/* Windows whose bytes hold symbol names are kept (the names are used in
+ * place, not copied), chained from k->bufs. */
+struct kallsyms_buf {
+	struct kallsyms_buf *next;
+	char data[KBUF];
+};
+
+static char *new_window(struct kallsyms *k)
+{
+	struct kallsyms_buf *b = xmalloc(sizeof *b);
+	b->next = k->bufs;
+	k->bufs = b;
+	return b->data;
+}
+
+/* The first '\n' from p (there is one: the window's sentinel), eight
+ * bytes at a time; *tab: the first '\t' before it, or NULL. A zero byte
+ * in the word's lowest set 0x80 bit is exact (borrows only run upward). */
+static char *find_line_end(char *p, char **tab)
+{
+	*tab = NULL;
+	for (;; p += 8) {
+		uint64_t w, x, t;
+		memcpy(&w, p, 8);
+		x = w ^ ('\n' * ONES);
+		t = w ^ ('\t' * ONES);
+		x = (x - ONES) & ~x & 0x80 * ONES;
+		t = (t - ONES) & ~t & 0x80 * ONES;
+		if (t && !*tab && (!x || __builtin_ctzll(t) < __builtin_ctzll(x)))
+			*tab = p + (__builtin_ctzll(t) >> 3);
+		if (x)
+			return p + (__builtin_ctzll(x) >> 3);
+	}
+}
 
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 {
 	memset(k, 0, sizeof(*k));
 	struct rawsyms rs = { 0 };
+	/* a regular file's size says about how many lines (~40 bytes each) */
+	struct stat st;
+	int fd = fileno(f);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		size_t guess = (size_t)st.st_size / 32 + 16;
+		rs.cap = guess < (1u << 18) ? guess : (1u << 18);
+		rs.v = xmalloc(rs.cap * sizeof *rs.v);
+	}
 	/* modules by number: a symbol keeps 2 bytes (rawsym.aux), not a
 	 * pointer; the last one looked up is remembered (a module's lines
 	 * come together), others found through a map of the interned names */
@@ -100,12 +148,13 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	size_t mods_cap = 0, have = 0;
 	const char *last_mod = NULL;
 	uint16_t last_no = 0;
-	bool all_zero = true, in_order = true, eof = false;
+	bool all_zero = true, in_order = true, eof = false, pinned = false;
 	uint64_t prev = 0;
-	/* lines are cut in place in a 64 KB window; a partial line at its end
-	 * moves to the front before the next read; a line longer than the
-	 * window is parsed in window-sized pieces */
-	char *buf = xmalloc(KCHUNK + 1);
+	/* lines are cut in place in a 64 KB read window; a partial line at its
+	 * end moves to the front of the next window (a new one when this one
+	 * holds names) before the next read; a line longer than the window is
+	 * parsed in window-sized pieces */
+	char *buf = new_window(k);
 	while (!eof || have) {
 		if (!eof) {
 			size_t got = fread(buf + have, 1, KCHUNK - have, f);
@@ -113,13 +162,12 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			have += got;
 		}
 		char *p = buf, *e = buf + have;
-		for (char *nl; p < e; p = nl + 1) {
-			nl = memchr(p, '\n', (size_t)(e - p));
-			if (!nl) {
-				if (!eof && (p > buf || have < KCHUNK))
-					break; /* the rest of this line is still to read */
-				nl = e;
-			}
+		*e = '\n';
+		memset(e + 1, 0, 8);
+		for (char *nl, *tab; p < e; p = nl + 1) {
+			nl = find_line_end(p, &tab);
+			if (nl == e && !eof && (p > buf || have < KCHUNK))
+				break; /* the rest of this line is still to read */
 			*nl = 0;
 			uint64_t addr;
 			char *end;
@@ -136,7 +184,8 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
 				continue;
 			char *name = end + 3;
-			char *tab = memchr(name, '\t', (size_t)(nl - name));
+			if (tab && tab < name) /* a tab before the name: look again */
+				tab = memchr(name, '\t', (size_t)(nl - name));
 			char *mod = NULL;
 			if (tab) {
 				*tab = 0;
@@ -165,22 +214,27 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			}
 			struct rawsym *y = rawsyms_push(&rs);
 			y->start = addr;
-			y->name = arena_strdup(a, name);
+			y->name = name;
 			y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
 			y->aux = no;
+			pinned = true;
 		}
 		if (p > e)
 			p = e;
 		have = (size_t)(e - p);
-		memmove(buf, p, have);
+		if (pinned) {
+			char *nb = new_window(k);
+			memcpy(nb, p, have);
+			buf = nb;
+			pinned = false;
+		} else {
+			memmove(buf, p, have);
+		}
 	}
-	free(buf);
 	hmap_release(&mod_of);
 	if (all_zero) {
 		free(rs.v);
-		free(k->mod_names);
-		k->mod_names = NULL;
-		k->nr_mods = 0;
+		kallsyms_release(k);
 		return KALLSYMS_HIDDEN;
 	}
 	struct rawsym *raw = rs.v;
@@ -245,6 +299,11 @@ const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, str
 void kallsyms_release(struct kallsyms *k)
 {
 	symtab_release(&k->t);
+	while (k->bufs) {
+		struct kallsyms_buf *b = k->bufs;
+		k->bufs = b->next;
+		free(b);
+	}
 	free(k->mod);
 	free(k->mod_names);
 	k->mod = NULL;

@@ -15,11 +15,13 @@ struct kallsyms {
 	uint16_t *mod;         /* parallel to t.syms: module number + 1, 0 for vmlinux */
 	const char **mod_names;/* by module number */
 	size_t nr_mods;
+	struct kallsyms_buf *bufs; /* the read windows the names are in */
 };
 
 #define KALLSYMS_HIDDEN 1  /* every address is 0: kptr_restrict hid them */
 
-/* Read f into k (strings in a). Returns 0, or KALLSYMS_HIDDEN (k left
+/* Read f into k (module names in a; symbol names stay in the read
+ * windows k keeps). Returns 0, or KALLSYMS_HIDDEN (k left
  * empty) when no address is non-zero, an empty file included. Lines that
  * do not parse are skipped; never fails on content. */
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a);

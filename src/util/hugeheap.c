@@ -85,22 +85,30 @@ void hugeheap_init(void)
 	const char *opt = getenv("SCORCH_HUGE_HEAP");
 	if ((opt && !strcmp(opt, "0")) || !thp_allowed())
 		return;
-	uintptr_t start = (uintptr_t)sbrk(0);
-	if (start == (uintptr_t)-1)
+	if (sbrk(0) == (void *)-1)
 		return;
 	mallopt(M_MMAP_THRESHOLD, MMAP_MAX);
 	mallopt(M_TOP_PAD, HEAP_PAD);
-	floor_at = done = (start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	/* The stretch below the first 2 MB edge cannot be a huge page, and
-	 * the first allocations (the input's buffers) would land there: one
-	 * block, never touched past its header, takes it. It also grows the
-	 * heap by the pad. */
-	if (floor_at - start > 4096) {
-		head = malloc(floor_at - start - 64);
-	} else {
-		void *volatile p = malloc(1); /* volatile: the pair stays */
-		free(p);
+	/* Where the heap's free top begins: just past a small block taken
+	 * now, the second one (the first may set up glibc's per-thread cache,
+	 * which goes first). This also grows the heap by the pad. */
+	void *volatile first = malloc(64), *volatile probe = malloc(64);
+	if (!first || !probe) {
+		free(first);
+		free(probe);
+		return;
 	}
+	uintptr_t top = (uintptr_t)probe + 64 + 32;
+	/* The stretch below the first 2 MB edge cannot be a huge page, and a
+	 * 2 MB page that is touched before it is advised stays small pages:
+	 * glibc writes the header of its free top where the top begins. So
+	 * one block, never touched past its header, takes the heap up to
+	 * about 4 KB below the edge, where the top header then goes; what
+	 * is above the edge is first touched once advised. */
+	floor_at = done = (top + 8192 + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	head = malloc(floor_at - top - 4096);
+	free(first);
+	free(probe);
 	on = true;
 	hugeheap_tick();
 }
