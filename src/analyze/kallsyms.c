@@ -57,7 +57,7 @@ static const char *parse_hex(const char *s, uint64_t *v)
 
 /* 8 hex digits at s (first one most significant) into *v, eight bytes at a
  * time (SWAR); false if one of them is not a hex digit. */
-static bool parse_hex8(const char *s, uint64_t *v)
+static inline __attribute__((always_inline)) bool parse_hex8(const char *s, uint64_t *v)
 {
 	uint64_t c, w;
 	memcpy(&c, s, 8); /* little-endian: s[0] in the low byte */
@@ -79,7 +79,7 @@ static bool parse_hex8(const char *s, uint64_t *v)
 }
 
 /* Exactly 16 hex digits at s (a 64-bit kernel's address) into *v. */
-static bool parse_hex16(const char *s, uint64_t *v)
+static inline __attribute__((always_inline)) bool parse_hex16(const char *s, uint64_t *v)
 {
 	uint64_t hi, lo;
 	if (!parse_hex8(s, &hi) || !parse_hex8(s + 8, &lo))
@@ -111,7 +111,7 @@ static char *new_window(struct kallsyms *k)
 /* The first '\n' from p (there is one: the window's sentinel), eight
  * bytes at a time; *tab: the first '\t' before it, or NULL. A zero byte
  * in the word's lowest set 0x80 bit is exact (borrows only run upward). */
-static char *find_line_end(char *p, char **tab)
+static inline __attribute__((always_inline)) char *find_line_end(char *p, char **tab)
 {
 	*tab = NULL;
 	for (;; p += 8) {

@@ -130,6 +130,16 @@ enum syms_from { SYMS_SECTIONS, SYMS_SEGMENTS, SYMS_SEGMENTS_COPY };
 /* Collect the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE
  * labels) defined in executable sections of one table (SHT_SYMTAB /
  * SHT_DYNSYM) of e. Names point into e's string table unless copied. */
+/* What collect_syms needs of a symbol's section, looked up once per
+ * section instead of once per symbol. */
+struct sec_info {
+	uint8_t state;  /* 0: not looked up, 1: executable, 2: not (or no header) */
+	bool nobits;
+	uint64_t addr, offset;
+};
+
+#define SEC_CACHE_MAX 65536
+
 static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct rawsyms *raw,
 			 enum syms_from from)
 {
@@ -139,9 +149,10 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 	size_t cnt = sh->sh_size / sh->sh_entsize;
 	size_t shnum = 0;
 	elf_getshdrnum(e, &shnum);
+	size_t ncache = shnum < SEC_CACHE_MAX ? shnum : SEC_CACHE_MAX;
+	struct sec_info *sec = calloc(ncache ? ncache : 1, sizeof *sec);
 	for (size_t i = 0; i < cnt; i++) {
 		GElf_Sym sym;
-		GElf_Shdr ssh;
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
 		int type = GELF_ST_TYPE(sym.st_info);
@@ -151,8 +162,20 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 		bool label = type == STT_NOTYPE;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && !label)
 			continue;
-		Elf_Scn *ss = elf_getscn(e, sym.st_shndx);
-		if (!ss || !gelf_getshdr(ss, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+		struct sec_info one = { 0 }, *si = sec && sym.st_shndx < ncache ? &sec[sym.st_shndx] : &one;
+		if (!si->state) {
+			GElf_Shdr ssh;
+			Elf_Scn *ss = elf_getscn(e, sym.st_shndx);
+			if (ss && gelf_getshdr(ss, &ssh) && (ssh.sh_flags & SHF_EXECINSTR)) {
+				si->state = 1;
+				si->nobits = ssh.sh_type == SHT_NOBITS;
+				si->addr = ssh.sh_addr;
+				si->offset = ssh.sh_offset;
+			} else {
+				si->state = 2;
+			}
+		}
+		if (si->state != 1)
 			continue;
 		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
 		if (!name || !*name)
@@ -164,8 +187,7 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 			/* rel: svma - section vaddr + section file offset; in a
 			 * debug file (NOBITS sections) the svma, mapped through
 			 * the runtime segments later */
-			rel = ssh.sh_type == SHT_NOBITS ? sym.st_value
-							: sym.st_value - ssh.sh_addr + ssh.sh_offset;
+			rel = si->nobits ? sym.st_value : sym.st_value - si->addr + si->offset;
 		} else if (name[0] == '$' || !dso_svma_to_rel(d, sym.st_value, &rel)) {
 			continue;
 		}
@@ -175,6 +197,7 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 		y->name = from == SYMS_SEGMENTS_COPY ? arena_strdup(&d->owner->arena, name) : name;
 		y->bind = GELF_ST_BIND(sym.st_info);
 	}
+	free(sec);
 }
 
 bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
