@@ -460,7 +460,7 @@ struct rule_node {
  * first), or NULL without memory. */
 static struct urule *rule_intern(struct unwinder *u, const struct urule *r)
 {
-	uint64_t h = hash_bytes(r, sizeof *r);
+	uint64_t h = hash_mem(r, sizeof *r);
 	struct rule_node *first = hmap_get(&u->rule_pool, h);
 	for (struct rule_node *n = first; n; n = n->next)
 		if (!memcmp(&n->r, r, sizeof *r))

@@ -148,3 +148,19 @@ uint64_t hash_bytes(const void *p, size_t n)
 	}
 	return h;
 }
+
+uint64_t hash_mem(const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	uint64_t h = n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = hash_u64(h ^ w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = hash_u64(h ^ w ^ 0x9e3779b97f4a7c15ULL);
+	}
+	return h;
+}

@@ -79,5 +79,8 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 
 uint64_t hash_bytes(const void *p, size_t n);
+/* A hash of n bytes at p, 8 at a time (for fixed-size records; a string's
+ * hash is hash_bytes). */
+uint64_t hash_mem(const void *p, size_t n);
 
 #endif
