@@ -128,8 +128,15 @@ def main():
           f'complete (of {nu} with user frames) perf {100.0*cp/max(nu,1):.2f}% scorch {100.0*cs/max(nu,1):.2f}%')
     for h, pf, sf in bad[:3]:
         print('  differs:', h)
-        print('    perf:  ', ' <- '.join(f[0] for f in pf[:12]))
-        print('    scorch:', ' <- '.join(f[0] for f in sf[:12]) if sf is not None else 'missing')
+        if sf is None:
+            print('    scorch: missing')
+            continue
+        # from the first frame that differs (a long C++ chain cut at a
+        # fixed width once hid where it was)
+        k = next((i for i, (a, b) in enumerate(zip(pf, sf)) if a[0] != b[0]), min(len(pf), len(sf)))
+        print(f'    from frame {k} of {len(pf)} (perf) / {len(sf)} (scorch):')
+        print('    perf:  ', ' <- '.join(f[0] for f in pf[k:k + 6]))
+        print('    scorch:', ' <- '.join(f[0] for f in sf[k:k + 6]))
     rc = 0
     v = pg if opts.get('--perf-gaps') else ps
     ok = v >= opts['--min-stack']

@@ -34,7 +34,18 @@ run() {
 	fi
 	local t1=$(date +%s.%N)
 	echo "$name: scorch script $(echo "$t1 - $t0" | bc) s"
-	$CMP "$W/$name.perf" "$W/$name.scorch" "$name" "${extra[@]}"
+	local out
+	out=$($CMP "$W/$name.perf" "$W/$name.scorch" "$name" "${extra[@]}")
+	if grep -q '^FAIL' <<< "$out"; then
+		# perf's side, not scorch's, varies from run to run: its addr2line
+		# child times out under load (a CI run once had one frame of
+		# every C++ sample differ); the peer's output is made once more
+		echo "$name: a check failed; perf script once more"
+		echo "$out" | sed 's/^\(PASS\|FAIL\)/first try: \1/'
+		perf script -i "$W/$name.data" > "$W/$name.perf" 2>/dev/null
+		out=$($CMP "$W/$name.perf" "$W/$name.scorch" "$name" "${extra[@]}")
+	fi
+	echo "$out"
 	# byte-identical output is the goal; report how close
 	local d=$(diff "$W/$name.perf" "$W/$name.scorch" | grep -c '^<')
 	echo "$name: lines differing from perf script: $d of $(wc -l < "$W/$name.perf")"
