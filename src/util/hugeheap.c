@@ -19,6 +19,9 @@
  * pipeline calls it as it reads). Touched memory is then 2 MB pages: one
  * fault each instead of 512.
  *
+ * Worker threads share this heap (M_ARENA_MAX 1) instead of arenas of
+ * their own, which nothing would advise.
+ *
  * Not done when the kernel's THP mode is "never", and with
  * SCORCH_HUGE_HEAP=0. Under valgrind or a sanitizer the allocator is
  * theirs: the settings do nothing and the heap does not grow.
@@ -89,6 +92,11 @@ void hugeheap_init(void)
 		return;
 	mallopt(M_MMAP_THRESHOLD, MMAP_MAX);
 	mallopt(M_TOP_PAD, HEAP_PAD);
+	/* worker threads (-j) allocate from this heap too, not from arenas of
+	 * their own that nothing advises (their per-thread caches keep most
+	 * small allocations off the shared lock): a 93 MB build recording,
+	 * perfparser -j 2 0.30 -> 0.22 s */
+	mallopt(M_ARENA_MAX, 1);
 	/* Where the heap's free top begins: just past a small block taken
 	 * now, the second one (the first may set up glibc's per-thread cache,
 	 * which goes first). This also grows the heap by the pad. */
