@@ -22,6 +22,7 @@
 #include "analyze/kallsyms.h"
 #include "analyze/perfmap.h"
 #include "util/hash.h"
+#include "util/hugeheap.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
 
@@ -138,9 +139,6 @@ const char *symbols_demangle(struct symbols *s, const char *name)
  * outlive the call). */
 enum syms_from { SYMS_SECTIONS, SYMS_SEGMENTS, SYMS_SEGMENTS_COPY };
 
-/* Collect the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE
- * labels) defined in executable sections of one table (SHT_SYMTAB /
- * SHT_DYNSYM) of e. Names point into e's string table unless copied. */
 /* What collect_syms needs of a symbol's section, looked up once per
  * section instead of once per symbol. */
 struct sec_info {
@@ -151,6 +149,9 @@ struct sec_info {
 
 #define SEC_CACHE_MAX 65536
 
+/* Collect the function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE
+ * labels) defined in executable sections of one table (SHT_SYMTAB /
+ * SHT_DYNSYM) of e. Names point into e's string table unless copied. */
 static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct rawsyms *raw,
 			 enum syms_from from)
 {
@@ -630,10 +631,7 @@ const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid)
 struct symbols *symbols_new(const struct symbols_config *c)
 {
 	struct symbols *s = xcalloc(1, sizeof *s);
-	/* written, not calloc'd: read-first fresh memory would map the shared
-	 * zero page and fault again page by page on the writes */
-	s->symfast = xmalloc(SYM_FAST * sizeof *s->symfast);
-	memset(s->symfast, 0, SYM_FAST * sizeof *s->symfast);
+	s->symfast = hugeheap_zeroed(SYM_FAST * sizeof *s->symfast);
 	if (c)
 		s->cfg = *c;
 	elf_version(EV_CURRENT);

@@ -25,6 +25,7 @@
 #include "analyze/order.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/hugeheap.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -493,13 +494,7 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 			  struct sink *sink)
 {
 	struct ppsink *ps = xcalloc(1, sizeof(*ps));
-	/* written, not calloc'd: calloc leaves fresh memory untouched, and the
-	 * first lookups only read it; on a huge-page heap (util/hugeheap.h) a
-	 * read maps the kernel's shared zero page, and the first write then
-	 * splits it into 512 small pages, each faulting on its own */
-	size_t fcache_size = ((size_t)1 << FRAME_CACHE_BITS) * sizeof(*ps->fcache);
-	ps->fcache = xmalloc(fcache_size);
-	memset(ps->fcache, 0, fcache_size);
+	ps->fcache = hugeheap_zeroed(((size_t)1 << FRAME_CACHE_BITS) * sizeof(*ps->fcache));
 	ps->pp = pp;
 	ps->arch = arch ? arch : "x86";
 	ps->kernel_path_id = -2;

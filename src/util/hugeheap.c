@@ -27,6 +27,7 @@
  * theirs: the settings do nothing and the heap does not grow.
  */
 #include "util/hugeheap.h"
+#include "util/xalloc.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -119,4 +120,11 @@ void hugeheap_init(void)
 	free(probe);
 	on = true;
 	hugeheap_tick();
+}
+
+void *hugeheap_zeroed(size_t n)
+{
+	void *p = xmalloc(n);
+	memset(p, 0, n);
+	return p;
 }
