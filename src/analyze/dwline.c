@@ -618,7 +618,8 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 	struct form_ctx fc = { sec, offset_size };
 	bool ok = true;
 	if (version < 5) {
-		ok = read_v4_tables(&r, &b, comp_dir);	} else {
+		ok = read_v4_tables(&r, &b, comp_dir);
+	} else {
 		ok = read_v5_table(&r, &fc, &b, false) && read_v5_table(&r, &fc, &b, true);
 		/* an empty file table still has libdw's "???" entry */
 		if (ok && !t->nfiles)

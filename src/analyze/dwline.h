@@ -9,7 +9,7 @@
  * sequences in address order (a full sort only when they overlap).
  *
  * The answers are libdw's, by construction and by test (tests/unit and
- * the libdw comparison in tests/e2e/dwline_libdw.sh): the same rows, the
+ * its comparison with libdw, tests/unit/test_dwline.c): the same rows, the
  * same order (address, end_sequence first, then table order), the same
  * lookup (the last row at or below the address, none if it ends a
  * sequence), the same file names (absolute names as written, else the

@@ -13,9 +13,9 @@
  * record when it leaves the ordering queue and shown back at delivery.
  */
 #include "analyze/pipeline.h"
-#include "util/hugeheap.h"
 #include "analyze/resolver.h"
 #include "analyze/workers.h"
+#include "util/hugeheap.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -369,10 +369,11 @@ int cmd_top(int argc, char **argv)
 	c.u.st.event = c.o.events[0].name;
 	c.u.st.freq = c.o.freq;
 	c.u.st.call_graph = c.o.cg == RECORD_CG_FP ? "fp" : c.o.cg == RECORD_CG_DWARF ? "dwarf" : "no call graph";
-	if (c.tc.off_cpu)
-		c.u.st.call_graph = c.o.cg == RECORD_CG_FP	  ? "fp, off-CPU time"
-				    : c.o.cg == RECORD_CG_DWARF ? "dwarf, off-CPU time"
-								  : "no call graph, off-CPU time";
+	static char cg_label[48];
+	if (c.tc.off_cpu) {
+		snprintf(cg_label, sizeof cg_label, "%s, off-CPU time", c.u.st.call_graph);
+		c.u.st.call_graph = cg_label;
+	}
 	buf_init(&c.u.out, 64u << 20);
 	c.u.start_ns = c.u.last_ns = now_ns();
 	c.u.next_ns = c.u.start_ns + (uint64_t)(c.u.delay * 1e9);
