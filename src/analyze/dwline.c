@@ -25,6 +25,10 @@ struct rd {
 	bool bad;
 };
 
+/* run_program and what it calls per opcode are inlined (with the mode a
+ * constant: one loop per mode, no test of the mode per row) */
+#define INLINE inline __attribute__((always_inline))
+
 static uint64_t rd_fixed(struct rd *r, unsigned n)
 {
 	if (r->bad || (size_t)(r->end - r->p) < n) {
@@ -38,7 +42,7 @@ static uint64_t rd_fixed(struct rd *r, unsigned n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+static uint64_t rd_uleb_slow(struct rd *r)
 {
 	uint64_t v = 0;
 	for (unsigned shift = 0; !r->bad; shift += 7) {
@@ -54,7 +58,7 @@ static uint64_t rd_uleb(struct rd *r)
 	return 0;
 }
 
-static int64_t rd_sleb(struct rd *r)
+static int64_t rd_sleb_slow(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -73,6 +77,23 @@ static int64_t rd_sleb(struct rd *r)
 		}
 	}
 	return 0;
+}
+
+/* most operands are one byte */
+static INLINE uint64_t rd_uleb(struct rd *r)
+{
+	if (__builtin_expect(!r->bad && r->p < r->end && !(*r->p & 0x80), 1))
+		return *r->p++;
+	return rd_uleb_slow(r);
+}
+
+static INLINE int64_t rd_sleb(struct rd *r)
+{
+	if (__builtin_expect(!r->bad && r->p < r->end && !(*r->p & 0x80), 1)) {
+		uint8_t b = *r->p++;
+		return b & 0x40 ? (int64_t)b - 0x80 : (int64_t)b;
+	}
+	return rd_sleb_slow(r);
 }
 
 /* a NUL-terminated string at p within [p, end), or NULL */
@@ -112,6 +133,79 @@ struct builder {
 	size_t max;            /* entries of any list: at most one per byte of the unit */
 	const char **dirs;
 	size_t ndirs;
+};
+
+/* The state machine's registers (DWARF 5, 6.2.2) that rows carry. */
+struct lstate {
+	uint64_t addr;
+	uint32_t op_index, file, column, isa, discriminator;
+	int64_t line;
+	uint8_t is_stmt;
+};
+
+/*
+ * Lazy tables. Most of a CU's rows are never asked for: a profile touches a
+ * few functions of it. dwline_open runs the line program once without
+ * keeping rows (SCAN): it counts them, notes each sequence's shape and
+ * keeps a checkpoint (the row, the registers after it and the program
+ * position) every CKPT_ROWS rows. A lookup finds the sequence and the
+ * checkpoint below the address and runs the program from there for one
+ * block (BLOCK). The answers are those of the full table (FULL, what
+ * dwline_open_full keeps), whose order (sort_rows) is the sequences sorted
+ * by their first row and concatenated, each sequence's end row moved before
+ * the rows at its own address; where that concatenation is not already in
+ * order (sequences that overlap, addresses that go back inside a sequence)
+ * the table is decoded in FULL instead.
+ */
+#define CKPT_ROWS 32
+
+struct ckpt {
+	struct dwline_row row;     /* the row at the checkpoint */
+	struct lstate s;           /* the registers after it */
+	const uint8_t *p;          /* the program after it */
+};
+
+struct lseq {
+	uint64_t first_addr, end_addr;
+	uint32_t first, n;         /* rows [first, first + n) in table order */
+	uint32_t c0, c1;           /* checkpoints [c0, c1) */
+	uint32_t trailing;         /* rows at end_addr just before the end row */
+	bool has_end, monotone;
+	/* the first and last rows once the end row is moved (sort_rows) */
+	struct dwline_row fm, lm;
+};
+
+struct dwline_lazy {
+	const uint8_t *end;        /* of the unit */
+	unsigned address_size;
+	uint8_t min_len, max_ops, default_is_stmt, line_range, opcode_base;
+	int8_t line_base;
+	uint8_t std_len[256];
+	struct ckpt *ck;
+	size_t nck, cap_ck;
+	struct lseq *sq;           /* in table order while scanning, then sorted */
+	size_t nsq, cap_sq;
+	/* one decoded block, the last one asked for */
+	size_t blk;                /* its checkpoint + 1; 0: none */
+	uint32_t blk_n;
+	struct dwline_row rows[CKPT_ROWS + 1];
+};
+
+enum run_mode { FULL, SCAN, BLOCK };
+
+
+struct run {
+	struct builder *b;         /* FULL, SCAN */
+	struct dwline_lazy *lz;
+	/* SCAN: the sequence being read */
+	bool in_seq, monotone, ckpt_due;
+	uint64_t prev;             /* the last row's address */
+	uint32_t run_start;        /* the first of the rows at prev */
+	uint32_t next_ck;          /* the row that may take the next checkpoint */
+	struct dwline_row row;     /* the row a due checkpoint starts with */
+	/* BLOCK */
+	struct dwline_row *out;    /* rows, up to want */
+	uint32_t got, want;
 };
 
 /* Append name (owned) to the file table; false when the table is full. */
@@ -293,30 +387,86 @@ static bool read_v4_tables(struct rd *r, struct builder *b, const char *comp_dir
 	return e > 0;
 }
 
-struct lstate {
-	uint64_t addr;
-	uint32_t op_index, file, column, isa, discriminator;
-	int64_t line;
-	uint8_t is_stmt;
-};
+/* SCAN: a sequence starts at row idx */
+static bool seq_begin(struct run *u, uint32_t idx, uint64_t addr)
+{
+	struct dwline_lazy *z = u->lz;
+	if (ARRAY_GROW(z->sq, z->cap_sq, z->nsq + 1, u->b->max))
+		return false;
+	z->sq[z->nsq++] = (struct lseq){ .first_addr = addr, .first = idx, .c0 = (uint32_t)z->nck };
+	u->in_seq = u->monotone = true;
+	u->prev = addr;
+	u->run_start = idx;
+	u->next_ck = 0; /* its first row takes one */
+	return true;
+}
 
-static bool add_row(struct builder *b, const struct lstate *s, bool end)
+/* SCAN: the sequence ends before row next (at its end row, or where the
+ * program ends) */
+static void seq_close(struct run *u, uint32_t next, bool has_end)
+{
+	struct lseq *q = &u->lz->sq[u->lz->nsq - 1];
+	q->n = next - q->first;
+	q->end_addr = u->prev;
+	q->has_end = has_end;
+	q->monotone = u->monotone;
+	/* the rows at the end address before the end row */
+	q->trailing = has_end ? next - 1 - u->run_start : 0;
+	u->in_seq = false;
+}
+
+/* SCAN: what a row tells of its sequence's shape, and whether a checkpoint
+ * follows it (the first row of each sequence, then every CKPT_ROWS rows;
+ * never after an end row but a sequence's first, so that the rows just
+ * before an end row are in its block) */
+static INLINE bool scan_row(struct run *u, uint32_t idx, const struct lstate *s, bool end)
+{
+	if (!u->in_seq && !seq_begin(u, idx, s->addr))
+		return false;
+	if (s->addr != u->prev) {
+		u->monotone &= s->addr > u->prev;
+		u->prev = s->addr;
+		u->run_start = idx;
+	}
+	if (idx >= u->next_ck && (!end || !u->next_ck)) {
+		u->ckpt_due = true;
+		u->next_ck = idx + CKPT_ROWS;
+		u->row = (struct dwline_row){ .addr = s->addr, .line = (int32_t)s->line,
+					      .file = s->file, .column = (uint16_t)s->column,
+					      .end_sequence = end, .idx = idx };
+	}
+	if (end)
+		seq_close(u, idx + 1, true);
+	return true;
+}
+
+static INLINE bool add_row(struct run *u, enum run_mode mode, const struct lstate *s, bool end)
 {
 	/* libdw's Dwarf_Line fields: a value that does not fit is invalid */
 	if (s->line < INT_MIN || s->line > INT_MAX || s->column > 0xffff || s->op_index > 0xff ||
 	    s->isa > 0xff || s->discriminator > 0xffffff)
 		return false;
-	struct dwline *t = b->t;
-	if (t->nrows >= b->cap_rows && ARRAY_GROW(t->rows, b->cap_rows, t->nrows + 1, b->max))
-		return false;
-	struct dwline_row *w = &t->rows[t->nrows];
-	w->addr = s->addr;
-	w->line = (int32_t)s->line;
-	w->file = s->file;
-	w->column = (uint16_t)s->column;
-	w->end_sequence = end;
-	w->idx = (uint32_t)t->nrows;
-	t->nrows++;
+	if (mode == SCAN) {
+		struct dwline *t = u->b->t;
+		if (t->nrows >= u->b->max)
+			return false; /* as ARRAY_GROW's limit in FULL */
+		return scan_row(u, (uint32_t)t->nrows++, s, end);
+	}
+	struct dwline_row *w;
+	uint32_t idx;
+	if (mode == FULL) {
+		struct builder *b = u->b;
+		struct dwline *t = b->t;
+		if (t->nrows >= b->cap_rows && ARRAY_GROW(t->rows, b->cap_rows, t->nrows + 1, b->max))
+			return false;
+		w = &t->rows[t->nrows];
+		idx = (uint32_t)t->nrows++;
+	} else {
+		w = &u->out[u->got];
+		idx = u->out[0].idx + u->got++;
+	}
+	*w = (struct dwline_row){ .addr = s->addr, .line = (int32_t)s->line, .file = s->file,
+				  .column = (uint16_t)s->column, .end_sequence = end, .idx = idx };
 	return true;
 }
 
@@ -401,11 +551,14 @@ static void sort_rows(struct dwline *t)
 	t->rows = out;
 }
 
-static bool run_program(struct rd *r, struct builder *b, unsigned address_size, uint8_t min_len,
-			uint8_t max_ops, uint8_t default_is_stmt, int8_t line_base, uint8_t line_range,
-			uint8_t opcode_base, const uint8_t *std_len)
+/* Run the line program from r->p with registers *st: FULL and SCAN to the
+ * end of the unit, BLOCK until u->want rows are out. */
+static INLINE bool run_program(struct rd *r, struct run *u, enum run_mode mode, struct lstate *st,
+			       unsigned address_size, uint8_t min_len, uint8_t max_ops,
+			       uint8_t default_is_stmt, int8_t line_base, uint8_t line_range,
+			       uint8_t opcode_base, const uint8_t *std_len)
 {
-	struct lstate s = { .file = 1, .line = 1, .is_stmt = default_is_stmt };
+	struct lstate s = *st;
 	/* special opcodes, worked out once per table: the line step, and with
 	 * one operation per instruction (op_index stays 0) the address step;
 	 * the same arithmetic as ADVANCE, without its divisions per row */
@@ -429,7 +582,7 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 		if (op >= opcode_base && sp_fast) {
 			s.line += sp_line[op];
 			s.addr += sp_addr[op];
-			if (!add_row(b, &s, false))
+			if (!add_row(u, mode, &s, false))
 				return false;
 			s.discriminator = 0;
 		} else if (op >= opcode_base) {
@@ -437,7 +590,7 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 				return false;
 			s.line += line_base + (op - opcode_base) % line_range;
 			ADVANCE((uint32_t)(op - opcode_base) / line_range);
-			if (!add_row(b, &s, false))
+			if (!add_row(u, mode, &s, false))
 				return false;
 			s.discriminator = 0;
 		} else if (op == 0) {
@@ -449,7 +602,7 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 			uint8_t sub = *r->p++;
 			switch (sub) {
 			case DW_LNE_end_sequence:
-				if (!add_row(b, &s, true))
+				if (!add_row(u, mode, &s, true))
 					return false;
 				s = (struct lstate){ .file = 1, .line = 1, .is_stmt = default_is_stmt };
 				break;
@@ -464,7 +617,11 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 				uint64_t dir = rd_uleb(r);
 				rd_uleb(r);
 				rd_uleb(r);
-				if (r->bad || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
+				if (r->bad)
+					return false;
+				/* BLOCK: the scan has added it */
+				if (mode != BLOCK &&
+				    (dir >= u->b->ndirs || !add_file(u->b, join(u->b->dirs[dir], name))))
 					return false;
 				break;
 			}
@@ -489,7 +646,7 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 				return false;
 			switch (op) {
 			case DW_LNS_copy:
-				if (!add_row(b, &s, false))
+				if (!add_row(u, mode, &s, false))
 					return false;
 				s.discriminator = 0;
 				break;
@@ -536,27 +693,19 @@ static bool run_program(struct rd *r, struct builder *b, unsigned address_size, 
 		}
 		if (r->bad)
 			return false;
+		if (mode == SCAN && u->ckpt_due) {
+			struct dwline_lazy *z = u->lz;
+			if (ARRAY_GROW(z->ck, z->cap_ck, z->nck + 1, u->b->max))
+				return false;
+			z->ck[z->nck++] = (struct ckpt){ u->row, s, r->p };
+			u->ckpt_due = false;
+		} else if (mode == BLOCK && u->got == u->want) {
+			break;
+		}
 	}
+	*st = s;
 #undef ADVANCE
 #undef U32
-	return true;
-}
-
-/* One PROGBITS section's bytes; true also when there is none (*p stays
- * NULL), false when it is there and cannot be read. */
-static bool section_bytes(Elf *e, const char *name, const uint8_t **p, size_t *size)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elffile_scn(e, SHT_PROGBITS, name, &sh);
-	if (!scn)
-		return true;
-	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return false;
-	Elf_Data *d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf)
-		return false;
-	*p = d->d_buf;
-	*size = d->d_size;
 	return true;
 }
 
@@ -565,13 +714,59 @@ bool dwline_sections_of(Elf *e, struct dwline_sections *sec)
 	GElf_Ehdr eh;
 	memset(sec, 0, sizeof(*sec));
 	return e && gelf_getehdr(e, &eh) && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
-	       section_bytes(e, ".debug_line", &sec->line, &sec->line_size) &&
-	       section_bytes(e, ".debug_line_str", &sec->line_str, &sec->line_str_size) &&
-	       section_bytes(e, ".debug_str", &sec->str, &sec->str_size) && sec->line;
+	       elffile_section_bytes(e, ".debug_line", &sec->line, &sec->line_size) &&
+	       elffile_section_bytes(e, ".debug_line_str", &sec->line_str, &sec->line_str_size) &&
+	       elffile_section_bytes(e, ".debug_str", &sec->str, &sec->str_size) && sec->line;
 }
 
-struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
-			   unsigned address_size)
+/* The sequences' first and last rows once sort_rows has moved end rows. */
+static void seq_ends(struct lseq *q)
+{
+	struct dwline_row end = { .addr = q->end_addr, .end_sequence = 1,
+				  .idx = q->first + q->n - 1 };
+	q->fm = (struct dwline_row){ .addr = q->first_addr, .idx = q->first };
+	q->lm = q->fm;
+	q->lm.idx = q->first + q->n - 1;
+	if (!q->has_end) {
+		q->lm.addr = q->end_addr;
+		return;
+	}
+	if (q->trailing + 1 == q->n)
+		q->fm = end;           /* every row is at the end address */
+	if (q->trailing) {
+		q->lm.addr = q->end_addr;
+		q->lm.idx = end.idx - 1;
+	} else {
+		q->lm = end;
+	}
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	return row_cmp(&((const struct lseq *)a)->fm, &((const struct lseq *)b)->fm);
+}
+
+/* After the scan: sort the sequences as sort_rows would and check that the
+ * full table would be their concatenation; false when it would not be. */
+static bool lazy_ready(struct dwline_lazy *z)
+{
+	for (size_t i = 0; i < z->nsq; i++) {
+		struct lseq *q = &z->sq[i];
+		if (!q->monotone)
+			return false;
+		q->c1 = i + 1 < z->nsq ? z->sq[i + 1].c0 : (uint32_t)z->nck;
+		seq_ends(q);
+	}
+	if (z->nsq > 1)
+		qsort(z->sq, z->nsq, sizeof *z->sq, seq_cmp);
+	for (size_t i = 1; i < z->nsq; i++)
+		if (row_cmp(&z->sq[i - 1].lm, &z->sq[i].fm) > 0)
+			return false;
+	return true;
+}
+
+static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off,
+				 const char *comp_dir, unsigned address_size, bool lazy)
 {
 	if (!sec->line || off >= sec->line_size)
 		return NULL;
@@ -629,9 +824,41 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 	 * CUBIN variant with 4 more bytes is not read here) */
 	if (ok && r.p != header_start + header_length)
 		ok = false;
-	if (ok)
-		ok = run_program(&r, &b, address_size, min_len, max_ops, default_is_stmt, line_base,
-				 line_range, opcode_base, std_len);
+	struct lstate s0 = { .file = 1, .line = 1, .is_stmt = default_is_stmt };
+	if (ok && lazy) {
+		struct dwline_lazy *z = xcalloc(1, sizeof *z);
+		*z = (struct dwline_lazy){ .end = r.end, .address_size = address_size,
+					   .min_len = min_len, .max_ops = max_ops,
+					   .default_is_stmt = default_is_stmt, .line_base = line_base,
+					   .line_range = line_range, .opcode_base = opcode_base };
+		memcpy(z->std_len, std_len, sizeof std_len);
+		struct run u = { .b = &b, .lz = z };
+		struct rd r2 = r;
+		struct lstate s = s0;
+		size_t nfiles = t->nfiles;
+		ok = run_program(&r2, &u, SCAN, &s, address_size, min_len, max_ops, default_is_stmt,
+				 line_base, line_range, opcode_base, std_len);
+		if (ok && u.in_seq)
+			seq_close(&u, (uint32_t)t->nrows, false);
+		if (ok && lazy_ready(z)) {
+			free(b.dirs);
+			t->lazy = z;
+			return t;
+		}
+		/* the full table: sequences out of order, or bad data (which
+		 * the full run finds again) */
+		free(z->ck);
+		free(z->sq);
+		free(z);
+		while (t->nfiles > nfiles)
+			free(t->files[--t->nfiles]);
+		t->nrows = 0;
+	}
+	if (ok) {
+		struct run u = { .b = &b };
+		ok = run_program(&r, &u, FULL, &s0, address_size, min_len, max_ops, default_is_stmt,
+				 line_base, line_range, opcode_base, std_len);
+	}
 	free(b.dirs);
 	if (!ok) {
 		dwline_free(t);
@@ -644,10 +871,94 @@ struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, cons
 	return t;
 }
 
-const struct dwline_row *dwline_find(const struct dwline *t, uint64_t addr)
+struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
+			   unsigned address_size)
 {
+	return open_table(sec, off, comp_dir, address_size, true);
+}
+
+struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
+				const char *comp_dir, unsigned address_size)
+{
+	return open_table(sec, off, comp_dir, address_size, false);
+}
+
+/* The rows of checkpoint c's block into z->rows. */
+static void decode_block(struct dwline_lazy *z, size_t c, uint32_t seq_end)
+{
+	if (z->blk == c + 1)
+		return;
+	const struct ckpt *k = &z->ck[c];
+	uint32_t next = c + 1 < z->nck ? z->ck[c + 1].row.idx : seq_end;
+	if (next > seq_end)
+		next = seq_end;
+	struct run u = { .lz = z, .out = z->rows, .got = 1,
+			 .want = next - k->row.idx };
+	z->rows[0] = k->row;
+	if (u.want > 1) {
+		struct rd r = { k->p, z->end, false };
+		struct lstate s = k->s;
+		/* the scan ran these bytes: this cannot fail */
+		run_program(&r, &u, BLOCK, &s, z->address_size, z->min_len, z->max_ops,
+			    z->default_is_stmt, z->line_base, z->line_range, z->opcode_base,
+			    z->std_len);
+	}
+	z->blk = c + 1;
+	z->blk_n = u.got;
+}
+
+static bool lazy_find(struct dwline_lazy *z, uint64_t addr, struct dwline_row *out)
+{
+	/* the last sequence starting at or below addr: the row is in it */
+	size_t lo = 0, hi = z->nsq;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (z->sq[mid].fm.addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	const struct lseq *q = &z->sq[lo - 1];
+	bool last_seq = lo == z->nsq;
+	/* the last of its checkpoints at or below addr (addresses rise
+	 * inside a sequence) */
+	size_t a = q->c0, e = q->c1;
+	while (a < e) {
+		size_t mid = a + (e - a) / 2;
+		if (z->ck[mid].row.addr <= addr)
+			a = mid + 1;
+		else
+			e = mid;
+	}
+	if (a == q->c0)
+		return false;
+	decode_block(z, a - 1, q->first + q->n);
+	uint32_t i = 0;
+	while (i + 1 < z->blk_n && z->rows[i + 1].addr <= addr)
+		i++;
+	const struct dwline_row *w = &z->rows[i];
+	if (w->end_sequence) {
+		/* sort_rows put it before the rows at its address: the last of
+		 * those answers, unless it is the table's last row (made an
+		 * end) */
+		if (!q->trailing || last_seq)
+			return false;
+		w = &z->rows[i - 1];
+	} else if (last_seq && w->idx == q->first + q->n - 1) {
+		return false; /* the table's last row, made an end */
+	}
+	*out = *w;
+	return true;
+}
+
+bool dwline_find(struct dwline *t, uint64_t addr, struct dwline_row *out)
+{
+	if (t->lazy)
+		return lazy_find(t->lazy, addr, out);
 	if (!t->nrows)
-		return NULL;
+		return false;
 	size_t l = 0, u = t->nrows - 1;
 	while (l < u) {
 		size_t idx = u - (u - l) / 2;
@@ -657,7 +968,10 @@ const struct dwline_row *dwline_find(const struct dwline *t, uint64_t addr)
 			l = idx;
 	}
 	const struct dwline_row *row = &t->rows[l];
-	return !row->end_sequence && row->addr <= addr ? row : NULL;
+	if (row->end_sequence || row->addr > addr)
+		return false;
+	*out = *row;
+	return true;
 }
 
 const char *dwline_file(const struct dwline *t, uint64_t idx)
@@ -673,5 +987,10 @@ void dwline_free(struct dwline *t)
 		free(t->files[i]);
 	free(t->files);
 	free(t->rows);
+	if (t->lazy) {
+		free(t->lazy->ck);
+		free(t->lazy->sq);
+		free(t->lazy);
+	}
 	free(t);
 }

@@ -36,10 +36,11 @@ struct dwline_row {
 };
 
 struct dwline {
-	struct dwline_row *rows; /* sorted as libdw sorts them */
-	size_t nrows;
+	struct dwline_row *rows; /* dwline_open_full: sorted as libdw sorts them */
+	size_t nrows;            /* of the table, kept or not */
 	char **files;            /* libdw's Dwarf_Files order; NULL-free */
 	size_t nfiles;
+	struct dwline_lazy *lazy; /* dwline_open: what finds rows without keeping them */
 };
 
 /* The sections a table reads (NULL/0 when absent). */
@@ -53,11 +54,17 @@ struct dwline_sections {
  * unreadable, or e is not little-endian. */
 bool dwline_sections_of(Elf *e, struct dwline_sections *sec);
 /* The table at offset off of .debug_line for a CU with this comp_dir (may
- * be NULL) and address size; NULL when libdw must decide. */
+ * be NULL) and address size; NULL when libdw must decide. Rows are decoded
+ * when asked for, a block at a time (rows stays NULL), unless the table's
+ * sequences overlap: see dwline.c. */
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
 			   unsigned address_size);
-/* The row for addr (dwarf_getsrc_die's), or NULL. */
-const struct dwline_row *dwline_find(const struct dwline *t, uint64_t addr);
+/* The same table with every row decoded and kept in rows (tests, fuzzing). */
+struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
+				const char *comp_dir, unsigned address_size);
+/* The row for addr (dwarf_getsrc_die's) into *out; false when none. Not
+ * for two threads at once on one table (it keeps the last block). */
+bool dwline_find(struct dwline *t, uint64_t addr, struct dwline_row *out);
 /* File idx's name (dwarf_filesrc's), or NULL when out of range. */
 const char *dwline_file(const struct dwline *t, uint64_t idx);
 void dwline_free(struct dwline *t);

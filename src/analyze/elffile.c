@@ -84,3 +84,19 @@ bool elffile_exists(const char *p)
 	struct stat st;
 	return !stat(p, &st) && S_ISREG(st.st_mode);
 }
+
+bool elffile_section_bytes(Elf *e, const char *name, const uint8_t **p, size_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elffile_scn(e, SHT_PROGBITS, name, &sh);
+	if (!scn)
+		return true;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return false;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return false;
+	*p = d->d_buf;
+	*size = d->d_size;
+	return true;
+}

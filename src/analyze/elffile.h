@@ -21,6 +21,10 @@ bool elffile_build_id(Elf *e, uint8_t *id, size_t *size);
 bool elffile_id_matches(Elf *e, const uint8_t *id, size_t size);
 /* The first section of this type (0: any) and name (NULL: any). */
 Elf_Scn *elffile_scn(Elf *e, Elf64_Word type, const char *name, GElf_Shdr *out);
+/* The bytes of PROGBITS section name (a compressed one is decompressed in
+ * place, as libdw does); true also when there is none (*p stays NULL),
+ * false when it is there and cannot be read. */
+bool elffile_section_bytes(Elf *e, const char *name, const uint8_t **p, size_t *size);
 /* Lower-case hex of id[0..n) into out (2n + 1 bytes). */
 void elffile_hexid(char *out, const uint8_t *id, size_t n);
 /* path is a regular file. */

@@ -19,6 +19,7 @@
  */
 #include "analyze/inlines.h"
 #include "analyze/dwcache.h"
+#include "analyze/dwdie.h"
 #include "analyze/dwline.h"
 #include "analyze/symbols.h"
 #include "util/arena.h"
@@ -45,6 +46,9 @@ struct dso_dwarf {
 	struct hmap lines;
 	struct dwline_sections sec;
 	int sec_state;         /* 0: not looked up, 1: usable, -1: libdw only */
+	/* the sections dwdie reads for the CU index, and the same states */
+	struct dwdie_sections dies;
+	int dies_state;
 };
 
 static struct dwline no_lines;
@@ -247,6 +251,26 @@ static bool lang_is_c(Dwarf_Word lang)
 	       lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
 }
 
+static void add_fn(struct cu_index *ix, uint64_t lo, uint64_t hi, uint64_t off)
+{
+	if (lo >= hi)
+		return;
+	if (ix->n == ix->cap) {
+		ix->cap = ix->cap ? ix->cap * 2 : 64;
+		ix->r = xrealloc(ix->r, ix->cap * sizeof(*ix->r));
+	}
+	ix->r[ix->n] = (struct fn_range){ lo, hi, off, (uint32_t)ix->n };
+	ix->n++;
+}
+
+static void add_ranges(struct cu_index *ix, Dwarf_Die *fn)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0)
+		add_fn(ix, lo, hi, dwarf_dieoffset(fn));
+}
+
 static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth, bool types)
 {
 	Dwarf_Die c;
@@ -255,24 +279,47 @@ static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth, bool 
 	do {
 		int tag = dwarf_tag(&c);
 		if (tag == DW_TAG_subprogram) {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
-				if (lo >= hi)
-					continue;
-				if (ix->n == ix->cap) {
-					ix->cap = ix->cap ? ix->cap * 2 : 64;
-					ix->r = xrealloc(ix->r, ix->cap * sizeof(*ix->r));
-				}
-				ix->r[ix->n] = (struct fn_range){ lo, hi, dwarf_dieoffset(&c), (uint32_t)ix->n };
-				ix->n++;
-			}
+			add_ranges(ix, &c);
 		} else if (types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 				     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
 				     tag == DW_TAG_module)) {
 			index_scope(ix, &c, depth + 1, types);
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* dwdie's walk (dwdie.h) reports here */
+struct dwdie_ctx {
+	struct cu_index *ix;
+	Dwarf *dwarf;
+};
+
+static void dwdie_range(void *ctx, uint64_t die_off, uint64_t lo, uint64_t hi)
+{
+	add_fn(((struct dwdie_ctx *)ctx)->ix, lo, hi, die_off);
+}
+
+static void dwdie_ask(void *ctx, uint64_t die_off)
+{
+	struct dwdie_ctx *x = ctx;
+	Dwarf_Die fn;
+	if (dwarf_offdie(x->dwarf, die_off, &fn))
+		add_ranges(x->ix, &fn);
+}
+
+/* The CU's functions by dwdie, else (it gave up) by libdw's walk. */
+static void index_cu(struct dso_dwarf *dw, struct cu_index *ix, Dwarf_Die *cu, bool types)
+{
+	if (!dw->dies_state)
+		dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
+	if (dw->dies_state > 0) {
+		struct dwdie_ctx x = { ix, dw->dwarf };
+		struct dwdie_visitor v = { dwdie_range, dwdie_ask, &x };
+		if (dwdie_functions(&dw->dies, dwarf_dieoffset(cu) - dwarf_cuoffset(cu), types, &v))
+			return;
+		ix->n = 0;
+	}
+	index_scope(ix, cu, 0, types);
 }
 
 static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
@@ -287,7 +334,7 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 	if (dwarf_attr(cu, DW_AT_language, &a))
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
-	index_scope(ix, cu, 0, !lang_is_c(lang));
+	index_cu(dw, ix, cu, !lang_is_c(lang));
 	ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
 	hmap_put(&dw->cu_index, key, ix);
 	return ix;
@@ -409,12 +456,12 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	struct dwline *lt = lines ? cu_lines(dw, &cu) : NULL;
 	Dwarf_Line *dl;
 	if (lt) {
-		const struct dwline_row *row = dwline_find(lt, svma);
-		if (row) {
+		struct dwline_row row;
+		if (dwline_find(lt, svma, &row)) {
 			/* as dwarf_linesrc: no name for a bad file index */
-			file = symbols_intern(s, dwline_file(lt, row->file));
-			line = row->line;
-			col = row->column;
+			file = symbols_intern(s, dwline_file(lt, row.file));
+			line = row.line;
+			col = row.column;
 		}
 	} else if (lines && (dl = dwarf_getsrc_die(&cu, svma))) {
 		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));

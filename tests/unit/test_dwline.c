@@ -4,7 +4,9 @@
  * overlapping sequences, relative names without DW_AT_comp_dir, what it
  * rejects), and the same answers as libdw for every address of every row
  * of every CU in real files: this test binary (gcc's DWARF 5) and, when
- * installed, libc's debug file (libc6-dbg). */
+ * installed, libc's debug file (libc6-dbg). Each hand-made program is read
+ * both ways: lazily (dwline_open, rows decoded a block at a time from
+ * checkpoints) and whole (dwline_open_full). */
 #include "analyze/dwline.h"
 #include "test.h"
 
@@ -72,6 +74,15 @@ static void copy(struct lp *p)
 	u8(p, DW_LNS_copy);
 }
 
+/* dwline_find's row, or NULL (valid until the next call) */
+static const struct dwline_row *find(struct dwline *t, uint64_t addr)
+{
+	static struct dwline_row row;
+	return dwline_find(t, addr, &row) ? &row : NULL;
+}
+
+static bool full; /* open4 reads the whole table */
+
 /* header (version 4, dirs "inc", files "a.c" dir 0 and "/abs/b.h" dir 1,
  * "c.h" dir 1) followed by the program in prog */
 static struct dwline *open4(const struct lp *prog, const char *comp_dir)
@@ -97,10 +108,10 @@ static struct dwline *open4(const struct lp *prog, const char *comp_dir)
 	put(&all, &unit_length, 4), put(&all, &version, 2), put(&all, &header_length, 4);
 	put(&all, h.b, h.n), put(&all, prog->b, prog->n);
 	struct dwline_sections sec = { .line = all.b, .line_size = all.n };
-	return dwline_open(&sec, 0, comp_dir, 8);
+	return full ? dwline_open_full(&sec, 0, comp_dir, 8) : dwline_open(&sec, 0, comp_dir, 8);
 }
 
-TEST(dwline_rows_files_lookup)
+static void rows_files_lookup(void)
 {
 	struct lp p = { .n = 0 };
 	set_addr(&p, 0x1000);
@@ -119,26 +130,35 @@ TEST(dwline_rows_files_lookup)
 	CHECK_STR(t->files[1], "/src/a.c");
 	CHECK_STR(t->files[2], "/abs/b.h");
 	CHECK_STR(t->files[3], "inc/c.h");
-	CHECK(dwline_find(t, 0xfff) == NULL);
-	CHECK_EQ(dwline_find(t, 0x1000)->line, 1);
-	CHECK_EQ(dwline_find(t, 0x100f)->line, 1);
-	CHECK_EQ(dwline_find(t, 0x1010)->line, 5);
+	CHECK(find(t, 0xfff) == NULL);
+	CHECK_EQ(find(t, 0x1000)->line, 1);
+	CHECK_EQ(find(t, 0x100f)->line, 1);
+	CHECK_EQ(find(t, 0x1010)->line, 5);
 	/* libdw's order puts the end row before the rows at its address, so
 	 * the end address itself still has a line (unless it is the CU's
 	 * last: libdw makes the last row an end) */
-	const struct dwline_row *r = dwline_find(t, 0x1020);
+	const struct dwline_row *r = find(t, 0x1020);
 	CHECK(r != NULL);
 	CHECK_EQ(r->column, 7);
 	CHECK_STR(dwline_file(t, r->file), "/abs/b.h");
 	CHECK(dwline_file(t, 99) == NULL);
-	CHECK_EQ(dwline_find(t, 0x3004)->line, 1);
-	CHECK(dwline_find(t, 0x3008) == NULL);
+	CHECK_EQ(find(t, 0x3004)->line, 1);
+	CHECK(find(t, 0x3008) == NULL);
 	dwline_free(t);
 	/* no DW_AT_comp_dir: relative names stay relative */
 	t = open4(&p, NULL);
 	CHECK(t != NULL);
 	CHECK_STR(t->files[1], "a.c");
 	dwline_free(t);
+}
+
+TEST(dwline_rows_files_lookup)
+{
+	full = false;
+	rows_files_lookup();
+	full = true;
+	rows_files_lookup();
+	full = false;
 }
 
 TEST(dwline_sequences_overlap_and_padding)
@@ -155,14 +175,15 @@ TEST(dwline_sequences_overlap_and_padding)
 	advance_pc(&p, 8), end_seq(&p);
 	struct dwline *t = open4(&p, "/src");
 	CHECK(t != NULL);
+	CHECK(t->lazy == NULL); /* overlapping sequences: the whole table */
 	for (size_t i = 1; i < t->nrows; i++)
 		CHECK(t->rows[i - 1].addr <= t->rows[i].addr);
-	CHECK_EQ(dwline_find(t, 0x1ff0)->line, 10);
-	CHECK_EQ(dwline_find(t, 0x2000)->line, 1);
-	CHECK_EQ(dwline_find(t, 0x2008)->line, 20);
-	CHECK(dwline_find(t, 0x2020) == NULL); /* after the end */
-	CHECK_EQ(dwline_find(t, 0x4008)->line, 9);
-	CHECK(dwline_find(t, 0x4004) == NULL); /* the sequence's first row is at 0x4008 */
+	CHECK_EQ(find(t, 0x1ff0)->line, 10);
+	CHECK_EQ(find(t, 0x2000)->line, 1);
+	CHECK_EQ(find(t, 0x2008)->line, 20);
+	CHECK(find(t, 0x2020) == NULL); /* after the end */
+	CHECK_EQ(find(t, 0x4008)->line, 9);
+	CHECK(find(t, 0x4004) == NULL); /* the sequence's first row is at 0x4008 */
 	dwline_free(t);
 }
 
@@ -185,6 +206,77 @@ TEST(dwline_gives_up_where_libdw_has_its_own_rules)
 	struct dwline_sections s = { .line = shortb, .line_size = sizeof shortb };
 	CHECK(dwline_open(&s, 0, NULL, 8) == NULL);
 	CHECK(dwline_open(&s, 100, NULL, 8) == NULL);
+}
+
+/* Every address from lo to hi answered alike by the lazy and the full table
+ * of the same program; returns the differences. */
+static int lazy_vs_full(const struct lp *p, uint64_t lo, uint64_t hi)
+{
+	full = false;
+	struct dwline *z = open4(p, "/src");
+	full = true;
+	struct dwline *f = open4(p, "/src");
+	full = false;
+	if (!z || !f) {
+		dwline_free(z);
+		dwline_free(f);
+		return 1000000;
+	}
+	int bad = z->nrows != f->nrows;
+	/* in order and back again: the block cache must not matter */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i <= hi - lo; i++) {
+			uint64_t a = pass ? hi - i : lo + i;
+			struct dwline_row x, y;
+			bool hx = dwline_find(z, a, &x), hy = dwline_find(f, a, &y);
+			if (hx != hy || (hx && (x.addr != y.addr || x.line != y.line ||
+						x.file != y.file || x.column != y.column))) {
+				fprintf(stderr, "  %#llx: lazy %d line %d, full %d line %d\n",
+					(unsigned long long)a, hx, hx ? x.line : 0, hy,
+					hy ? y.line : 0);
+				bad++;
+			}
+		}
+	dwline_free(z);
+	dwline_free(f);
+	return bad;
+}
+
+TEST(dwline_lazy_blocks_answer_as_the_full_table)
+{
+	/* long sequences (many checkpoints), rows repeated at one address,
+	 * the end row at a block's edge, rows at the end address before it,
+	 * sequences out of address order, a sequence that is all one
+	 * address, and one without an end row last */
+	for (unsigned variant = 0; variant < 4; variant++) {
+		struct lp p = { .n = 0 };
+		set_addr(&p, 0x5000);
+		for (unsigned i = 0; i < 100 + variant * 31; i++) {
+			advance_pc(&p, i % 3);  /* 0: a row at the same address */
+			advance_line(&p, (int)(i % 5) - 2);
+			copy(&p);
+		}
+		if (variant & 1)
+			copy(&p), copy(&p);     /* rows at the end address */
+		end_seq(&p);
+		set_addr(&p, 0x1000);           /* before the first sequence */
+		for (unsigned i = 0; i < 40; i++)
+			advance_pc(&p, 2), advance_line(&p, 1), copy(&p);
+		advance_pc(&p, 2), end_seq(&p);
+		set_addr(&p, 0x9000), copy(&p), copy(&p), end_seq(&p); /* one address */
+		set_addr(&p, 0x9100), copy(&p), end_seq(&p);
+		set_addr(&p, 0x9200), end_seq(&p);   /* only an end row */
+		if (variant & 2) {
+			set_addr(&p, 0xa000);   /* no end row: the last is made one */
+			for (unsigned i = 0; i < 70; i++)
+				advance_pc(&p, 1), copy(&p);
+		}
+		full = false;
+		struct dwline *t = open4(&p, "/src");
+		CHECK(t != NULL && t->lazy != NULL && t->rows == NULL);
+		dwline_free(t);
+		CHECK_EQ(lazy_vs_full(&p, 0xff0, 0xa060), 0);
+	}
 }
 
 /* ---- the same answers as libdw on real files ----------------------------- */
@@ -225,6 +317,8 @@ static long compare_with_libdw(const char *path, long *cus)
 		dwarf_cu_info(cu.cu, NULL, NULL, NULL, NULL, NULL, &asz, NULL);
 		const char *cd = dwarf_attr(&cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 		struct dwline *t = dwline_open(&sec, loff, cd, asz);
+		struct dwline *tf = dwline_open_full(&sec, loff, cd, asz);
+		bad += !t != !tf;
 		Dwarf_Lines *lines;
 		size_t nl;
 		Dwarf_Files *files;
@@ -232,6 +326,7 @@ static long compare_with_libdw(const char *path, long *cus)
 		if (!t || dwarf_getsrclines(&cu, &lines, &nl) || dwarf_getsrcfiles(&cu, &files, &nf)) {
 			bad += t != NULL; /* dwline may give up; it may not succeed alone */
 			dwline_free(t);
+			dwline_free(tf);
 			continue;
 		}
 		(*cus)++;
@@ -245,7 +340,12 @@ static long compare_with_libdw(const char *path, long *cus)
 			dwarf_lineaddr(dwarf_onesrcline(lines, i), &ad);
 			for (Dwarf_Addr q = ad - 1; q <= ad + 1; q++) {
 				Dwarf_Line *L = dwarf_getsrc_die(&cu, q);
-				const struct dwline_row *R = dwline_find(t, q);
+				const struct dwline_row *R = find(t, q);
+				struct dwline_row F;
+				bool hf = dwline_find(tf, q, &F);
+				bad += hf != (R != NULL) ||
+				       (hf && (F.line != R->line || F.file != R->file ||
+					       F.column != R->column));
 				if (!L || !R) {
 					bad += !L != !R;
 					continue;
@@ -258,6 +358,7 @@ static long compare_with_libdw(const char *path, long *cus)
 			}
 		}
 		dwline_free(t);
+		dwline_free(tf);
 	}
 	dwarf_end(dw);
 	elf_end(e);

@@ -1,0 +1,513 @@
+/*
+ * dwdie.c: a CU's function ranges from .debug_info (see dwdie.h).
+ *
+ * The walk mirrors elfutils 0.188's dwarf_child, dwarf_siblingof and
+ * dwarf_ranges for the DIEs inlines.c's index visits; where those would
+ * fail or this reader is unsure, it gives up and libdw walks the CU. Every
+ * read is bounds-checked: the input is a file.
+ */
+#include "analyze/dwdie.h"
+#include "analyze/elffile.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool dwdie_sections_of(Elf *e, struct dwdie_sections *s)
+{
+	GElf_Ehdr eh;
+	memset(s, 0, sizeof(*s));
+	return e && gelf_getehdr(e, &eh) && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
+	       elffile_section_bytes(e, ".debug_info", &s->info, &s->info_size) &&
+	       elffile_section_bytes(e, ".debug_abbrev", &s->abbrev, &s->abbrev_size) &&
+	       s->info && s->abbrev;
+}
+
+/* One attribute specification of an abbreviation. */
+struct aspec {
+	uint32_t name, form;
+	int32_t size;        /* form_size */
+};
+
+struct abbrev {
+	uint32_t tag;
+	bool children;
+	uint32_t first, n;   /* its specs: spec[first .. first + n) */
+	int32_t fixed;       /* bytes of all its values when all are of fixed size, else -1 */
+	bool sib_any;        /* it has a DW_AT_sibling */
+	int32_t sib_at;      /* where its DW_AT_sibling value is when fixed, else -1 */
+	uint32_t sib_form;
+	bool wanted;         /* subprogram or a scope walked for types: read its values */
+};
+
+struct cu {
+	const uint8_t *sec;          /* .debug_info: DIE offsets count from here */
+	const uint8_t *start, *end;  /* the unit, header included */
+	unsigned version, addr_size, off_size;
+	struct abbrev *ab;           /* by code - 1 */
+	size_t nab;
+	struct aspec *spec;
+	size_t nspec;
+	bool types;
+};
+
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static bool uleb_slow(struct rd *r, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; r->p < r->end; shift += 7) {
+		uint8_t b = *r->p++;
+		if (shift < 64)
+			x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline __attribute__((always_inline)) bool uleb(struct rd *r, uint64_t *v)
+{
+	if (__builtin_expect(r->p < r->end && !(*r->p & 0x80), 1)) {
+		*v = *r->p++;
+		return true;
+	}
+	return uleb_slow(r, v);
+}
+
+static bool fixed(struct rd *r, unsigned n, uint64_t *v)
+{
+	if ((size_t)(r->end - r->p) < n)
+		return false;
+	uint64_t x = 0;
+	for (unsigned i = 0; i < n; i++)
+		x |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	*v = x;
+	return true;
+}
+
+/* A form's value size when it does not depend on the data; 0 for none
+ * (flag_present, implicit_const); -1 variable; -2 unknown. */
+static int form_size(const struct cu *c, uint64_t form)
+{
+	switch (form) {
+	case DW_FORM_addr:
+		return (int)c->addr_size;
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
+		return 0;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		return 1;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2:
+		return 2;
+	case DW_FORM_strx3: case DW_FORM_addrx3:
+		return 3;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_ref_sup4: case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+		return 4;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
+		return 8;
+	case DW_FORM_data16:
+		return 16;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset: case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt:
+		return (int)c->off_size;
+	case DW_FORM_ref_addr:
+		return (int)(c->version == 2 ? c->addr_size : c->off_size);
+	case DW_FORM_string: case DW_FORM_block: case DW_FORM_block1: case DW_FORM_block2:
+	case DW_FORM_block4: case DW_FORM_exprloc: case DW_FORM_sdata: case DW_FORM_udata:
+	case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx: case DW_FORM_loclistx:
+	case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index:
+	case DW_FORM_indirect:
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+/* Skip one value of form; *form_out: the form read (DW_FORM_indirect
+ * names it in the data). */
+static bool skip_value(const struct cu *c, struct rd *r, uint64_t form, int sz,
+		       uint64_t *form_out)
+{
+	uint64_t n;
+	if (form == DW_FORM_indirect) {
+		if (!uleb(r, &form) || form == DW_FORM_indirect || form == DW_FORM_implicit_const)
+			return false;
+		sz = form_size(c, form);
+	}
+	*form_out = form;
+	if (sz >= 0) {
+		if ((size_t)(r->end - r->p) < (size_t)sz)
+			return false;
+		r->p += sz;
+		return true;
+	}
+	if (sz == -2)
+		return false;
+	switch (form) {
+	case DW_FORM_string: {
+		const uint8_t *z = memchr(r->p, 0, (size_t)(r->end - r->p));
+		if (!z)
+			return false;
+		r->p = z + 1;
+		return true;
+	}
+	case DW_FORM_block1: case DW_FORM_block2: case DW_FORM_block4:
+		if (!fixed(r, form == DW_FORM_block1 ? 1 : form == DW_FORM_block2 ? 2 : 4, &n))
+			return false;
+		break;
+	case DW_FORM_block: case DW_FORM_exprloc:
+		if (!uleb(r, &n))
+			return false;
+		break;
+	default: /* LEB128 values */
+		return uleb(r, &n);
+	}
+	if ((uint64_t)(r->end - r->p) < n)
+		return false;
+	r->p += n;
+	return true;
+}
+
+static void cu_free(struct cu *c)
+{
+	free(c->ab);
+	free(c->spec);
+}
+
+/* The CU's abbreviation table; false when this reader will not take it. */
+static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu *c)
+{
+	if (off >= s->abbrev_size)
+		return false;
+	struct rd r = { s->abbrev + off, s->abbrev + s->abbrev_size };
+	size_t cap_ab = 0, cap_spec = 0;
+	for (;;) {
+		uint64_t code, tag, name, form;
+		if (!uleb(&r, &code))
+			return false;
+		if (!code)
+			return true;
+		/* codes are given in order 1, 2, ... by every producer seen;
+		 * others go to libdw */
+		if (code != c->nab + 1 || !uleb(&r, &tag) || r.p >= r.end || tag > UINT32_MAX)
+			return false;
+		if (c->nab == cap_ab) {
+			cap_ab = cap_ab ? cap_ab * 2 : 64;
+			c->ab = xrealloc(c->ab, cap_ab * sizeof *c->ab);
+		}
+		struct abbrev *a = &c->ab[c->nab++];
+		*a = (struct abbrev){ .tag = (uint32_t)tag, .children = *r.p++ != 0,
+				      .first = (uint32_t)c->nspec };
+		/* a subprogram's values are read when it may have ranges (a
+		 * declaration has no DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges:
+		 * dwarf_ranges gives it none) */
+		a->wanted = c->types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+					 tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+					 tag == DW_TAG_module);
+		int total = 0;
+		a->sib_at = -1;
+		bool sib_seen = false;
+		for (;;) {
+			if (!uleb(&r, &name) || !uleb(&r, &form))
+				return false;
+			if (!name && !form)
+				break;
+			if (name > UINT32_MAX || form > UINT32_MAX)
+				return false;
+			if (form == DW_FORM_implicit_const) {
+				uint64_t ignored;
+				if (!uleb(&r, &ignored)) /* an SLEB128: same length */
+					return false;
+			}
+			int sz = form_size(c, form);
+			if (sz == -2)
+				return false;
+			/* the first DW_AT_sibling counts (dwarf_siblingof); its
+			 * value is read in place when what precedes it is of
+			 * fixed size and it is in a form read_die knows */
+			if (name == DW_AT_sibling && !sib_seen) {
+				sib_seen = a->sib_any = true;
+				if (total >= 0 && (form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+						   form == DW_FORM_ref4 || form == DW_FORM_ref8)) {
+					a->sib_at = total;
+					a->sib_form = (uint32_t)form;
+				}
+			}
+			if (sz < 0 || total < 0)
+				total = -1;
+			else
+				total += sz;
+			if (c->nspec == cap_spec) {
+				cap_spec = cap_spec ? cap_spec * 2 : 256;
+				c->spec = xrealloc(c->spec, cap_spec * sizeof *c->spec);
+			}
+			c->spec[c->nspec++] = (struct aspec){ (uint32_t)name, (uint32_t)form, sz };
+			if (tag == DW_TAG_subprogram && (name == DW_AT_low_pc || name == DW_AT_high_pc ||
+							 name == DW_AT_ranges || form == DW_FORM_indirect))
+				a->wanted = true;
+			a->n++;
+		}
+		a->fixed = total;
+	}
+}
+
+/* What one DIE holds for the walk. */
+struct die {
+	const uint8_t *at;          /* the DIE */
+	const struct abbrev *ab;
+	const uint8_t *after;       /* its last attribute's end */
+	bool has_sibling;
+	uint64_t sibling;           /* CU-relative */
+	/* subprograms */
+	bool has_low, has_high, has_ranges, low_ok, high_ok, high_const;
+	uint64_t low, high;
+};
+
+/* Read the DIE at p (not a null entry); with need_end, or when its
+ * values are wanted, up to its end (d->after: where children start),
+ * else only as far as dwarf_siblingof needs. */
+static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool need_end)
+{
+	struct rd r = { p, c->end };
+	uint64_t code;
+	if (!uleb(&r, &code) || !code || code > c->nab)
+		return false;
+	const struct abbrev *a = &c->ab[code - 1];
+	d->at = p;
+	d->ab = a;
+	d->has_sibling = false;
+	d->has_low = d->has_high = d->has_ranges = d->low_ok = d->high_ok = d->high_const = false;
+	d->after = NULL;
+	if (!need_end && !a->wanted && (!a->sib_any || a->sib_at >= 0)) {
+		/* only where the next sibling is: dwarf_siblingof reads the
+		 * attributes up to DW_AT_sibling, else to the DIE's end */
+		if (a->sib_at >= 0) {
+			struct rd v = { r.p + a->sib_at, c->end };
+			d->has_sibling = true;
+			return (size_t)(c->end - r.p) >= (size_t)a->sib_at &&
+			       fixed(&v, (unsigned)form_size(c, a->sib_form), &d->sibling);
+		}
+		if (a->fixed >= 0) {
+			if ((size_t)(c->end - r.p) < (size_t)a->fixed)
+				return false;
+			d->after = r.p + a->fixed;
+			return true;
+		}
+		/* to its end: no DW_AT_sibling among its attributes */
+		for (uint32_t i = 0; i < a->n; i++) {
+			const struct aspec *sp = &c->spec[a->first + i];
+			uint64_t form;
+			if (sp->size >= 0) {
+				if ((size_t)(c->end - r.p) < (size_t)sp->size)
+					return false;
+				r.p += sp->size;
+			} else if (!skip_value(c, &r, sp->form, sp->size, &form)) {
+				return false;
+			}
+		}
+		d->after = r.p;
+		return true;
+	}
+	bool sub = a->tag == DW_TAG_subprogram;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct aspec *sp = &c->spec[a->first + i];
+		const uint8_t *val = r.p;
+		uint64_t form;
+		if (!skip_value(c, &r, sp->form, sp->size, &form))
+			return false;
+		struct rd v = { val, r.p };
+		if (form == DW_FORM_indirect)
+			return false;
+		if (sp->form == DW_FORM_indirect) /* the value follows the form */
+			uleb(&v, &(uint64_t){ 0 });
+		switch (sp->name) {
+		case DW_AT_sibling:
+			/* dwarf_siblingof: the first one, a CU-relative reference */
+			if (d->has_sibling)
+				break;
+			d->has_sibling = true;
+			switch (form) {
+			case DW_FORM_ref1: case DW_FORM_ref2: case DW_FORM_ref4: case DW_FORM_ref8:
+				fixed(&v, (unsigned)form_size(c, form), &d->sibling);
+				break;
+			case DW_FORM_ref_udata:
+				uleb(&v, &d->sibling);
+				break;
+			default:
+				return false;
+			}
+			break;
+		case DW_AT_low_pc:
+			if (!sub || d->has_low)
+				break;
+			d->has_low = true;
+			if (form == DW_FORM_addr && (c->addr_size == 4 || c->addr_size == 8))
+				d->low_ok = fixed(&v, c->addr_size, &d->low);
+			break;
+		case DW_AT_high_pc:
+			if (!sub || d->has_high)
+				break;
+			d->has_high = true;
+			if (form == DW_FORM_addr && (c->addr_size == 4 || c->addr_size == 8)) {
+				d->high_ok = fixed(&v, c->addr_size, &d->high);
+			} else if (c->version >= 4 &&
+				   (form == DW_FORM_data1 || form == DW_FORM_data2 ||
+				    form == DW_FORM_data4 || form == DW_FORM_data8)) {
+				d->high_ok = fixed(&v, (unsigned)form_size(c, form), &d->high);
+				d->high_const = true;
+			} else if (c->version >= 4 && form == DW_FORM_udata) {
+				d->high_ok = uleb(&v, &d->high);
+				d->high_const = true;
+			}
+			break;
+		case DW_AT_ranges:
+			if (sub)
+				d->has_ranges = true;
+			break;
+		}
+	}
+	d->after = r.p;
+	return true;
+}
+
+/* dwarf_siblingof from d: the next sibling into *next (NULL: none);
+ * false where libdw would fail. */
+static bool next_sibling(const struct cu *c, const struct die *d, const uint8_t **next)
+{
+	struct die cur = *d;
+	unsigned level = 0;
+	for (;;) {
+		const uint8_t *p;
+		if (cur.has_sibling) {
+			size_t size = (size_t)(c->end - c->start), off = (size_t)(cur.at - c->start);
+			if (cur.sibling >= size || cur.sibling <= off)
+				return false;
+			p = c->start + cur.sibling;
+		} else {
+			p = cur.after;
+			if (cur.ab->children)
+				level++;
+		}
+		/* null entries end the levels entered */
+		for (;;) {
+			if (p >= c->end) {
+				*next = NULL;
+				return true;
+			}
+			if (*p)
+				break;
+			if (level-- == 0) {
+				*next = NULL;
+				return true;
+			}
+			p++;
+		}
+		if (!level) {
+			*next = p;
+			return true;
+		}
+		if (!read_die(c, p, &cur, false))
+			return false;
+	}
+}
+
+/* dwarf_child of d into *child (NULL: none). */
+static bool first_child(const struct cu *c, const struct die *d, const uint8_t **child)
+{
+	*child = NULL;
+	if (!d->ab->children)
+		return true;
+	/* a null entry may be padded (0x80 0x80 ... 0x00): no children */
+	const uint8_t *q = d->after;
+	while (q < c->end && *q == 0x80)
+		q++;
+	if (q < c->end && *q)
+		*child = d->after;
+	return true;
+}
+
+static bool walk(const struct cu *c, const struct die *parent, int depth,
+		 const struct dwdie_visitor *v)
+{
+	const uint8_t *p;
+	if (depth > 8)
+		return true;
+	if (!first_child(c, parent, &p))
+		return false;
+	while (p) {
+		struct die d;
+		if (!read_die(c, p, &d, false))
+			return false;
+		if (d.ab->tag == DW_TAG_subprogram) {
+			/* (one without those attributes has no ranges: d has
+			 * none of them set) */
+			uint64_t die_off = (uint64_t)(d.at - c->sec);
+			if (d.has_ranges || (d.has_low && d.has_high && (!d.low_ok || !d.high_ok))) {
+				v->ask(v->ctx, die_off);
+			} else if (d.has_low && d.has_high) {
+				uint64_t hi = d.high_const ? d.low + d.high : d.high;
+				v->range(v->ctx, die_off, d.low, hi);
+			}
+		} else if (d.ab->wanted) {
+			if (!walk(c, &d, depth + 1, v))
+				return false;
+		}
+		if (!next_sibling(c, &d, &p))
+			return false;
+	}
+	return true;
+}
+
+bool dwdie_functions(const struct dwdie_sections *s, uint64_t cu_off, bool types,
+		     const struct dwdie_visitor *v)
+{
+	if (cu_off >= s->info_size)
+		return false;
+	struct rd r = { s->info + cu_off, s->info + s->info_size };
+	struct cu c = { .sec = s->info, .start = r.p, .types = types };
+	uint64_t len, version, x;
+	if (!fixed(&r, 4, &len))
+		return false;
+	c.off_size = 4;
+	if (len == 0xffffffff) {
+		if (!fixed(&r, 8, &len))
+			return false;
+		c.off_size = 8;
+	} else if (len >= 0xfffffff0) {
+		return false;
+	}
+	if (len > (uint64_t)(r.end - r.p))
+		return false;
+	c.end = r.p + len;
+	r.end = c.end;
+	uint64_t abbrev_off;
+	if (!fixed(&r, 2, &version) || version < 2 || version > 5)
+		return false;
+	c.version = (unsigned)version;
+	if (version == 5) {
+		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x))
+			return false;
+		c.addr_size = (unsigned)x;
+		if (!fixed(&r, c.off_size, &abbrev_off))
+			return false;
+	} else {
+		if (!fixed(&r, c.off_size, &abbrev_off) || !fixed(&r, 1, &x))
+			return false;
+		c.addr_size = (unsigned)x;
+	}
+	bool ok = false;
+	struct die cu_die;
+	if (read_abbrevs(s, abbrev_off, &c) && read_die(&c, r.p, &cu_die, true))
+		ok = walk(&c, &cu_die, 0, v);
+	cu_free(&c);
+	return ok;
+}
