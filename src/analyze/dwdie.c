@@ -1,10 +1,10 @@
 /*
- * dwdie.c: a CU's function ranges from .debug_info (see dwdie.h).
+ * dwdie.c: a CU's DIEs from .debug_info (see dwdie.h).
  *
- * The walk mirrors elfutils 0.188's dwarf_child, dwarf_siblingof and
- * dwarf_ranges for the DIEs inlines.c's index visits; where those would
- * fail or this reader is unsure, it gives up and libdw walks the CU. Every
- * read is bounds-checked: the input is a file.
+ * The walks mirror elfutils 0.188's dwarf_child, dwarf_siblingof,
+ * dwarf_ranges and dwarf_haspc for the DIEs inlines.c visits; where those
+ * would fail or this reader is unsure, it gives up (libdw walks) or asks
+ * libdw about one DIE. Every read is bounds-checked: the input is a file.
  */
 #include "analyze/dwdie.h"
 #include "analyze/elffile.h"
@@ -21,6 +21,8 @@ bool dwdie_sections_of(Elf *e, struct dwdie_sections *s)
 	return e && gelf_getehdr(e, &eh) && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
 	       elffile_section_bytes(e, ".debug_info", &s->info, &s->info_size) &&
 	       elffile_section_bytes(e, ".debug_abbrev", &s->abbrev, &s->abbrev_size) &&
+	       elffile_section_bytes(e, ".debug_ranges", &s->ranges, &s->ranges_size) &&
+	       elffile_section_bytes(e, ".debug_rnglists", &s->rnglists, &s->rnglists_size) &&
 	       s->info && s->abbrev;
 }
 
@@ -38,19 +40,30 @@ struct abbrev {
 	bool sib_any;        /* it has a DW_AT_sibling */
 	int32_t sib_at;      /* where its DW_AT_sibling value is when fixed, else -1 */
 	uint32_t sib_form;
-	bool wanted;         /* subprogram or a scope walked for types: read its values */
+	bool wanted;         /* its values are read: pc below, or scope */
+	bool pc;             /* a tag whose ranges are asked for, with DW_AT_low_pc,
+			      * DW_AT_high_pc or DW_AT_ranges */
+	bool scope;          /* walked into for types (namespace, class, ...) */
 };
 
-struct cu {
+struct dwdie_cu {
+	const struct dwdie_sections *s;
 	const uint8_t *sec;          /* .debug_info: DIE offsets count from here */
 	const uint8_t *start, *end;  /* the unit, header included */
+	const uint8_t *die;          /* the CU DIE */
 	unsigned version, addr_size, off_size;
 	struct abbrev *ab;           /* by code - 1 */
 	size_t nab;
 	struct aspec *spec;
 	size_t nspec;
 	bool types;
+	/* the base address of DW_AT_ranges lists (__libdw_cu_base_address),
+	 * when this reader knows it; else such lists are libdw's */
+	bool base_ok;
+	uint64_t base;
 };
+
+#define cu dwdie_cu
 
 struct rd {
 	const uint8_t *p, *end;
@@ -177,12 +190,6 @@ static bool skip_value(const struct cu *c, struct rd *r, uint64_t form, int sz,
 	return true;
 }
 
-static void cu_free(struct cu *c)
-{
-	free(c->ab);
-	free(c->spec);
-}
-
 /* The CU's abbreviation table; false when this reader will not take it. */
 static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu *c)
 {
@@ -207,12 +214,17 @@ static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu
 		struct abbrev *a = &c->ab[c->nab++];
 		*a = (struct abbrev){ .tag = (uint32_t)tag, .children = *r.p++ != 0,
 				      .first = (uint32_t)c->nspec };
-		/* a subprogram's values are read when it may have ranges (a
-		 * declaration has no DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges:
-		 * dwarf_ranges gives it none) */
-		a->wanted = c->types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-					 tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-					 tag == DW_TAG_module);
+		/* the values of a subprogram, an inlined subroutine or a block
+		 * are read when it may have ranges (a declaration has no
+		 * DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges: dwarf_ranges
+		 * gives it none) */
+		a->scope = c->types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+					tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+					tag == DW_TAG_module);
+		bool pc_tag = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			      tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+			      tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
+			      tag == DW_TAG_common_block;
 		int total = 0;
 		a->sib_at = -1;
 		bool sib_seen = false;
@@ -251,12 +263,13 @@ static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu
 				c->spec = xrealloc(c->spec, cap_spec * sizeof *c->spec);
 			}
 			c->spec[c->nspec++] = (struct aspec){ (uint32_t)name, (uint32_t)form, sz };
-			if (tag == DW_TAG_subprogram && (name == DW_AT_low_pc || name == DW_AT_high_pc ||
-							 name == DW_AT_ranges || form == DW_FORM_indirect))
-				a->wanted = true;
+			if (pc_tag && (name == DW_AT_low_pc || name == DW_AT_high_pc ||
+				       name == DW_AT_ranges || form == DW_FORM_indirect))
+				a->pc = true;
 			a->n++;
 		}
 		a->fixed = total;
+		a->wanted = a->pc || a->scope;
 	}
 }
 
@@ -267,9 +280,9 @@ struct die {
 	const uint8_t *after;       /* its last attribute's end */
 	bool has_sibling;
 	uint64_t sibling;           /* CU-relative */
-	/* subprograms */
-	bool has_low, has_high, has_ranges, low_ok, high_ok, high_const;
-	uint64_t low, high;
+	/* the pc attributes of abbrev->pc DIEs */
+	bool has_low, has_high, has_ranges, low_ok, high_ok, high_const, ranges_ok;
+	uint64_t low, high, ranges;  /* ranges: the list's offset */
 };
 
 /* Read the DIE at p (not a null entry); with need_end, or when its
@@ -285,7 +298,8 @@ static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool n
 	d->at = p;
 	d->ab = a;
 	d->has_sibling = false;
-	d->has_low = d->has_high = d->has_ranges = d->low_ok = d->high_ok = d->high_const = false;
+	d->has_low = d->has_high = d->has_ranges = d->low_ok = d->high_ok = d->high_const =
+		d->ranges_ok = false;
 	d->after = NULL;
 	if (!need_end && !a->wanted && (!a->sib_any || a->sib_at >= 0)) {
 		/* only where the next sibling is: dwarf_siblingof reads the
@@ -317,7 +331,7 @@ static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool n
 		d->after = r.p;
 		return true;
 	}
-	bool sub = a->tag == DW_TAG_subprogram;
+	bool sub = a->pc;
 	for (uint32_t i = 0; i < a->n; i++) {
 		const struct aspec *sp = &c->spec[a->first + i];
 		const uint8_t *val = r.p;
@@ -370,13 +384,141 @@ static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool n
 			}
 			break;
 		case DW_AT_ranges:
-			if (sub)
-				d->has_ranges = true;
+			if (!sub || d->has_ranges)
+				break;
+			d->has_ranges = true;
+			/* a list's offset (initial_offset, __libdw_formptr);
+			 * DW_FORM_rnglistx is libdw's */
+			if (form == DW_FORM_sec_offset)
+				d->ranges_ok = fixed(&v, c->off_size, &d->ranges);
+			else if (c->version <= 3 && (form == DW_FORM_data4 || form == DW_FORM_data8))
+				d->ranges_ok = fixed(&v, form == DW_FORM_data4 ? 4 : 8, &d->ranges);
 			break;
 		}
 	}
 	d->after = r.p;
 	return true;
+}
+
+/* __libdw_cu_base_address: the CU DIE's DW_AT_low_pc, else its
+ * DW_AT_entry_pc, else 0; known here for an address form or neither, and
+ * with no ranges base (split DWARF) in the way. False: bad data. */
+static bool cu_base(struct cu *c)
+{
+	struct rd r = { c->die, c->end };
+	uint64_t code, form, v;
+	if (!uleb(&r, &code) || !code || code > c->nab)
+		return false;
+	const struct abbrev *a = &c->ab[code - 1];
+	bool low = false, entry = false, other = false;
+	c->base = 0;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct aspec *sp = &c->spec[a->first + i];
+		const uint8_t *val = r.p;
+		if (!skip_value(c, &r, sp->form, sp->size, &form))
+			return false;
+		struct rd vr = { val, r.p };
+		if (sp->name == DW_AT_low_pc && !low) {
+			low = true;
+			if (sp->form == DW_FORM_addr && (c->addr_size == 4 || c->addr_size == 8) &&
+			    fixed(&vr, c->addr_size, &v))
+				c->base = v;
+			else
+				other = true;
+		} else if (sp->name == DW_AT_entry_pc) {
+			entry = true;
+		} else if (sp->name == DW_AT_rnglists_base || sp->name == DW_AT_GNU_ranges_base) {
+			other = true;
+		}
+	}
+	c->base_ok = !other && (low || !entry) && c->base != UINT64_MAX &&
+		     (c->addr_size == 4 || c->addr_size == 8);
+	return true;
+}
+
+/* Whether the range list at off holds pc, as dwarf_haspc's loop over
+ * dwarf_ranges: 1 yes, 0 no; -1 where libdw must answer (what this reader
+ * does not read: indexed addresses, an unknown base; and bad data, whose
+ * answer is libdw's). */
+static int list_has(const struct cu *c, uint64_t off, uint64_t pc)
+{
+	const struct dwdie_sections *s = c->s;
+	unsigned w = c->addr_size;
+	uint64_t base = c->base, b, e;
+	if (!c->base_ok)
+		return -1;
+	if (c->version < 5) {
+		if (!s->ranges || off >= s->ranges_size)
+			return -1;
+		struct rd r = { s->ranges + off, s->ranges + s->ranges_size };
+		uint64_t escape = w == 8 ? UINT64_MAX : UINT32_MAX;
+		for (;;) {
+			if (!fixed(&r, w, &b) || !fixed(&r, w, &e))
+				return -1;
+			if (b == escape) {
+				if (e == escape)
+					return -1;
+				base = e;
+				continue;
+			}
+			if (!b && !e)
+				return 0;
+			if (pc >= b + base && pc < e + base)
+				return 1;
+		}
+	}
+	if (!s->rnglists || off >= s->rnglists_size)
+		return -1;
+	struct rd r = { s->rnglists + off, s->rnglists + s->rnglists_size };
+	for (;;) {
+		if (r.p >= r.end)
+			return -1;
+		uint8_t code = *r.p++;
+		switch (code) {
+		case DW_RLE_end_of_list:
+			return 0;
+		case DW_RLE_offset_pair:
+			if (!uleb(&r, &b) || !uleb(&r, &e))
+				return -1;
+			b += base;
+			e += base;
+			break;
+		case DW_RLE_base_address:
+			if (!fixed(&r, w, &base))
+				return -1;
+			continue;
+		case DW_RLE_start_end:
+			if (!fixed(&r, w, &b) || !fixed(&r, w, &e))
+				return -1;
+			break;
+		case DW_RLE_start_length:
+			if (!fixed(&r, w, &b) || !uleb(&r, &e))
+				return -1;
+			e += b;
+			break;
+		default: /* indexed (.debug_addr) forms, bad codes */
+			return -1;
+		}
+		if (pc >= b && pc < e)
+			return 1;
+	}
+}
+
+/* dwarf_haspc (d, pc) > 0: 1 yes, 0 no, -1 ask libdw. */
+static int die_haspc(const struct cu *c, const struct die *d, uint64_t pc)
+{
+	if (d->has_low && d->has_high) {
+		/* dwarf_ranges: one range from DW_AT_low_pc and DW_AT_high_pc */
+		if (!d->low_ok || !d->high_ok)
+			return -1;
+		uint64_t hi = d->high_const ? d->low + d->high : d->high;
+		return pc >= d->low && pc < hi;
+	}
+	if (!d->has_ranges)
+		return 0;
+	if (!d->ranges_ok)
+		return -1;
+	return list_has(c, d->ranges, pc);
 }
 
 /* dwarf_siblingof from d: the next sibling into *next (NULL: none);
@@ -457,7 +599,7 @@ static bool walk(const struct cu *c, const struct die *parent, int depth,
 				uint64_t hi = d.high_const ? d.low + d.high : d.high;
 				v->range(v->ctx, die_off, d.low, hi);
 			}
-		} else if (d.ab->wanted) {
+		} else if (d.ab->scope) {
 			if (!walk(c, &d, depth + 1, v))
 				return false;
 		}
@@ -467,47 +609,114 @@ static bool walk(const struct cu *c, const struct die *parent, int depth,
 	return true;
 }
 
-bool dwdie_functions(const struct dwdie_sections *s, uint64_t cu_off, bool types,
-		     const struct dwdie_visitor *v)
+struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, bool types)
 {
 	if (cu_off >= s->info_size)
-		return false;
+		return NULL;
 	struct rd r = { s->info + cu_off, s->info + s->info_size };
-	struct cu c = { .sec = s->info, .start = r.p, .types = types };
-	uint64_t len, version, x;
+	struct cu *c = xcalloc(1, sizeof *c);
+	*c = (struct cu){ .s = s, .sec = s->info, .start = r.p, .types = types };
+	uint64_t len, version, x, abbrev_off;
 	if (!fixed(&r, 4, &len))
-		return false;
-	c.off_size = 4;
+		goto fail;
+	c->off_size = 4;
 	if (len == 0xffffffff) {
 		if (!fixed(&r, 8, &len))
-			return false;
-		c.off_size = 8;
+			goto fail;
+		c->off_size = 8;
 	} else if (len >= 0xfffffff0) {
-		return false;
+		goto fail;
 	}
 	if (len > (uint64_t)(r.end - r.p))
-		return false;
-	c.end = r.p + len;
-	r.end = c.end;
-	uint64_t abbrev_off;
+		goto fail;
+	c->end = r.p + len;
+	r.end = c->end;
 	if (!fixed(&r, 2, &version) || version < 2 || version > 5)
-		return false;
-	c.version = (unsigned)version;
+		goto fail;
+	c->version = (unsigned)version;
 	if (version == 5) {
 		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x))
-			return false;
-		c.addr_size = (unsigned)x;
-		if (!fixed(&r, c.off_size, &abbrev_off))
-			return false;
+			goto fail;
+		c->addr_size = (unsigned)x;
+		if (!fixed(&r, c->off_size, &abbrev_off))
+			goto fail;
 	} else {
-		if (!fixed(&r, c.off_size, &abbrev_off) || !fixed(&r, 1, &x))
-			return false;
-		c.addr_size = (unsigned)x;
+		if (!fixed(&r, c->off_size, &abbrev_off) || !fixed(&r, 1, &x))
+			goto fail;
+		c->addr_size = (unsigned)x;
 	}
-	bool ok = false;
+	c->die = r.p;
+	if (!read_abbrevs(s, abbrev_off, c) || !cu_base(c))
+		goto fail;
+	return c;
+fail:
+	dwdie_cu_free(c);
+	return NULL;
+}
+
+void dwdie_cu_free(struct dwdie_cu *c)
+{
+	if (!c)
+		return;
+	free(c->ab);
+	free(c->spec);
+	free(c);
+}
+
+bool dwdie_functions(struct dwdie_cu *c, const struct dwdie_visitor *v)
+{
 	struct die cu_die;
-	if (read_abbrevs(s, abbrev_off, &c) && read_die(&c, r.p, &cu_die, true))
-		ok = walk(&c, &cu_die, 0, v);
-	cu_free(&c);
-	return ok;
+	return read_die(c, c->die, &cu_die, true) && walk(c, &cu_die, 0, v);
+}
+
+static bool is_block(uint32_t tag)
+{
+	return tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+	       tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt || tag == DW_TAG_common_block;
+}
+
+int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *path, int max,
+		  const struct dwdie_visitor *v)
+{
+	const uint8_t *p = c->sec + fn_off;
+	struct die scope;
+	if (fn_off >= (uint64_t)(c->end - c->sec) || p <= c->die || max < 1 ||
+	    !read_die(c, p, &scope, true))
+		return -1;
+	int n = 0;
+	path[n++] = fn_off;
+	for (int guard = 0; guard < 256 && n < max; guard++) {
+		const uint8_t *q;
+		bool found = false, descend = false;
+		if (!first_child(c, &scope, &q))
+			return -1;
+		while (q) {
+			struct die d;
+			if (!read_die(c, q, &d, false))
+				return -1;
+			uint32_t tag = d.ab->tag;
+			if (tag == DW_TAG_inlined_subroutine || is_block(tag)) {
+				uint64_t off = (uint64_t)(q - c->sec);
+				int h = die_haspc(c, &d, pc);
+				if (h < 0)
+					h = v->haspc(v->ctx, off, pc);
+				if (h > 0) {
+					if (tag == DW_TAG_inlined_subroutine) {
+						path[n++] = off;
+						found = true;
+					} else {
+						descend = true;
+					}
+					if (!read_die(c, q, &scope, true))
+						return -1;
+					break;
+				}
+			}
+			if (!next_sibling(c, &d, &q))
+				return -1;
+		}
+		if (!found && !descend)
+			break;
+	}
+	return n;
 }

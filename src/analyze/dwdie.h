@@ -1,25 +1,26 @@
 /*
- * dwdie.h: the function ranges of a CU, read by scorch straight from
- * .debug_info and .debug_abbrev instead of through libdw's DIE calls.
+ * dwdie.h: a CU's DIEs read by scorch straight from .debug_info,
+ * .debug_abbrev and the range lists, for the two walks of inlines.c: the
+ * per-CU index of function ranges, and the walk from a function down to
+ * the innermost inlined subroutine at an address.
  *
- * Why: finding the function of an address starts from a per-CU index of
- * its subprograms' ranges (inlines.c). Built with libdw (dwarf_child,
- * dwarf_siblingof, dwarf_tag, dwarf_ranges per DIE) that index was the
- * largest cost left on a Python profile: each call looks the DIE's
- * abbreviation up again, behind a lock. Here each abbreviation is read
- * once per CU, with the byte size of its attributes when they are all of
- * fixed size, so skipping a DIE is one addition.
+ * Why: done with libdw's DIE calls (dwarf_child, dwarf_siblingof,
+ * dwarf_tag, dwarf_ranges, dwarf_haspc per DIE) the two were the largest
+ * cost left on a Python profile: each call looks the DIE's abbreviation
+ * up again, behind a lock. Here a CU's abbreviations are read once, with
+ * the byte size of a DIE's attributes when they are all of fixed size, so
+ * skipping a DIE is one addition.
  *
- * The walk is libdw's, step by step: the same children (dwarf_child), the
- * same siblings (dwarf_siblingof, which follows DW_AT_sibling), the same
- * tags, and for a subprogram with DW_AT_low_pc and DW_AT_high_pc the one
- * range dwarf_ranges gives. Every other subprogram that may have ranges
- * (DW_AT_ranges, other forms) is handed to the caller to ask libdw. What
- * this reader does not know, or where libdw would stop with an error (an
- * unknown form or abbreviation, a sibling outside the unit, truncated
- * data), makes dwdie_functions return false: the caller then walks the CU
- * with libdw, which gives its own answer. tests/unit/test_dwdie.c compares
- * both on real files.
+ * The walks are libdw's, step by step: the same children (dwarf_child),
+ * the same siblings (dwarf_siblingof, which follows DW_AT_sibling), the
+ * same tags, the same ranges (DW_AT_low_pc/DW_AT_high_pc, else DW_AT_ranges
+ * from .debug_ranges or .debug_rnglists and the CU's base address). A DIE
+ * whose ranges need what this reader does not read (.debug_addr, split
+ * units) is handed to the caller to ask libdw. What this reader does not
+ * know, or where libdw would stop with an error (an unknown form or
+ * abbreviation, a sibling outside the unit, truncated data), makes it give
+ * up: the caller then walks with libdw, which gives its own answer.
+ * tests/unit/test_dwdie.c compares both on real files.
  */
 #ifndef SCORCH_DWDIE_H
 #define SCORCH_DWDIE_H
@@ -30,8 +31,8 @@
 #include <stdint.h>
 
 struct dwdie_sections {
-	const uint8_t *info, *abbrev;
-	size_t info_size, abbrev_size;
+	const uint8_t *info, *abbrev, *ranges, *rnglists;
+	size_t info_size, abbrev_size, ranges_size, rnglists_size;
 };
 
 /* The sections of e (compressed ones decompressed in place, as libdw
@@ -43,16 +44,35 @@ struct dwdie_visitor {
 	void (*range)(void *ctx, uint64_t die_off, uint64_t lo, uint64_t hi);
 	/* a subprogram whose ranges libdw must give (dwarf_ranges) */
 	void (*ask)(void *ctx, uint64_t die_off);
+	/* dwarf_haspc (die, pc) > 0 for a DIE whose ranges libdw must read */
+	int (*haspc)(void *ctx, uint64_t die_off, uint64_t pc);
 	void *ctx;
 };
 
+struct dwdie_cu;
+
+/* The CU whose header is at offset cu_off of .debug_info, its
+ * abbreviations read (types: the function walk enters namespaces,
+ * classes, structures, unions and modules); NULL: libdw's. s must outlive
+ * it. */
+struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, bool types);
+void dwdie_cu_free(struct dwdie_cu *c);
+
 /*
- * The subprograms among the children of the CU whose header is at offset
- * cu_off of .debug_info, in DIE order; with types, also those inside
- * namespaces, classes, structures, unions and modules (to 8 levels), as
- * inlines.c's walk. False: give up (what was reported must be dropped).
+ * The subprograms among the CU's children (with types also inside scopes,
+ * to 8 levels), in DIE order, as inlines.c's walk: v->range or v->ask for
+ * each. False: give up (what was reported must be dropped).
  */
-bool dwdie_functions(const struct dwdie_sections *s, uint64_t cu_off, bool types,
-		     const struct dwdie_visitor *v);
+bool dwdie_functions(struct dwdie_cu *c, const struct dwdie_visitor *v);
+
+/*
+ * inlines.c's descend_inlines from the function DIE at fn_off: into path,
+ * the function, then each inlined subroutine containing pc down to the
+ * innermost (through lexical, try, catch, with and common blocks that
+ * contain it), as dwarf_child, dwarf_siblingof and dwarf_haspc find them;
+ * at most max. Returns how many, or -1: libdw must walk it.
+ */
+int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *path, int max,
+		  const struct dwdie_visitor *v);
 
 #endif

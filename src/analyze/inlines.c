@@ -233,6 +233,7 @@ struct cu_index {
 	struct fn_range *r;
 	size_t n, cap;
 	bool asm_cu;
+	struct dwdie_cu *dc;   /* dwdie's reader of the CU, or NULL: libdw's walks */
 };
 
 static int fn_range_cmp(const void *a, const void *b)
@@ -288,7 +289,7 @@ static void index_scope(struct cu_index *ix, Dwarf_Die *parent, int depth, bool 
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-/* dwdie's walk (dwdie.h) reports here */
+/* dwdie's walks (dwdie.h) report here */
 struct dwdie_ctx {
 	struct cu_index *ix;
 	Dwarf *dwarf;
@@ -307,16 +308,27 @@ static void dwdie_ask(void *ctx, uint64_t die_off)
 		add_ranges(x->ix, &fn);
 }
 
-/* The CU's functions by dwdie, else (it gave up) by libdw's walk. */
+static int dwdie_haspc(void *ctx, uint64_t die_off, uint64_t pc)
+{
+	struct dwdie_ctx *x = ctx;
+	Dwarf_Die d;
+	return dwarf_offdie(x->dwarf, die_off, &d) ? dwarf_haspc(&d, pc) : -1;
+}
+
+/* The CU's functions by dwdie, else (it gave up) by libdw's walk; dwdie's
+ * reader of the CU is kept for the inline walks when it did the first. */
 static void index_cu(struct dso_dwarf *dw, struct cu_index *ix, Dwarf_Die *cu, bool types)
 {
 	if (!dw->dies_state)
 		dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
 	if (dw->dies_state > 0) {
 		struct dwdie_ctx x = { ix, dw->dwarf };
-		struct dwdie_visitor v = { dwdie_range, dwdie_ask, &x };
-		if (dwdie_functions(&dw->dies, dwarf_dieoffset(cu) - dwarf_cuoffset(cu), types, &v))
+		struct dwdie_visitor v = { dwdie_range, dwdie_ask, dwdie_haspc, &x };
+		ix->dc = dwdie_cu_open(&dw->dies, dwarf_dieoffset(cu) - dwarf_cuoffset(cu), types);
+		if (ix->dc && dwdie_functions(ix->dc, &v))
 			return;
+		dwdie_cu_free(ix->dc);
+		ix->dc = NULL;
 		ix->n = 0;
 	}
 	index_scope(ix, cu, 0, types);
@@ -341,10 +353,12 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 }
 
 /* The function DIE containing svma: the first in DIE order, or for gas's
- * alias subprograms the last (see last_alias). */
-static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out)
+ * alias subprograms the last (see last_alias); *ixp: the CU's index. */
+static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out,
+		       struct cu_index **ixp)
 {
 	struct cu_index *ix = cu_index_of(dw, cu);
+	*ixp = ix;
 	if (!ix || !ix->n)
 		return false;
 	size_t lo = UPPER_BOUND(ix->r, ix->n, lo, svma);
@@ -398,6 +412,24 @@ static int descend_inlines(Dwarf_Die *fn, uint64_t svma, Dwarf_Die *path, int ma
 	return n;
 }
 
+/* descend_inlines by dwdie: the DIEs from their offsets; -1 when dwdie
+ * (or an offset) leaves it to libdw. */
+static int dwdie_path(struct dso_dwarf *dw, struct dwdie_cu *dc, Dwarf_Die *fn, uint64_t svma,
+		      Dwarf_Die *path, int max)
+{
+	uint64_t offs[64];
+	struct dwdie_ctx x = { NULL, dw->dwarf };
+	struct dwdie_visitor v = { dwdie_range, dwdie_ask, dwdie_haspc, &x };
+	int n = dwdie_inlines(dc, dwarf_dieoffset(fn), svma, offs, max < 64 ? max : 64, &v);
+	if (n <= 0)
+		return -1;
+	path[0] = *fn;
+	for (int i = 1; i < n; i++)
+		if (!dwarf_offdie(dw->dwarf, offs[i], &path[i]))
+			return -1;
+	return n;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
@@ -410,10 +442,14 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	Dwarf_Die *scopes = NULL;
 	int n;
 	Dwarf_Die fn, path[64];
-	if (index_find(dw, &cu, svma, &fn)) {
-		/* fast path: the function from the CU index, then its inlines;
-		 * scopes innermost first, as dwarf_getscopes_die gives them */
-		int np = descend_inlines(&fn, svma, path, 64);
+	struct cu_index *ix;
+	if (index_find(dw, &cu, svma, &fn, &ix)) {
+		/* fast path: the function from the CU index, then its inlines
+		 * (dwdie's walk, else libdw's); scopes innermost first, as
+		 * dwarf_getscopes_die gives them */
+		int np = ix->dc ? dwdie_path(dw, ix->dc, &fn, svma, path, 64) : -1;
+		if (np < 0)
+			np = descend_inlines(&fn, svma, path, 64);
 		scopes = malloc((size_t)np * sizeof(*scopes));
 		if (!scopes)
 			return NULL;
@@ -526,6 +562,7 @@ unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **ou
 static void cu_index_free(void *v)
 {
 	struct cu_index *ix = v;
+	dwdie_cu_free(ix->dc);
 	free(ix->r);
 	free(ix);
 }

@@ -1,51 +1,92 @@
 /*
- * fuzz_dwdie.c: libFuzzer harness for the CU function-range reader (a
- * binary's or debug file's .debug_info and .debug_abbrev are untrusted
- * input). The first byte picks whether types are walked, the next two give
- * the length of the .debug_abbrev part, the rest is .debug_info; every unit
- * in it is walked. Each reported range must come from a DIE inside the
- * unit.
+ * fuzz_dwdie.c: libFuzzer harness for the CU reader of dwdie.c (a binary's
+ * or debug file's .debug_info, .debug_abbrev and range lists are untrusted
+ * input). Byte 0 picks whether types are walked; bytes 1-2 and 3-4 give the
+ * lengths of the .debug_abbrev part and of the range-list part (used as
+ * .debug_ranges and .debug_rnglists both); the rest is .debug_info. Every
+ * unit in it is walked for its functions, and from each function reported
+ * the inline walk runs at its first, middle and last addresses. What is
+ * reported must be inside the unit.
  */
 #include "analyze/dwdie.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct unit_bounds {
+struct unit_ctx {
 	uint64_t lo, hi;
+	uint64_t fn[64], flo[64], fhi[64];
+	int nfn;
 };
 
-static void on_range(void *ctx, uint64_t die_off, uint64_t lo, uint64_t hi)
+static void check(const struct unit_ctx *u, uint64_t die_off)
 {
-	const struct unit_bounds *u = ctx;
-	(void)lo, (void)hi;
 	if (die_off < u->lo || die_off >= u->hi)
 		abort();
 }
 
+static void on_range(void *ctx, uint64_t die_off, uint64_t lo, uint64_t hi)
+{
+	struct unit_ctx *u = ctx;
+	check(u, die_off);
+	if (u->nfn < 64) {
+		u->fn[u->nfn] = die_off;
+		u->flo[u->nfn] = lo;
+		u->fhi[u->nfn++] = hi;
+	}
+}
+
 static void on_ask(void *ctx, uint64_t die_off)
 {
-	on_range(ctx, die_off, 0, 0);
+	check(ctx, die_off);
+}
+
+static int on_haspc(void *ctx, uint64_t die_off, uint64_t pc)
+{
+	check(ctx, die_off);
+	return (int)(pc & 1); /* libdw's answer, made up */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 3)
+	if (size < 5)
 		return 0;
 	bool types = data[0] & 1;
 	size_t alen = (size_t)data[1] | (size_t)data[2] << 8;
-	if (alen > size - 3)
+	size_t rlen = (size_t)data[3] | (size_t)data[4] << 8;
+	if (alen > size - 5 || rlen > size - 5 - alen)
 		return 0;
-	struct dwdie_sections s = { data + 3 + alen, data + 3, size - 3 - alen, alen };
+	const uint8_t *ab = data + 5, *rl = ab + alen, *info = rl + rlen;
+	struct dwdie_sections s = {
+		.info = info, .info_size = size - 5 - alen - rlen,
+		.abbrev = ab, .abbrev_size = alen,
+		.ranges = rlen ? rl : NULL, .ranges_size = rlen,
+		.rnglists = rlen ? rl : NULL, .rnglists_size = rlen,
+	};
 	uint64_t off = 0;
 	for (int k = 0; k < 64 && off + 4 <= s.info_size; k++) {
 		uint32_t len;
 		memcpy(&len, s.info + off, 4);
 		if (len >= 0xfffffff0 || len > s.info_size - off - 4)
 			break;
-		struct unit_bounds u = { off, off + 4 + len };
-		struct dwdie_visitor v = { on_range, on_ask, &u };
-		dwdie_functions(&s, off, types, &v);
+		struct unit_ctx u = { .lo = off, .hi = off + 4 + len };
+		struct dwdie_visitor v = { on_range, on_ask, on_haspc, &u };
+		struct dwdie_cu *c = dwdie_cu_open(&s, off, types);
+		if (c && dwdie_functions(c, &v)) {
+			for (int i = 0; i < u.nfn; i++) {
+				uint64_t pcs[3] = { u.flo[i], u.flo[i] + (u.fhi[i] - u.flo[i]) / 2,
+						    u.fhi[i] - 1 };
+				for (int j = 0; j < 3; j++) {
+					uint64_t path[16];
+					int n = dwdie_inlines(c, u.fn[i], pcs[j], path, 16, &v);
+					if (n > 16)
+						abort();
+					for (int m = 0; m < n; m++)
+						check(&u, path[m]);
+				}
+			}
+		}
+		dwdie_cu_free(c);
 		off += 4 + (uint64_t)len;
 	}
 	return 0;

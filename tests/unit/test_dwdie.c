@@ -103,12 +103,22 @@ static void unit(struct bytes *info, const struct bytes *body)
 	put(info, body->b, body->n);
 }
 
+static int no_haspc(void *ctx, uint64_t die_off, uint64_t pc)
+{
+	(void)ctx, (void)die_off, (void)pc;
+	return -1;
+}
+
 static bool walk(const struct bytes *info, const struct bytes *ab, bool types, struct seen *s)
 {
-	struct dwdie_sections sec = { info->b, ab->b, info->n, ab->n };
-	struct dwdie_visitor v = { on_range, on_ask, s };
+	struct dwdie_sections sec = { .info = info->b, .abbrev = ab->b, .info_size = info->n,
+				      .abbrev_size = ab->n };
+	struct dwdie_visitor v = { on_range, on_ask, no_haspc, s };
 	memset(s, 0, sizeof *s);
-	return dwdie_functions(&sec, 0, types, &v);
+	struct dwdie_cu *c = dwdie_cu_open(&sec, 0, types);
+	bool ok = c && dwdie_functions(c, &v);
+	dwdie_cu_free(c);
+	return ok;
 }
 
 TEST(dwdie_reports_functions_in_die_order)
@@ -189,6 +199,136 @@ TEST(dwdie_gives_up_where_libdw_would_fail)
 	CHECK_EQ(s.n, 0);
 }
 
+/* ---- inline walks, hand-made ---------------------------------------------- */
+
+static int asked;
+
+static int count_haspc(void *ctx, uint64_t die_off, uint64_t pc)
+{
+	(void)ctx, (void)die_off;
+	asked++;
+	return pc == 0x1070; /* "libdw": only there */
+}
+
+/* abbreviations: 1 CU (children, name), 9 subprogram (children, low_pc,
+ * high_pc data4), 10 inlined subroutine (children, ranges sec_offset), 11
+ * lexical block (children, low_pc, high_pc data4), 12 inlined subroutine
+ * (low_pc, high_pc addr) */
+static void inline_abbrevs(struct bytes *a)
+{
+	u8(a, 1), u8(a, DW_TAG_compile_unit), u8(a, 1), u8(a, DW_AT_name), u8(a, DW_FORM_string),
+		u8(a, 0), u8(a, 0);
+	for (unsigned code = 2; code < 9; code++) /* codes run 1, 2, ... */
+		u8(a, code), u8(a, DW_TAG_base_type), u8(a, 0), u8(a, 0), u8(a, 0);
+	u8(a, 9), u8(a, DW_TAG_subprogram), u8(a, 1), u8(a, DW_AT_low_pc), u8(a, DW_FORM_addr),
+		u8(a, DW_AT_high_pc), u8(a, DW_FORM_data4), u8(a, 0), u8(a, 0);
+	u8(a, 10), u8(a, DW_TAG_inlined_subroutine), u8(a, 1), u8(a, DW_AT_ranges),
+		u8(a, DW_FORM_sec_offset), u8(a, 0), u8(a, 0);
+	u8(a, 11), u8(a, DW_TAG_lexical_block), u8(a, 1), u8(a, DW_AT_low_pc), u8(a, DW_FORM_addr),
+		u8(a, DW_AT_high_pc), u8(a, DW_FORM_data4), u8(a, 0), u8(a, 0);
+	u8(a, 12), u8(a, DW_TAG_inlined_subroutine), u8(a, 0), u8(a, DW_AT_low_pc),
+		u8(a, DW_FORM_addr), u8(a, DW_AT_high_pc), u8(a, DW_FORM_addr), u8(a, 0), u8(a, 0);
+	u8(a, 0);
+}
+
+/* f [0x1000, 0x1100) > A (ranges at 0) > block [0x1040, 0x1050) > B
+ * [0x1044, 0x1048), then a second A (ranges at list2); offsets into off[] */
+static void inline_body(struct bytes *body, uint64_t first, uint32_t list2, uint64_t off[4])
+{
+	off[0] = first + body->n;
+	u8(body, 9), u64(body, 0x1000), u32(body, 0x100);
+	off[1] = first + body->n;
+	u8(body, 10), u32(body, 0);
+	u8(body, 11), u64(body, 0x1040), u32(body, 0x10);
+	off[2] = first + body->n;
+	u8(body, 12), u64(body, 0x1044), u64(body, 0x1048);
+	u8(body, 0), u8(body, 0); /* block, A */
+	off[3] = first + body->n;
+	u8(body, 10), u32(body, list2), u8(body, 0); /* a second inline */
+	u8(body, 0), u8(body, 0); /* f, CU */
+}
+
+static void check_walks(const struct dwdie_sections *sec, const uint64_t off[4])
+{
+	struct dwdie_visitor v = { on_range, on_ask, count_haspc, NULL };
+	struct dwdie_cu *c = dwdie_cu_open(sec, 0, false);
+	CHECK(c != NULL);
+	uint64_t path[8];
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1025, path, 8, &v), 2);
+	CHECK_EQ(path[0], off[0]);
+	CHECK_EQ(path[1], off[1]);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1045, path, 8, &v), 3);
+	CHECK_EQ(path[2], off[2]);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1041, path, 8, &v), 2); /* the block, not B */
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1035, path, 8, &v), 1); /* between A's ranges */
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1045, path, 2, &v), 2); /* at most max */
+	asked = 0;
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1070, path, 8, &v), 2); /* the second A, by "libdw" */
+	CHECK_EQ(path[1], off[3]);
+	CHECK(asked > 0);
+	CHECK_EQ(dwdie_inlines(c, off[0] + 1, 0x1025, path, 8, &v), -1); /* not a DIE */
+	dwdie_cu_free(c);
+}
+
+TEST(dwdie_inline_walk_dwarf4_ranges)
+{
+	struct bytes ab = { .n = 0 }, body = { .n = 0 }, info = { .n = 0 }, rl = { .n = 0 };
+	uint64_t off[4];
+	inline_abbrevs(&ab);
+	inline_body(&body, 15, 64, off);
+	unit(&info, &body);
+	/* .debug_ranges at 0: a base address selection (0x1000), [0x20,
+	 * 0x30), [0x40, 0x50), the end; at 64: [0x70, 0x80) from the CU's
+	 * base (0: it has no DW_AT_low_pc) */
+	u64(&rl, UINT64_MAX), u64(&rl, 0x1000), u64(&rl, 0x20), u64(&rl, 0x30);
+	u64(&rl, 0x40), u64(&rl, 0x50), u64(&rl, 0), u64(&rl, 0);
+	u64(&rl, 0x70), u64(&rl, 0x80), u64(&rl, 0), u64(&rl, 0);
+	struct dwdie_sections sec = { .info = info.b, .abbrev = ab.b, .ranges = rl.b,
+				      .info_size = info.n, .abbrev_size = ab.n,
+				      .ranges_size = rl.n };
+	struct dwdie_visitor v = { on_range, on_ask, count_haspc, NULL };
+	struct dwdie_cu *c = dwdie_cu_open(&sec, 0, false);
+	CHECK(c != NULL);
+	uint64_t path[8];
+	asked = 0;
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1025, path, 8, &v), 2);
+	CHECK_EQ(path[1], off[1]);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1045, path, 8, &v), 3);
+	CHECK_EQ(path[2], off[2]);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1041, path, 8, &v), 2);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x1035, path, 8, &v), 1);
+	CHECK_EQ(dwdie_inlines(c, off[0], 0x75, path, 8, &v), 2);
+	CHECK_EQ(path[1], off[3]);
+	CHECK_EQ(asked, 0); /* all read here */
+	dwdie_cu_free(c);
+}
+
+TEST(dwdie_inline_walk_dwarf5_rnglists)
+{
+	struct bytes ab = { .n = 0 }, body = { .n = 0 }, info = { .n = 0 }, rl = { .n = 0 };
+	uint64_t off[4];
+	inline_abbrevs(&ab);
+	inline_body(&body, 16, 32, off);
+	/* a DWARF 5 compile unit: 12 bytes of header, CU DIE (4) */
+	u32(&info, (uint32_t)(2 + 1 + 1 + 4 + 4 + body.n));
+	u8(&info, 5), u8(&info, 0), u8(&info, DW_UT_compile), u8(&info, 8), u32(&info, 0);
+	u8(&info, 1), put(&info, "cu", 3);
+	put(&info, body.b, body.n);
+	/* at 0: base address, an offset pair, a start + length, the end */
+	u8(&rl, DW_RLE_base_address), u64(&rl, 0x1000);
+	u8(&rl, DW_RLE_offset_pair), u8(&rl, 0x20), u8(&rl, 0x30);
+	u8(&rl, DW_RLE_start_length), u64(&rl, 0x1040), u8(&rl, 0x10);
+	u8(&rl, DW_RLE_end_of_list);
+	/* at 32 (padded): an indexed entry (.debug_addr): libdw's */
+	while (rl.n < 32)
+		u8(&rl, 0);
+	u8(&rl, DW_RLE_startx_length), u8(&rl, 0), u8(&rl, 0x10), u8(&rl, DW_RLE_end_of_list);
+	struct dwdie_sections sec = { .info = info.b, .abbrev = ab.b, .rnglists = rl.b,
+				      .info_size = info.n, .abbrev_size = ab.n,
+				      .rnglists_size = rl.n };
+	check_walks(&sec, off);
+}
+
 /* ---- the same index as libdw's walk on real files ------------------------ */
 
 struct fr {
@@ -236,10 +376,48 @@ static void libdw_scope(struct list *l, Dwarf_Die *parent, int depth, bool types
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* inlines.c's descend_inlines, by DIE offsets */
+static int libdw_descend(Dwarf_Die *fn, uint64_t pc, uint64_t *path, int max)
+{
+	int n = 0;
+	path[n++] = dwarf_dieoffset(fn);
+	Dwarf_Die scope = *fn;
+	for (int guard = 0; guard < 256 && n < max; guard++) {
+		Dwarf_Die c;
+		bool found = false, descend = false;
+		if (dwarf_child(&scope, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			bool block = tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+				     tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt ||
+				     tag == DW_TAG_common_block;
+			if ((tag == DW_TAG_inlined_subroutine || block) && dwarf_haspc(&c, pc) > 0) {
+				if (!block)
+					path[n++] = dwarf_dieoffset(&c);
+				found = !block;
+				descend = block;
+				scope = c;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found && !descend)
+			break;
+	}
+	return n;
+}
+
 struct real_ctx {
 	struct list *l;
 	Dwarf *dw;
 };
+
+static int real_haspc(void *ctx, uint64_t die_off, uint64_t pc)
+{
+	struct real_ctx *x = ctx;
+	Dwarf_Die d;
+	return dwarf_offdie(x->dw, die_off, &d) ? dwarf_haspc(&d, pc) : -1;
+}
 
 static void real_range(void *ctx, uint64_t die_off, uint64_t lo, uint64_t hi)
 {
@@ -254,9 +432,11 @@ static void real_ask(void *ctx, uint64_t die_off)
 		add_ranges(x->l, &d);
 }
 
-/* CUs compared into *cus, functions into *fns; returns the differences
- * (a CU dwdie gave up on counts in *gave, not as a difference) */
-static long compare_with_libdw(const char *path, long *cus, long *fns, long *gave)
+/* CUs compared into *cus, functions into *fns, inline walks (at up to 64
+ * addresses of each function, and just outside it) into *walks; returns
+ * the differences (a CU or walk dwdie gave up on counts in *gave, not as a
+ * difference) */
+static long compare_with_libdw(const char *path, long *cus, long *fns, long *walks, long *gave)
 {
 	static struct list a, b;
 	int fd = open(path, O_RDONLY);
@@ -287,11 +467,34 @@ static long compare_with_libdw(const char *path, long *cus, long *fns, long *gav
 			a.full = b.full = false;
 			libdw_scope(&a, &cu, 0, types);
 			struct real_ctx x = { &b, dw };
-			struct dwdie_visitor v = { real_range, real_ask, &x };
-			if (!dwdie_functions(&sec, cu_off, types, &v)) {
+			struct dwdie_visitor v = { real_range, real_ask, real_haspc, &x };
+			struct dwdie_cu *c = dwdie_cu_open(&sec, cu_off, types);
+			if (!c || !dwdie_functions(c, &v)) {
+				dwdie_cu_free(c);
 				(*gave)++;
 				continue;
 			}
+			for (size_t i = 0; !types && i < a.n; i++) {
+				Dwarf_Die fn;
+				if (!dwarf_offdie(dw, a.r[i].off, &fn))
+					continue;
+				uint64_t lo = a.r[i].lo, hi = a.r[i].hi, step = (hi - lo + 63) / 64;
+				for (uint64_t pc = lo - 1; pc <= hi; pc += pc < lo || pc + step > hi ? 1 : step) {
+					uint64_t p1[64], p2[64];
+					int n1 = libdw_descend(&fn, pc, p1, 64);
+					int n2 = dwdie_inlines(c, a.r[i].off, pc, p2, 64, &v);
+					(*walks)++;
+					if (n2 < 0) {
+						(*gave)++;
+					} else if (n1 != n2 || memcmp(p1, p2, (size_t)n1 * sizeof p1[0])) {
+						fprintf(stderr, "%s: function %#llx at %#llx: libdw %d deep, dwdie %d\n",
+							path, (unsigned long long)a.r[i].off,
+							(unsigned long long)pc, n1, n2);
+						bad++;
+					}
+				}
+			}
+			dwdie_cu_free(c);
 			(*cus)++;
 			*fns += (long)b.n;
 			bool same = a.n == b.n && !a.full && !b.full;
@@ -313,19 +516,21 @@ static long compare_with_libdw(const char *path, long *cus, long *fns, long *gav
 TEST(dwdie_same_as_libdw_on_real_files)
 {
 	elf_version(EV_CURRENT);
-	long cus = 0, fns = 0, gave = 0;
-	CHECK_EQ(compare_with_libdw("/proc/self/exe", &cus, &fns, &gave), 0);
+	long cus = 0, fns = 0, walks = 0, gave = 0;
+	CHECK_EQ(compare_with_libdw("/proc/self/exe", &cus, &fns, &walks, &gave), 0);
 	CHECK(cus > 10 && fns > 100);
 	/* C++ (namespaces, classes), when the workloads are built */
 	if (access("build/workloads/cxx", R_OK) == 0)
-		CHECK(compare_with_libdw("build/workloads/cxx", &cus, &fns, &gave) >= 0);
+		CHECK_EQ(compare_with_libdw("build/workloads/cxx", &cus, &fns, &walks, &gave), 0);
 	glob_t g;
 	if (glob("/usr/lib/debug/.build-id/*/*.debug", 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc && i < 40; i++)
-			CHECK(compare_with_libdw(g.gl_pathv[i], &cus, &fns, &gave) <= 0);
+			CHECK(compare_with_libdw(g.gl_pathv[i], &cus, &fns, &walks, &gave) <= 0);
 		globfree(&g);
 	}
 	/* giving up is allowed, but these files are all plain gcc output */
 	CHECK_EQ(gave, 0);
-	fprintf(stderr, "dwdie: %ld CU walks, %ld functions agree with libdw\n", cus, fns);
+	CHECK(walks > 1000);
+	fprintf(stderr, "dwdie: %ld CU walks, %ld functions, %ld inline walks agree with libdw\n",
+		cus, fns, walks);
 }
