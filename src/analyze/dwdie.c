@@ -648,6 +648,9 @@ struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, 
 	c->die = r.p;
 	if (!read_abbrevs(s, abbrev_off, c) || !cu_base(c))
 		goto fail;
+	/* kept with the CU's index: no room to grow */
+	c->ab = xrealloc(c->ab, (c->nab ? c->nab : 1) * sizeof *c->ab);
+	c->spec = xrealloc(c->spec, (c->nspec ? c->nspec : 1) * sizeof *c->spec);
 	return c;
 fail:
 	dwdie_cu_free(c);

@@ -842,6 +842,11 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 			seq_close(&u, (uint32_t)t->nrows, false);
 		if (ok && lazy_ready(z)) {
 			free(b.dirs);
+			/* kept for the table's life: no room to grow */
+			if (z->nck < z->cap_ck)
+				z->ck = xrealloc(z->ck, (z->nck ? z->nck : 1) * sizeof *z->ck);
+			if (z->nsq < z->cap_sq)
+				z->sq = xrealloc(z->sq, (z->nsq ? z->nsq : 1) * sizeof *z->sq);
 			t->lazy = z;
 			return t;
 		}
