@@ -22,8 +22,10 @@
 #include "analyze/dwdie.h"
 #include "analyze/dwline.h"
 #include "analyze/symbols.h"
+#include "util/amap.h"
 #include "util/arena.h"
 #include "util/bsearch.h"
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
@@ -38,7 +40,10 @@
 struct dso_dwarf {
 	Dwarf *dwarf;          /* of the debug file or of the binary; NULL when none */
 	struct hmap cu_index;  /* CU DIE offset -> struct cu_index * */
-	struct hmap inl;       /* rel -> struct inl_result * (or &no_inl) */
+	struct amap inl;       /* rel -> 0 (no inline frames: no_inl) or 1 + the
+				* number of its struct inl_result in res[] */
+	struct inl_result **res;
+	size_t nr_res, cap_res;
 	Elf *cache_elf;        /* the decompressed copy libdw reads (dwcache.c), or NULL */
 	int cache_fd;
 	/* line tables (dwline.h): .debug_line offset + 1 -> struct dwline *
@@ -137,7 +142,7 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 		return d->dw;
 	struct dso_dwarf *dw = xcalloc(1, sizeof(*dw));
 	hmap_init(&dw->cu_index);
-	hmap_init(&dw->inl);
+	amap_init(&dw->inl);
 	hmap_init(&dw->lines);
 	dw->cache_fd = -1;
 	if (d->debug_elf) {
@@ -548,12 +553,20 @@ static struct inl_result no_inl;
 unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **out)
 {
 	struct dso_dwarf *dw = dso_dwarf_of(d);
-	struct inl_result *r = hmap_get(&dw->inl, rel);
-	if (!r) {
+	uint32_t v = amap_get(&dw->inl, rel);
+	struct inl_result *r;
+	if (v != AMAP_NONE) {
+		r = v ? dw->res[v - 1] : &no_inl;
+	} else {
 		r = compute_inlines(d->owner, d, rel);
-		if (!r)
+		if (!r) {
 			r = &no_inl;
-		hmap_put(&dw->inl, rel, r);
+			amap_put(&dw->inl, rel, 0);
+		} else if (dw->nr_res < UINT32_MAX - 1 &&
+			   !ARRAY_GROW(dw->res, dw->cap_res, dw->nr_res + 1, (size_t)1 << 30)) {
+			dw->res[dw->nr_res++] = r;
+			amap_put(&dw->inl, rel, (uint32_t)dw->nr_res);
+		} /* else not cached: computed again next time */
 	}
 	*out = r->e;
 	return r->n;
@@ -579,7 +592,8 @@ void inlines_release(struct dso *d)
 	if (!dw)
 		return;
 	hmap_release_vals(&dw->cu_index, cu_index_free);
-	hmap_release(&dw->inl);
+	amap_release(&dw->inl);
+	free(dw->res);
 	hmap_release_vals(&dw->lines, lines_free);
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);

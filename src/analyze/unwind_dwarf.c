@@ -25,6 +25,8 @@
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
 #include "analyze/unwind.h"
+#include "util/amap.h"
+#include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
@@ -73,8 +75,8 @@ struct dso_unwind {
 	Dwarf_CFI *eh_cfi;     /* .eh_frame of the file itself */
 	Dwarf *rt_dwarf;       /* the file itself, for its .debug_frame */
 	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
-	struct hmap rules;     /* svma -> struct urule * (the unwinder's pool) or
-				* RULE_NONE / RULE_COMPLEX */
+	struct amap rules;     /* svma -> RULE_NONE, RULE_COMPLEX or RULE_ID0 + the
+				* pool's number of the rule (struct unwinder.rule_by_id) */
 };
 
 /* Distinct rules are few (a build's 85,000 cached addresses had 514
@@ -88,6 +90,8 @@ struct unwinder {
 	const struct dso *last_dso;   /* one-entry cache in front of dsos */
 	struct dso_unwind *last;
 	struct hmap rule_pool; /* hash of a struct urule -> struct rule_node * */
+	struct urule **rule_by_id; /* the pool's rules by number */
+	size_t nr_rules, cap_rules;
 	struct unwinder_stats st;
 };
 
@@ -315,8 +319,9 @@ static bool fp_fallback(const struct ustate *s, struct stackmem *m, struct ustat
  */
 enum { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET };
 
-#define RULE_NONE ((struct urule *)1)   /* cached: no CFI for this address */
-#define RULE_COMPLEX ((struct urule *)2) /* cached: ask libdw each time */
+#define RULE_NONE 0u    /* cached: no CFI for this address */
+#define RULE_COMPLEX 1u /* cached: ask libdw each time */
+#define RULE_ID0 2u     /* cached: rule number (value - RULE_ID0) of the pool */
 
 struct urule {
 	int8_t cfa_reg;        /* -1: no FDE for this address (go to fallback) */
@@ -437,7 +442,7 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	struct dso_unwind *du = hmap_get(&u->dsos, key);
 	if (!du) {
 		du = xcalloc(1, sizeof(*du));
-		hmap_init(&du->rules);
+		amap_init(&du->rules);
 		if (d->elf) {
 			du->eh_cfi = dwarf_getcfi_elf(d->elf);
 			du->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
@@ -453,25 +458,31 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 
 struct rule_node {
 	struct urule r;
+	uint32_t id;
 	struct rule_node *next;
 };
 
-/* The pool's copy of r (whose padding is zero: rule_from_frame clears it
- * first), or NULL without memory. */
-static struct urule *rule_intern(struct unwinder *u, const struct urule *r)
+/* The pool's number of r (whose padding is zero: rule_from_frame clears it
+ * first), or AMAP_NONE without memory. */
+static uint32_t rule_intern(struct unwinder *u, const struct urule *r)
 {
 	uint64_t h = hash_mem(r, sizeof *r);
 	struct rule_node *first = hmap_get(&u->rule_pool, h);
 	for (struct rule_node *n = first; n; n = n->next)
 		if (!memcmp(&n->r, r, sizeof *r))
-			return &n->r;
+			return n->id;
+	if (u->nr_rules >= UINT32_MAX - RULE_ID0 - 1 ||
+	    ARRAY_GROW(u->rule_by_id, u->cap_rules, u->nr_rules + 1, 1u << 20))
+		return AMAP_NONE;
 	struct rule_node *n = malloc(sizeof *n);
 	if (!n)
-		return NULL;
+		return AMAP_NONE;
 	n->r = *r;
+	n->id = (uint32_t)u->nr_rules;
 	n->next = first;
 	hmap_put(&u->rule_pool, h, n);
-	return &n->r;
+	u->rule_by_id[u->nr_rules++] = &n->r;
+	return n->id;
 }
 
 static void rule_chain_free(void *v)
@@ -485,7 +496,7 @@ static void rule_chain_free(void *v)
 static void dso_unwind_free(void *v)
 {
 	struct dso_unwind *du = v;
-	hmap_release(&du->rules);
+	amap_release(&du->rules);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
 	if (du->rt_dwarf)
@@ -507,37 +518,38 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	uint64_t svma;
 	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
 		struct dso_unwind *du = dso_unwind_of(u, d);
-		struct urule *r = hmap_get(&du->rules, svma);
-		if (r && r != RULE_COMPLEX) {
+		uint32_t r = amap_get(&du->rules, svma);
+		if (r != AMAP_NONE && r != RULE_COMPLEX) {
 			u->st.rule_hits++;
 			if (r != RULE_NONE) {
-				apply_rule(r, s, m, next);
+				apply_rule(u->rule_by_id[r - RULE_ID0], s, m, next);
 				return true;
 			}
 		} else {
-			u->st.rule_misses += !r;
+			bool miss = r == AMAP_NONE;
+			u->st.rule_misses += miss;
 			Dwarf_CFI *cfis[2] = { du->eh_cfi, du->dbg_cfi };
 			for (int i = 0; i < 2; i++) {
 				Dwarf_Frame *fr;
 				if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], svma, &fr))
 					continue;
 				u->st.cfi_rows++;
-				if (!r) {
+				if (miss) {
 					struct urule tmp;
 					if (rule_from_frame(fr, &tmp)) {
-						struct urule *c = rule_intern(u, &tmp);
-						if (c)
-							hmap_put(&du->rules, svma, c);
+						uint32_t id = rule_intern(u, &tmp);
+						if (id != AMAP_NONE)
+							amap_put(&du->rules, svma, RULE_ID0 + id);
 					} else {
-						hmap_put(&du->rules, svma, RULE_COMPLEX);
+						amap_put(&du->rules, svma, RULE_COMPLEX);
 					}
 				}
 				handle_cfi(s, m, fr, next);
 				free(fr);
 				return true;
 			}
-			if (!r)
-				hmap_put(&du->rules, svma, RULE_NONE);
+			if (miss)
+				amap_put(&du->rules, svma, RULE_NONE);
 		}
 	}
 	u->st.fp_fallbacks++;
@@ -559,6 +571,7 @@ void unwinder_free(struct unwinder *u)
 		return;
 	hmap_release_vals(&u->dsos, dso_unwind_free);
 	hmap_release_vals(&u->rule_pool, rule_chain_free);
+	free(u->rule_by_id);
 	free(u);
 }
 

@@ -1,5 +1,6 @@
-/* test_util.c: hash map, index table, binary search, buffer caps. */
+/* test_util.c: hash map, address map, index table, binary search, buffer caps. */
 #include "test.h"
+#include "util/amap.h"
 #include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -24,6 +25,60 @@ TEST(hmap_put_get_del)
 		CHECK_EQ((uintptr_t)hmap_get(&m, i * 7), i % 2 ? i + 1 : 0);
 	CHECK(hmap_get(&m, 3) == NULL);
 	hmap_release(&m);
+}
+
+/* The address map against a plain hash map as the model: 32-bit keys in
+ * the packed table (key 0, clustered keys, replacement, growth), the keys
+ * that go beside it (0xffffffff, the empty mark's key, and wider ones),
+ * and every value but AMAP_NONE. */
+TEST(amap_against_model)
+{
+	struct amap m;
+	struct hmap model;
+	amap_init(&m);
+	hmap_init(&model);
+	CHECK_EQ(amap_get(&m, 0), AMAP_NONE);
+	CHECK_EQ(amap_get(&m, UINT64_MAX), AMAP_NONE);
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t key;
+		switch (i % 5) {
+		case 0: key = x & 0xffff; break;             /* clustered, replaced often */
+		case 1: key = 0x400000 + (uint64_t)i * 4; break; /* code addresses in a row */
+		case 2: key = x & 0xffffffffULL; break;      /* includes 0xffffffff rarely */
+		case 3: key = (x % 7 == 0) ? 0xffffffffULL : UINT32_MAX - 1 - (x & 3); break;
+		default: key = x; break;                     /* wide keys */
+		}
+		uint32_t val = (uint32_t)(x >> 20);
+		if (val == AMAP_NONE)
+			val = 0;
+		amap_put(&m, key, val);
+		hmap_put(&model, key, (void *)((uintptr_t)val + 1));
+	}
+	amap_put(&m, 0, 0);
+	hmap_put(&model, 0, (void *)1);
+	amap_put(&m, 12345, AMAP_NONE); /* refused: the absent value */
+	CHECK_EQ(amap_len(&m), model.len);
+	size_t seen = 0;
+	for (size_t i = 0; i < model.cap; i++) {
+		if (!hmap_used(&model, i))
+			continue;
+		seen++;
+		CHECK_EQ(amap_get(&m, model.slot[i].key), (uint32_t)((uintptr_t)model.slot[i].val - 1));
+	}
+	CHECK_EQ(seen, amap_len(&m));
+	if (!hmap_get(&model, 12345))
+		CHECK_EQ(amap_get(&m, 12345), AMAP_NONE);
+	CHECK(m.len * 4 <= m.cap * 3);
+	CHECK(amap_bytes(&m) >= m.cap * 8);
+	/* absent keys next to present ones */
+	for (uint64_t k = 0x400000; k < 0x400000 + 4000; k++)
+		if (!hmap_get(&model, k))
+			CHECK_EQ(amap_get(&m, k), AMAP_NONE);
+	amap_release(&m);
+	hmap_release(&model);
+	CHECK_EQ(amap_get(&m, 5), AMAP_NONE); /* released: empty again */
 }
 
 /* The used bitmap across word edges, key 0, and backward-shift deletion
