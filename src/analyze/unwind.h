@@ -53,6 +53,28 @@ struct unwinder_stats {
 };
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
 
+/*
+ * libdw's CFI over the .eh_frame of e (the file open as fd, or -1),
+ * using the file's .eh_frame_hdr search table even where libdw 0.188 would
+ * not: it takes the table only when .eh_frame_hdr comes before .eh_frame in
+ * the section headers (GNU ld's order), and lld writes them the other way
+ * (libLLVM-14 and other lld-linked files), so every lookup read and kept
+ * each FDE before its address: 95,000 FDEs (7.6 MB) in libLLVM-14. For such
+ * a file the CFI is read from a private copy-on-write mapping of it whose
+ * ELF header names no sections (one page copied), which makes libdw take
+ * its PT_GNU_EH_FRAME path: the same bytes and bases, found through the
+ * table. *view holds that mapping (view->elf NULL when not used) until
+ * unwind_eh_view_release, after dwarf_cfi_end.
+ */
+struct unwind_eh_view {
+	Elf *elf;
+	void *map;
+	size_t size;
+};
+struct Dwarf_CFI_s;
+struct Dwarf_CFI_s *unwind_eh_cfi(Elf *e, int fd, struct unwind_eh_view *view);
+void unwind_eh_view_release(struct unwind_eh_view *view);
+
 /* perf_regs (x86_64) index of the stack pointer and the ip. */
 #define UNWIND_PERF_REG_SP 7
 #define UNWIND_PERF_REG_IP 8

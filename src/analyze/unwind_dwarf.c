@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #define NREGS 17       /* x86_64 DWARF registers 0..16 (16 = return address) */
 #define REG_SP 7
@@ -73,6 +74,7 @@ struct stackmem {
  * frame, freed by unwinder_free. */
 struct dso_unwind {
 	Dwarf_CFI *eh_cfi;     /* .eh_frame of the file itself */
+	struct unwind_eh_view eh_view; /* what eh_cfi reads when not d->elf */
 	Dwarf *rt_dwarf;       /* the file itself, for its .debug_frame */
 	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
 	struct amap rules;     /* svma -> RULE_NONE, RULE_COMPLEX or RULE_ID0 + the
@@ -432,6 +434,84 @@ static void apply_rule(const struct urule *r, const struct ustate *s, struct sta
 		next->pc_set = next->pc != 0;
 }
 
+/* Whether e has .eh_frame and .eh_frame_hdr (both with contents) with
+ * .eh_frame first in its section headers, and a PT_GNU_EH_FRAME segment. */
+static bool eh_frame_hdr_after(Elf *e)
+{
+	size_t shstrndx, phnum;
+	if (elf_getshdrstrndx(e, &shstrndx) || !shstrndx || elf_getphdrnum(e, &phnum))
+		return false;
+	bool seg = false;
+	for (size_t i = 0; i < phnum && !seg; i++) {
+		GElf_Phdr ph;
+		seg = gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME;
+	}
+	if (!seg)
+		return false;
+	bool eh = false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!n)
+			continue;
+		if (!strcmp(n, ".eh_frame_hdr"))
+			return eh;
+		if (!strcmp(n, ".eh_frame")) {
+			if (eh)
+				return false; /* two of them: leave it to libdw */
+			eh = true;
+		}
+	}
+	return false;
+}
+
+Dwarf_CFI *unwind_eh_cfi(Elf *e, int fd, struct unwind_eh_view *view)
+{
+	memset(view, 0, sizeof(*view));
+	GElf_Ehdr eh;
+	struct stat st;
+	if (fd < 0 || !gelf_getehdr(e, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    !eh_frame_hdr_after(e) || fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		return dwarf_getcfi_elf(e);
+	size_t size = (size_t)st.st_size;
+	char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return dwarf_getcfi_elf(e);
+	/* the same file as e? (its header as e read it) */
+	Elf64_Ehdr *h = (Elf64_Ehdr *)map;
+	if (memcmp(h->e_ident, eh.e_ident, EI_NIDENT) || h->e_phoff != eh.e_phoff ||
+	    h->e_phnum != eh.e_phnum || h->e_shoff != eh.e_shoff) {
+		munmap(map, size);
+		return dwarf_getcfi_elf(e);
+	}
+	h->e_shoff = 0;
+	h->e_shnum = 0;
+	h->e_shstrndx = SHN_UNDEF;
+	Elf *ve = elf_memory(map, size);
+	Dwarf_CFI *cfi = ve ? dwarf_getcfi_elf(ve) : NULL;
+	if (!cfi) {
+		if (ve)
+			elf_end(ve);
+		munmap(map, size);
+		return dwarf_getcfi_elf(e);
+	}
+	view->elf = ve;
+	view->map = map;
+	view->size = size;
+	return cfi;
+}
+
+void unwind_eh_view_release(struct unwind_eh_view *view)
+{
+	if (view->elf)
+		elf_end(view->elf);
+	if (view->map)
+		munmap(view->map, view->size);
+	memset(view, 0, sizeof(*view));
+}
+
 /* The unwinder's state for d, built on first use: the CFI of .eh_frame of
  * the file itself, and of .debug_frame when the file has one. */
 static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
@@ -444,7 +524,7 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 		du = xcalloc(1, sizeof(*du));
 		amap_init(&du->rules);
 		if (d->elf) {
-			du->eh_cfi = dwarf_getcfi_elf(d->elf);
+			du->eh_cfi = unwind_eh_cfi(d->elf, d->fd, &du->eh_view);
 			du->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 			if (du->rt_dwarf)
 				du->dbg_cfi = dwarf_getcfi(du->rt_dwarf);
@@ -499,6 +579,7 @@ static void dso_unwind_free(void *v)
 	amap_release(&du->rules);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
+	unwind_eh_view_release(&du->eh_view);
 	if (du->rt_dwarf)
 		dwarf_end(du->rt_dwarf);
 	free(du);

@@ -6,7 +6,13 @@
 #include "analyze/unwind.h"
 #include "test.h"
 
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define STACK_COPY 16384
@@ -221,4 +227,109 @@ TEST(unwind_dwarf_copy_end)
 	unwinder_free(u);
 	symbols_free(syms);
 	session_free(sess);
+}
+
+/* One CFI row as comparable values: rc, the CFA's ops and each register's
+ * rule (as dwarf_frame_register gives it). */
+static bool same_row(Dwarf_CFI *a, Dwarf_CFI *b, Dwarf_Addr pc)
+{
+	Dwarf_Frame *fa = NULL, *fb = NULL;
+	int ra = dwarf_cfi_addrframe(a, pc, &fa), rb = dwarf_cfi_addrframe(b, pc, &fb);
+	bool same = (ra == 0) == (rb == 0);
+	if (same && ra == 0) {
+		Dwarf_Op *oa, *ob;
+		size_t na, nb;
+		int ca = dwarf_frame_cfa(fa, &oa, &na), cb = dwarf_frame_cfa(fb, &ob, &nb);
+		same = ca == cb && (ca || (na == nb && !memcmp(oa, ob, na * sizeof *oa)));
+		Dwarf_Addr sa, sb, ea, eb;
+		bool sga, sgb;
+		same = same && dwarf_frame_info(fa, &sa, &ea, &sga) == dwarf_frame_info(fb, &sb, &eb, &sgb) &&
+		       sa == sb && ea == eb && sga == sgb;
+		for (int r = 0; same && r < 17; r++) {
+			Dwarf_Op ma[3], mb[3];
+			ca = dwarf_frame_register(fa, r, ma, &oa, &na);
+			cb = dwarf_frame_register(fb, r, mb, &ob, &nb);
+			same = ca == cb && (ca || (na == nb && (!na || !memcmp(oa, ob, na * sizeof *oa))));
+		}
+	}
+	free(fa);
+	free(fb);
+	return same;
+}
+
+/* A file whose .eh_frame comes before .eh_frame_hdr in its section headers
+ * (lld's order; made here from this test binary, linked by GNU ld, by
+ * swapping the two headers): unwind_eh_cfi reads it through the search
+ * table (a header-less view), and every row in .text is the one libdw gives
+ * for the original file and for the swapped file its own way (a scan). */
+TEST(unwind_eh_cfi_lld_section_order)
+{
+	elf_version(EV_CURRENT);
+	int sfd = open("/proc/self/exe", O_RDONLY);
+	CHECK(sfd >= 0);
+	struct stat st;
+	CHECK(!fstat(sfd, &st));
+	size_t size = (size_t)st.st_size;
+	uint8_t *img = malloc(size);
+	CHECK(img && pread(sfd, img, size, 0) == (ssize_t)size);
+	Elf *orig = elf_begin(sfd, ELF_C_READ_MMAP, NULL);
+	CHECK(orig != NULL);
+	size_t shstrndx;
+	CHECK(!elf_getshdrstrndx(orig, &shstrndx));
+	size_t i_hdr = 0, i_eh = 0;
+	uint64_t text_lo = 0, text_hi = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(orig, scn));) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		const char *n = elf_strptr(orig, shstrndx, sh.sh_name);
+		if (!strcmp(n, ".eh_frame_hdr"))
+			i_hdr = elf_ndxscn(scn);
+		else if (!strcmp(n, ".eh_frame"))
+			i_eh = elf_ndxscn(scn);
+		else if (!strcmp(n, ".text"))
+			text_lo = sh.sh_addr, text_hi = sh.sh_addr + sh.sh_size;
+	}
+	CHECK(i_hdr && i_eh && i_hdr < i_eh && text_hi > text_lo);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff), tmp = sh[i_hdr];
+	sh[i_hdr] = sh[i_eh];
+	sh[i_eh] = tmp;
+	char path[] = "/tmp/scorch-lldorder-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, img, size) == (ssize_t)size);
+	free(img);
+	Elf *swapped = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	CHECK(swapped != NULL);
+
+	struct unwind_eh_view v_orig, v_sw;
+	Dwarf_CFI *c_orig = unwind_eh_cfi(orig, sfd, &v_orig);
+	Dwarf_CFI *c_sw = unwind_eh_cfi(swapped, fd, &v_sw);
+	Dwarf_CFI *c_scan = dwarf_getcfi_elf(swapped);
+	CHECK(c_orig && c_sw && c_scan);
+	CHECK(v_orig.elf == NULL); /* GNU ld's order: libdw's own way */
+	CHECK(v_sw.elf != NULL);   /* lld's order: the header-less view */
+	size_t nscn = 1;
+	CHECK(!elf_getshdrnum(v_sw.elf, &nscn) && nscn == 0); /* libdw's PT_GNU_EH_FRAME path */
+	size_t n = 0, bad = 0, found = 0;
+	for (uint64_t pc = text_lo; pc < text_hi + 64; pc += 3, n++) {
+		bad += !same_row(c_orig, c_sw, pc) || !same_row(c_scan, c_sw, pc);
+		Dwarf_Frame *f;
+		if (!dwarf_cfi_addrframe(c_sw, pc, &f)) {
+			found++;
+			free(f);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(found > n / 2);
+	dwarf_cfi_end(c_orig);
+	dwarf_cfi_end(c_sw);
+	dwarf_cfi_end(c_scan);
+	unwind_eh_view_release(&v_orig);
+	unwind_eh_view_release(&v_sw);
+	elf_end(swapped);
+	elf_end(orig);
+	close(fd);
+	close(sfd);
+	unlink(path);
 }
