@@ -29,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Hex digit value + 1 by character; 0: not a hex digit. */
 static const unsigned char hexv[256] = {
@@ -90,7 +93,7 @@ static inline __attribute__((always_inline)) bool parse_hex16(const char *s, uin
 
 #define KCHUNK 65536
 /* a window's bytes: the window, its sentinel newline, and zeros after it
- * for the 8-byte reads of find_line_end */
+ * for the 16-byte reads of find_line_end */
 #define KBUF (KCHUNK + 16)
 
 /* Windows whose bytes hold symbol names are kept (the names are used in
@@ -108,12 +111,28 @@ static char *new_window(struct kallsyms *k)
 	return b->data;
 }
 
-/* The first '\n' from p (there is one: the window's sentinel), eight
- * bytes at a time; *tab: the first '\t' before it, or NULL. A zero byte
- * in the word's lowest set 0x80 bit is exact (borrows only run upward). */
+/* The first '\n' from p (there is one: the window's sentinel); *tab: the
+ * first '\t' before it, or NULL. SSE2 (every x86-64): sixteen bytes a
+ * compare, a line of ~44 bytes in three; elsewhere eight bytes at a time in
+ * a word, where a zero byte in the word's lowest set 0x80 bit is exact
+ * (borrows only run upward). Reads up to 15 bytes past the newline. */
 static inline __attribute__((always_inline)) char *find_line_end(char *p, char **tab)
 {
 	*tab = NULL;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), tb = _mm_set1_epi8('\t');
+	for (;; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned n = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
+		unsigned t = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tb));
+		if (n)
+			t &= (n & -n) - 1; /* tabs before the newline */
+		if (t && !*tab)
+			*tab = p + __builtin_ctz(t);
+		if (n)
+			return p + __builtin_ctz(n);
+	}
+#else
 	for (;; p += 8) {
 		uint64_t w, x, t;
 		memcpy(&w, p, 8);
@@ -126,6 +145,7 @@ static inline __attribute__((always_inline)) char *find_line_end(char *p, char *
 		if (x)
 			return p + (__builtin_ctzll(x) >> 3);
 	}
+#endif
 }
 
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
@@ -163,7 +183,7 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 		}
 		char *p = buf, *e = buf + have;
 		*e = '\n';
-		memset(e + 1, 0, 8);
+		memset(e + 1, 0, 15);
 		for (char *nl, *tab; p < e; p = nl + 1) {
 			nl = find_line_end(p, &tab);
 			if (nl == e && !eof && (p > buf || have < KCHUNK))
