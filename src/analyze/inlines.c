@@ -54,6 +54,16 @@ struct dso_dwarf {
 	/* the sections dwdie reads for the CU index, and the same states */
 	struct dwdie_sections dies;
 	int dies_state;
+	/* every CU's own ranges, by start, built on the first address
+	 * .debug_aranges does not list (cu_by_ranges) */
+	struct cu_range *cur;
+	size_t nr_cur;
+	bool cur_built;
+};
+
+struct cu_range {
+	uint64_t lo, hi;       /* [lo, hi) */
+	uint64_t cu_off;       /* the CU DIE's offset */
 };
 
 static struct dwline no_lines;
@@ -435,6 +445,66 @@ static int dwdie_path(struct dso_dwarf *dw, struct dwdie_cu *dc, Dwarf_Die *fn, 
 	return n;
 }
 
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->cu_off < y->cu_off ? -1 : x->cu_off > y->cu_off;
+}
+
+/* The CU whose own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges of its
+ * compile-unit DIE) hold svma, for an address dwarf_addrdie cannot place:
+ * clang (and so rustc) writes no .debug_aranges by default. perf (through
+ * addr2line) and hotspot-perfparser (its own CU ranges) find such CUs, and
+ * show the inline frames and file:line there. Built once per DSO, on the
+ * first such address; of overlapping ranges the one starting last at or
+ * before svma is taken (the first CU in .debug_info order for equal
+ * starts). */
+static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
+{
+	if (!dw->cur_built) {
+		dw->cur_built = true;
+		size_t cap = 0;
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		for (unsigned units = 0;
+		     units < (1u << 20) && !dwarf_nextcu(dw->dwarf, off, &next, &hsize, NULL, NULL, NULL);
+		     off = next, units++) {
+			Dwarf_Die die;
+			if (!dwarf_offdie(dw->dwarf, off + hsize, &die) ||
+			    dwarf_tag(&die) != DW_TAG_compile_unit)
+				continue;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			unsigned nr = 0;
+			while (nr++ < (1u << 16) && (it = dwarf_ranges(&die, it, &base, &lo, &hi)) > 0) {
+				if (lo >= hi)
+					continue;
+				if (ARRAY_GROW(dw->cur, cap, dw->nr_cur + 1, (size_t)1 << 22))
+					break;
+				dw->cur[dw->nr_cur++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
+			}
+		}
+		if (dw->nr_cur)
+			qsort(dw->cur, dw->nr_cur, sizeof *dw->cur, cu_range_cmp);
+	}
+	/* the last range starting at or before svma */
+	size_t lo = 0, hi = dw->nr_cur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dw->cur[mid].lo <= svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || svma >= dw->cur[lo - 1].hi)
+		return false;
+	return dwarf_offdie(dw->dwarf, dw->cur[lo - 1].cu_off, cu) != NULL;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
@@ -442,7 +512,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	if (!dw->dwarf || !dso_rel_to_svma(d, rel, &svma))
 		return NULL;
 	Dwarf_Die cu;
-	if (!dwarf_addrdie(dw->dwarf, svma, &cu))
+	if (!dwarf_addrdie(dw->dwarf, svma, &cu) && !cu_by_ranges(dw, svma, &cu))
 		return NULL;
 	Dwarf_Die *scopes = NULL;
 	int n;
@@ -594,6 +664,7 @@ void inlines_release(struct dso *d)
 	hmap_release_vals(&dw->cu_index, cu_index_free);
 	amap_release(&dw->inl);
 	free(dw->res);
+	free(dw->cur);
 	hmap_release_vals(&dw->lines, lines_free);
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);

@@ -8,6 +8,8 @@
 #   trace  the sched:sched_switch tracepoint plus cpu-clock (TracePointFormat,
 #          TracePointSample fields, two attributes)
 #   pipe   perf record -o - (attrs, features, build ids as records)
+#   clang  a clang -O2 -g binary (no .debug_aranges): inline frames found by
+#          the CUs' own ranges, as perf and hotspot-perfparser find them
 # For each: the stream decodes strictly; samples (pid, tid, time, cpu, cost),
 # threads, commands, lost, switches, attributes and features equal
 # hotspot-perfparser's (kinds of stack difference listed); and the stacks
@@ -35,8 +37,16 @@ rec fp -e cpu-clock --call-graph fp "$W/pp_threads" 150
 rec fork -e cpu-clock --call-graph fp --switch-events -- sh -c "$W/pp_threads 40; $W/pp_threads 40"
 rec trace -e cpu-clock -e sched:sched_switch --call-graph fp "$W/pp_threads" 60
 perf record -q -e cpu-clock --call-graph fp -o - "$W/pp_threads" 60 2> /dev/null > "$W/pipe.data"
+clang_ok=0
+if ! clang -O2 -g -o "$W/clang_inline" "$TOP/tests/workloads/clang_inline.c"; then
+	fail "perfparser_record clang: build workload"
+elif readelf -S "$W/clang_inline" | grep -q debug_aranges; then
+	fail "perfparser_record clang: clang wrote .debug_aranges: the case is not exercised"
+else
+	rec clang -e cpu-clock -F 2000 --call-graph dwarf "$W/clang_inline" 150000 && clang_ok=1
+fi
 
-for n in dwarf fp fork trace pipe; do
+for n in dwarf fp fork trace pipe clang; do
 	d=$W/$n.data
 	if [ ! -s "$d" ]; then
 		skip "perfparser_record $n" "perf record failed: $(head -1 "$W/$n.rec.err")"
@@ -74,3 +84,37 @@ for n in dwarf fp fork trace pipe; do
 		grep -E '^(samples:|kind|  example)' "$W/$n.v" | sed 's/^/    /'
 	fi
 done
+
+# clang: a clang -O2 -g binary has no .debug_aranges, so dwarf_addrdie cannot
+# place its addresses; hotspot-perfparser finds the CU by the CUs' own ranges
+# and perf by addr2line, and both show the inlined `inner` (hotspot with its
+# file:line). scorch finds it the same way (inlines.c, cu_by_ranges): the
+# stream has the inline frames and clang_inline.c locations, and `scorch
+# script` prints as many `inner (inlined)` frames as perf script.
+n=clang
+if [ $clang_ok = 1 ] && [ -s "$W/$n.ours" ]; then
+	python3 "$DEC" stacks "$W/$n.ours" > "$W/$n.ours.st" 2> /dev/null
+	ours=$(grep -c 'inner (clang_inline) \[inline\]' "$W/$n.ours.st")
+	line=$(python3 "$DEC" dump "$W/$n.ours" 2> /dev/null | awk '
+		/^StringDefinition/ && /clang_inline\.c$/ { sub(/.*id=/, ""); sub(/ .*/, ""); f[$0] = 1; next }
+		/^LocationDefinition/ { for (i = 1; i <= NF; i++) if ($i ~ /^file=/) { split($i, a, "="); if (a[2] in f) n++ } }
+		END { print n + 0 }')
+	check "perfparser_record $n: locations with clang_inline.c ($line)" [ "$line" -gt 0 ]
+	if [ -x "$REF" ]; then
+		"$REF" --input "$W/$n.data" --output "$W/$n.ref" 2> /dev/null
+		python3 "$DEC" stacks "$W/$n.ref" > "$W/$n.ref.st" 2> /dev/null
+		ref=$(grep -c 'inner (clang_inline) \[inline\]' "$W/$n.ref.st")
+		check "perfparser_record $n: inline frames of inner: $ours, hotspot-perfparser $ref" \
+			[ "$ref" -gt 100 -a "$((ours * 100))" -ge "$((ref * 95))" ]
+		python3 "$DEC" compare "$W/$n.ours" "$W/$n.ref" > "$W/$n.cmp" 2>&1
+		check "perfparser_record $n: hotspot-perfparser unwinds no deeper" \
+			sh -c "! grep -q 'reference unwinds deeper' '$W/$n.cmp'"
+		sed 's/^/    /' "$W/$n.cmp" | grep -E 'note|DIFF'
+	else
+		check "perfparser_record $n: inline frames of inner ($ours)" [ "$ours" -gt 100 ]
+	fi
+	"$TOP/build/scorch" script -i "$W/$n.data" 2> /dev/null | grep -c 'inner+.*(inlined)' > "$W/$n.sc.n"
+	perf script -i "$W/$n.data" 2> /dev/null | grep -c 'inner+.*(inlined)' > "$W/$n.perf.n"
+	check "perfparser_record $n: scorch script inline frames of inner $(cat "$W/$n.sc.n") = perf script's $(cat "$W/$n.perf.n")" \
+		sh -c "cmp -s '$W/$n.sc.n' '$W/$n.perf.n' && [ \$(cat '$W/$n.sc.n') -gt 100 ]"
+fi

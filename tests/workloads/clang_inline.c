@@ -1,0 +1,27 @@
+/* clang_inline.c: built by clang -O2 -g (no .debug_aranges: clang writes
+ * none), for tests/e2e/perfparser_record.sh: an always-inlined loop inside
+ * a function that main calls. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline __attribute__((always_inline)) double inner(double x)
+{
+	for (int i = 0; i < 1000; i++)
+		x = x * 1.0000001 + 0.5;
+	return x;
+}
+
+__attribute__((noinline)) double work(double x)
+{
+	return inner(x) + inner(x + 1);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 200000;
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += work(i);
+	printf("%f\n", s);
+	return 0;
+}
