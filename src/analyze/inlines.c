@@ -456,8 +456,9 @@ static int cu_range_cmp(const void *a, const void *b)
 }
 
 /* The CU whose own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges of its
- * compile-unit DIE) hold svma, for an address dwarf_addrdie cannot place:
- * clang (and so rustc) writes no .debug_aranges by default. perf (through
+ * compile-unit DIE) hold svma, for an address dwarf_addrdie cannot place
+ * because the file has no .debug_aranges: clang (and so rustc) writes none
+ * by default. perf (through
  * addr2line) and hotspot-perfparser (its own CU ranges) find such CUs, and
  * show the inline frames and file:line there. Built once per DSO, on the
  * first such address; of overlapping ranges the one starting last at or
@@ -467,6 +468,14 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 {
 	if (!dw->cur_built) {
 		dw->cur_built = true;
+		/* a producer that writes .debug_aranges (GCC) lists every CU with
+		 * code there: then an address it does not place is in no CU, and
+		 * reading every CU's DIE (libdw keeps each CU it reads) would only
+		 * cost memory (2.5 MB on the 2.3 GB build recording, for nothing) */
+		Dwarf_Aranges *ar;
+		size_t nar = 0;
+		if (dwarf_getaranges(dw->dwarf, &ar, &nar) || nar)
+			return false;
 		size_t cap = 0;
 		Dwarf_Off off = 0, next;
 		size_t hsize;
