@@ -497,21 +497,14 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 				dw->cur[dw->nr_cur++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
 			}
 		}
-		if (dw->nr_cur)
-			qsort(dw->cur, dw->nr_cur, sizeof *dw->cur, cu_range_cmp);
+		ksort_u64(dw->cur, dw->nr_cur, sizeof *dw->cur, offsetof(struct cu_range, lo),
+			  cu_range_cmp);
 	}
 	/* the last range starting at or before svma */
-	size_t lo = 0, hi = dw->nr_cur;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (dw->cur[mid].lo <= svma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || svma >= dw->cur[lo - 1].hi)
+	size_t at = UPPER_BOUND(dw->cur, dw->nr_cur, lo, svma);
+	if (!at || svma >= dw->cur[at - 1].hi)
 		return false;
-	return dwarf_offdie(dw->dwarf, dw->cur[lo - 1].cu_off, cu) != NULL;
+	return dwarf_offdie(dw->dwarf, dw->cur[at - 1].cu_off, cu) != NULL;
 }
 
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)

@@ -17,15 +17,6 @@ void amap_release(struct amap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void place(uint64_t *slot, size_t cap, uint64_t s)
-{
-	size_t mask = cap - 1;
-	size_t i = hash_u64(s >> 32) & mask;
-	while (slot[i] != UINT64_MAX)
-		i = (i + 1) & mask;
-	slot[i] = s;
-}
-
 static void grow(struct amap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 256;
@@ -33,7 +24,7 @@ static void grow(struct amap *m)
 	memset(n, 0xff, ncap * sizeof(*n));
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->slot[i] != UINT64_MAX)
-			place(n, ncap, m->slot[i]);
+			n[amap_probe(n, ncap, m->slot[i] >> 32)] = m->slot[i];
 	free(m->slot);
 	m->slot = n;
 	m->cap = ncap;
@@ -49,19 +40,9 @@ void amap_put(struct amap *m, uint64_t key, uint32_t val)
 	}
 	if ((m->len + 1) * 4 > m->cap * 3)
 		grow(m);
-	size_t mask = m->cap - 1;
-	for (size_t i = hash_u64(key) & mask;; i = (i + 1) & mask) {
-		uint64_t s = m->slot[i];
-		if (s == UINT64_MAX) {
-			m->slot[i] = key << 32 | val;
-			m->len++;
-			return;
-		}
-		if (s >> 32 == key) {
-			m->slot[i] = key << 32 | val;
-			return;
-		}
-	}
+	size_t i = amap_probe(m->slot, m->cap, key);
+	m->len += m->slot[i] == UINT64_MAX;
+	m->slot[i] = key << 32 | val;
 }
 
 size_t amap_len(const struct amap *m)

@@ -31,6 +31,15 @@ struct amap {
 
 void amap_init(struct amap *m);
 void amap_release(struct amap *m);
+/* The index of the slot holding the 32-bit key, else of the empty slot
+ * where it would go (cap > 0, and never full). */
+static inline size_t amap_probe(const uint64_t *slot, size_t cap, uint64_t key)
+{
+	size_t mask = cap - 1, i = hash_u64(key) & mask;
+	while (slot[i] != UINT64_MAX && slot[i] >> 32 != key)
+		i = (i + 1) & mask;
+	return i;
+}
 /* The value stored for key, or AMAP_NONE. */
 static inline uint32_t amap_get(const struct amap *m, uint64_t key)
 {
@@ -40,14 +49,8 @@ static inline uint32_t amap_get(const struct amap *m, uint64_t key)
 	}
 	if (!m->cap)
 		return AMAP_NONE;
-	size_t mask = m->cap - 1;
-	for (size_t i = hash_u64(key) & mask;; i = (i + 1) & mask) {
-		uint64_t s = m->slot[i];
-		if (s == UINT64_MAX)
-			return AMAP_NONE;
-		if (s >> 32 == key)
-			return (uint32_t)s;
-	}
+	uint64_t s = m->slot[amap_probe(m->slot, m->cap, key)];
+	return s == UINT64_MAX ? AMAP_NONE : (uint32_t)s;
 }
 /* Insert or replace (val != AMAP_NONE). */
 void amap_put(struct amap *m, uint64_t key, uint32_t val);
