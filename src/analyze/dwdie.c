@@ -8,6 +8,8 @@
  */
 #include "analyze/dwdie.h"
 #include "analyze/elffile.h"
+#include "util/buf.h"
+#include "util/ksort.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -721,5 +723,51 @@ int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *pa
 		if (!found && !descend)
 			break;
 	}
+	return n;
+}
+
+/* ---- .debug_aranges headers ---- */
+
+/* An n-byte unsigned field (n <= 8) in the given byte order. */
+static uint64_t rd_uint(const uint8_t *p, unsigned n, bool big)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x, y;
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	return x < y ? -1 : x > y;
+}
+
+size_t dwdie_aranges_cus(const uint8_t *p, size_t size, bool big, uint64_t **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	/* a set: unit_length (4 bytes, or 0xffffffff and 8), version (2),
+	 * debug_info_offset (4 or 8), then what unit_length covers */
+	for (size_t o = 0; size - o >= 4 + 2 + 4;) {
+		uint64_t len = rd_uint(p + o, 4, big), lsize = 4, osize = 4;
+		if (len == 0xffffffffu) {
+			if (size - o < 12 + 2 + 8)
+				break;
+			len = rd_uint(p + o + 4, 8, big);
+			lsize = 12;
+			osize = 8;
+		}
+		if (len < 2 + osize || len > size - o - lsize)
+			break;
+		if (ARRAY_GROW(*out, cap, n + 1, (size_t)1 << 22))
+			break;
+		(*out)[n++] = rd_uint(p + o + lsize + 2, (unsigned)osize, big);
+		o += lsize + len;
+	}
+	if (n > 1)
+		ksort_u64(*out, n, sizeof **out, 0, u64_cmp);
 	return n;
 }

@@ -58,6 +58,13 @@ struct dwdie_cu;
 struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, bool types);
 void dwdie_cu_free(struct dwdie_cu *c);
 
+/* The .debug_info offsets of the CUs that .debug_aranges (p, size bytes;
+ * big: big-endian) has a set for, sorted, in *out (malloc'd; NULL when
+ * none). Its headers are read, not its tuples: a set with no address
+ * still says the producer listed that CU. The walk ends at the first
+ * header that does not fit in the section. Returns how many. */
+size_t dwdie_aranges_cus(const uint8_t *p, size_t size, bool big, uint64_t **out);
+
 /*
  * The subprograms among the CU's children (with types also inside scopes,
  * to 8 levels), in DIE order, as inlines.c's walk: v->range or v->ask for

@@ -21,6 +21,7 @@
 #include "analyze/dwcache.h"
 #include "analyze/dwdie.h"
 #include "analyze/dwline.h"
+#include "analyze/elffile.h"
 #include "analyze/symbols.h"
 #include "util/amap.h"
 #include "util/arena.h"
@@ -455,33 +456,47 @@ static int cu_range_cmp(const void *a, const void *b)
 	return x->cu_off < y->cu_off ? -1 : x->cu_off > y->cu_off;
 }
 
+/* The .debug_info offsets of the CUs .debug_aranges lists (dwdie.h), or
+ * none without the section. */
+static size_t aranges_listed(Elf *e, uint64_t **out)
+{
+	*out = NULL;
+	const uint8_t *p = NULL;
+	size_t size = 0;
+	if (!e || !elffile_section_bytes(e, ".debug_aranges", &p, &size) || !p)
+		return 0;
+	const unsigned char *ident = (const unsigned char *)elf_getident(e, NULL);
+	return dwdie_aranges_cus(p, size, ident && ident[EI_DATA] == ELFDATA2MSB, out);
+}
+
 /* The CU whose own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges of its
  * compile-unit DIE) hold svma, for an address dwarf_addrdie cannot place
- * because the file has no .debug_aranges: clang (and so rustc) writes none
- * by default. perf (through
- * addr2line) and hotspot-perfparser (its own CU ranges) find such CUs, and
- * show the inline frames and file:line there. Built once per DSO, on the
- * first such address; of overlapping ranges the one starting last at or
- * before svma is taken (the first CU in .debug_info order for equal
- * starts). */
+ * because .debug_aranges does not list its CU: clang (and so rustc) writes
+ * no .debug_aranges by default, and a binary linking GCC and clang objects
+ * has the GCC CUs' sets only. perf (through addr2line) and
+ * hotspot-perfparser (its own CU ranges) find such CUs, and show the inline
+ * frames and file:line there. Built once per DSO, on the first such
+ * address, from the CUs .debug_aranges does not list: a file from GCC alone
+ * lists every CU, and then no CU's DIE is read (libdw keeps each CU it
+ * reads: reading them all cost 2.5 MB on the 2.3 GB build recording, for
+ * addresses of libc and ld.so in no CU). Of overlapping ranges the one
+ * starting last at or before svma is taken (the first CU in .debug_info
+ * order for equal starts). */
 static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 {
 	if (!dw->cur_built) {
 		dw->cur_built = true;
-		/* a producer that writes .debug_aranges (GCC) lists every CU with
-		 * code there: then an address it does not place is in no CU, and
-		 * reading every CU's DIE (libdw keeps each CU it reads) would only
-		 * cost memory (2.5 MB on the 2.3 GB build recording, for nothing) */
-		Dwarf_Aranges *ar;
-		size_t nar = 0;
-		if (dwarf_getaranges(dw->dwarf, &ar, &nar) || nar)
-			return false;
+		uint64_t *listed;
+		size_t nlisted = aranges_listed(dwarf_getelf(dw->dwarf), &listed);
 		size_t cap = 0;
 		Dwarf_Off off = 0, next;
 		size_t hsize;
 		for (unsigned units = 0;
 		     units < (1u << 20) && !dwarf_nextcu(dw->dwarf, off, &next, &hsize, NULL, NULL, NULL);
 		     off = next, units++) {
+			size_t at = upper_bound_u64(listed, nlisted, sizeof *listed, 0, off);
+			if (at && listed[at - 1] == off)
+				continue;
 			Dwarf_Die die;
 			if (!dwarf_offdie(dw->dwarf, off + hsize, &die) ||
 			    dwarf_tag(&die) != DW_TAG_compile_unit)
@@ -497,6 +512,7 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 				dw->cur[dw->nr_cur++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&die) };
 			}
 		}
+		free(listed);
 		ksort_u64(dw->cur, dw->nr_cur, sizeof *dw->cur, offsetof(struct cu_range, lo),
 			  cu_range_cmp);
 	}

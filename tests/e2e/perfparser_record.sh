@@ -10,6 +10,8 @@
 #   pipe   perf record -o - (attrs, features, build ids as records)
 #   clang  a clang -O2 -g binary (no .debug_aranges): inline frames found by
 #          the CUs' own ranges, as perf and hotspot-perfparser find them
+#   mixed  the same code built by clang, linked with a GCC-built main:
+#          .debug_aranges lists the GCC CU only
 # For each: the stream decodes strictly; samples (pid, tid, time, cpu, cost),
 # threads, commands, lost, switches, attributes and features equal
 # hotspot-perfparser's (kinds of stack difference listed); and the stacks
@@ -45,8 +47,18 @@ elif readelf -S "$W/clang_inline" | grep -q debug_aranges; then
 else
 	rec clang -e cpu-clock -F 2000 --call-graph dwarf "$W/clang_inline" 150000 && clang_ok=1
 fi
+mixed_ok=0
+if ! clang -O2 -g -DCLANG_INLINE_NO_MAIN -c -o "$W/clang_part.o" "$TOP/tests/workloads/clang_inline.c" ||
+	! gcc -O2 -g -o "$W/mixed" "$TOP/tests/workloads/mixed_main.c" "$W/clang_part.o"; then
+	fail "perfparser_record mixed: build workload"
+elif [ "$(readelf --debug-dump=aranges "$W/mixed" | grep -c 'Offset into .debug_info')" != 1 ] ||
+	[ "$(readelf --debug-dump=info "$W/mixed" | grep -c 'Compilation Unit @')" != 2 ]; then
+	fail "perfparser_record mixed: not 2 CUs with 1 listed in .debug_aranges: the case is not exercised"
+else
+	rec mixed -e cpu-clock -F 2000 --call-graph dwarf "$W/mixed" 150000 && mixed_ok=1
+fi
 
-for n in dwarf fp fork trace pipe clang; do
+for n in dwarf fp fork trace pipe clang mixed; do
 	d=$W/$n.data
 	if [ ! -s "$d" ]; then
 		skip "perfparser_record $n" "perf record failed: $(head -1 "$W/$n.rec.err")"
@@ -91,10 +103,15 @@ done
 # file:line). scorch finds it the same way (inlines.c, cu_by_ranges): the
 # stream has the inline frames and clang_inline.c locations, and `scorch
 # script` prints as many `inner (inlined)` frames as perf script.
-n=clang
-if [ $clang_ok = 1 ] && [ -s "$W/$n.ours" ]; then
+# mixed: the same, where .debug_aranges exists but lists only the GCC CU
+# (main), so the CU of work/inner is found by its ranges among the CUs
+# .debug_aranges does not list.
+for n in clang mixed; do
+	ok=$clang_ok bin=clang_inline
+	[ $n = mixed ] && ok=$mixed_ok bin=mixed
+	[ "$ok" = 1 ] && [ -s "$W/$n.ours" ] || continue
 	python3 "$DEC" stacks "$W/$n.ours" > "$W/$n.ours.st" 2> /dev/null
-	ours=$(grep -c 'inner (clang_inline) \[inline\]' "$W/$n.ours.st")
+	ours=$(grep -c "inner ($bin) \\[inline\\]" "$W/$n.ours.st")
 	line=$(python3 "$DEC" dump "$W/$n.ours" 2> /dev/null | awk '
 		/^StringDefinition/ && /clang_inline\.c$/ { sub(/.*id=/, ""); sub(/ .*/, ""); f[$0] = 1; next }
 		/^LocationDefinition/ { for (i = 1; i <= NF; i++) if ($i ~ /^file=/) { split($i, a, "="); if (a[2] in f) n++ } }
@@ -103,7 +120,7 @@ if [ $clang_ok = 1 ] && [ -s "$W/$n.ours" ]; then
 	if [ -x "$REF" ]; then
 		"$REF" --input "$W/$n.data" --output "$W/$n.ref" 2> /dev/null
 		python3 "$DEC" stacks "$W/$n.ref" > "$W/$n.ref.st" 2> /dev/null
-		ref=$(grep -c 'inner (clang_inline) \[inline\]' "$W/$n.ref.st")
+		ref=$(grep -c "inner ($bin) \\[inline\\]" "$W/$n.ref.st")
 		check "perfparser_record $n: inline frames of inner: $ours, hotspot-perfparser $ref" \
 			[ "$ref" -gt 100 -a "$((ours * 100))" -ge "$((ref * 95))" ]
 		python3 "$DEC" compare "$W/$n.ours" "$W/$n.ref" > "$W/$n.cmp" 2>&1
@@ -117,4 +134,4 @@ if [ $clang_ok = 1 ] && [ -s "$W/$n.ours" ]; then
 	perf script -i "$W/$n.data" 2> /dev/null | grep -c 'inner+.*(inlined)' > "$W/$n.perf.n"
 	check "perfparser_record $n: scorch script inline frames of inner $(cat "$W/$n.sc.n") = perf script's $(cat "$W/$n.perf.n")" \
 		sh -c "cmp -s '$W/$n.sc.n' '$W/$n.perf.n' && [ \$(cat '$W/$n.sc.n') -gt 100 ]"
-fi
+done

@@ -6,7 +6,9 @@
  * .debug_ranges and .debug_rnglists both); the rest is .debug_info. Every
  * unit in it is walked for its functions, and from each function reported
  * the inline walk runs at its first, middle and last addresses. What is
- * reported must be inside the unit.
+ * reported must be inside the unit. Bit 1 of byte 0: the rest is
+ * .debug_aranges instead (both byte orders), whose set headers must come
+ * back sorted, at most one per 10 bytes.
  */
 #include "analyze/dwdie.h"
 #include <stdint.h>
@@ -51,6 +53,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 5)
 		return 0;
+	if (data[0] & 2) {
+		for (int big = 0; big < 2; big++) {
+			uint64_t *cus;
+			size_t n = dwdie_aranges_cus(data + 1, size - 1, big, &cus);
+			if (n > (size - 1) / 10 || (n && !cus))
+				abort();
+			for (size_t i = 1; i < n; i++)
+				if (cus[i - 1] > cus[i])
+					abort();
+			free(cus);
+		}
+		return 0;
+	}
 	bool types = data[0] & 1;
 	size_t alen = (size_t)data[1] | (size_t)data[2] << 8;
 	size_t rlen = (size_t)data[3] | (size_t)data[4] << 8;

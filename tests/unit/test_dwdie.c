@@ -534,3 +534,116 @@ TEST(dwdie_same_as_libdw_on_real_files)
 	fprintf(stderr, "dwdie: %ld CU walks, %ld functions, %ld inline walks agree with libdw\n",
 		cus, fns, walks);
 }
+
+/* ---- .debug_aranges headers ---------------------------------------------- */
+
+/* A set's header (and one tuple when with_tuple) appended at b in the given
+ * byte order; dwarf64: the 0xffffffff escape and 8-byte offsets. */
+static size_t put_set(uint8_t *b, uint64_t info_off, bool dwarf64, bool big, bool with_tuple)
+{
+	uint8_t tmp[64];
+	size_t n = 0;
+	unsigned osize = dwarf64 ? 8 : 4;
+	/* body: version 2, debug_info_offset, address size 8, segment size 0,
+	 * padding to 16, then tuples and the (0, 0) end */
+	size_t body = 2 + osize + 2;
+	size_t hdr = (dwarf64 ? 12 : 4) + body;
+	size_t pad = (16 - hdr % 16) % 16;
+	size_t len = body + pad + (with_tuple ? 16 : 0) + 16;
+#define PUT(v, w)                                                          \
+	do {                                                               \
+		for (unsigned i_ = 0; i_ < (w); i_++)                      \
+			tmp[n + (big ? (w) - 1 - i_ : i_)] = (uint8_t)((uint64_t)(v) >> (8 * i_)); \
+		n += (w);                                                  \
+	} while (0)
+	if (dwarf64) {
+		PUT(0xffffffffu, 4);
+		PUT(len, 8);
+	} else {
+		PUT(len, 4);
+	}
+	PUT(2, 2);
+	PUT(info_off, osize);
+	PUT(8, 1);
+	PUT(0, 1);
+	memset(tmp + n, 0, pad);
+	n += pad;
+	if (with_tuple) {
+		PUT(0x1000 + info_off, 8);
+		PUT(0x10, 8);
+	}
+	PUT(0, 8);
+	PUT(0, 8);
+#undef PUT
+	memcpy(b, tmp, n);
+	return n;
+}
+
+TEST(dwdie_aranges_lists_each_set_header)
+{
+	for (int big = 0; big < 2; big++) {
+		uint8_t b[256];
+		size_t n = 0;
+		n += put_set(b + n, 0x300, false, big, true);
+		n += put_set(b + n, 0x40, false, big, false); /* no tuple: still listed */
+		n += put_set(b + n, 0x1234567890ull, true, big, true);
+		uint64_t *cus;
+		CHECK_EQ(dwdie_aranges_cus(b, n, big, &cus), 3);
+		CHECK_EQ(cus[0], 0x40);
+		CHECK_EQ(cus[1], 0x300);
+		CHECK_EQ(cus[2], 0x1234567890ull);
+		free(cus);
+		/* the last set cut short: the walk keeps the whole ones */
+		for (size_t cut = 1; cut < 40; cut++) {
+			size_t got = dwdie_aranges_cus(b, n - cut, big, &cus);
+			CHECK_EQ(got, 2);
+			free(cus);
+		}
+		/* a zero length ends the walk (no loop on a zero size) */
+		uint8_t z[32] = { 0 };
+		memcpy(z + 16, b, 16);
+		CHECK_EQ(dwdie_aranges_cus(z, sizeof z, big, &cus), 0);
+		CHECK(cus == NULL);
+		CHECK_EQ(dwdie_aranges_cus(b, 0, big, &cus), 0);
+	}
+}
+
+/* On this binary (gcc lists every CU): the sets' CUs are dwarf_nextcu's. */
+TEST(dwdie_aranges_same_cus_as_libdw)
+{
+	elf_version(EV_CURRENT);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	CHECK(fd >= 0);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	CHECK(dw != NULL);
+	size_t shstrndx;
+	CHECK_EQ(elf_getshdrstrndx(e, &shstrndx), 0);
+	const uint8_t *p = NULL;
+	size_t size = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		const char *nm;
+		if (gelf_getshdr(scn, &sh) && (nm = elf_strptr(e, shstrndx, sh.sh_name)) &&
+		    !strcmp(nm, ".debug_aranges")) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			p = d->d_buf;
+			size = d->d_size;
+		}
+	}
+	CHECK(p != NULL);
+	uint64_t *cus;
+	size_t n = dwdie_aranges_cus(p, size, false, &cus), i = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	bool same = true;
+	for (; dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next, i++)
+		same = same && i < n && cus[i] == off;
+	CHECK(same);
+	CHECK_EQ(i, n);
+	CHECK(n > 10);
+	free(cus);
+	dwarf_end(dw);
+	elf_end(e);
+	close(fd);
+}

@@ -1,6 +1,8 @@
 /* clang_inline.c: built by clang -O2 -g (no .debug_aranges: clang writes
  * none), for tests/e2e/perfparser_record.sh: an always-inlined loop inside
- * a function that main calls. */
+ * a function that main calls. With -DCLANG_INLINE_NO_MAIN it is the clang
+ * half of a binary whose main (mixed_main.c) GCC builds, so .debug_aranges
+ * lists the GCC CU and not this one. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +18,7 @@ __attribute__((noinline)) double work(double x)
 	return inner(x) + inner(x + 1);
 }
 
+#ifndef CLANG_INLINE_NO_MAIN
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 200000;
@@ -25,3 +28,4 @@ int main(int argc, char **argv)
 	printf("%f\n", s);
 	return 0;
 }
+#endif
