@@ -23,6 +23,7 @@
  * DWCACHE_MAX are not cached. SCORCH_NO_CACHE=1 turns the cache off.
  */
 #include "analyze/dwcache.h"
+#include "util/cachedir.h"
 #include "util/sys.h"
 #include "analyze/elffile.h"
 
@@ -35,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DWCACHE_DIR "scorch/dwarf-v1"
+#define DWCACHE_DIR "dwarf-v1"
 #define DWCACHE_MAX (512ULL << 20)
 
 static bool scn_name_is(Elf *e, size_t shstrndx, const GElf_Shdr *sh, const char *prefix)
@@ -46,8 +47,7 @@ static bool scn_name_is(Elf *e, size_t shstrndx, const GElf_Shdr *sh, const char
 
 bool dwcache_wanted(Elf *e)
 {
-	const char *off = getenv("SCORCH_NO_CACHE");
-	if (off && *off && strcmp(off, "0"))
+	if (cachedir_disabled())
 		return false;
 	GElf_Ehdr eh;
 	size_t shstrndx;
@@ -72,17 +72,9 @@ static bool cache_path(Elf *e, char *out, size_t cap, char *dir, size_t dcap)
 		return false;
 	char hex[41];
 	elffile_hexid(hex, id, n);
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int k;
-	if (x && x[0] == '/')
-		k = snprintf(dir, dcap, "%s/%s", x, DWCACHE_DIR);
-	else if (home && home[0] == '/')
-		k = snprintf(dir, dcap, "%s/.cache/%s", home, DWCACHE_DIR);
-	else
+	if (!cachedir_path(DWCACHE_DIR, dir, dcap))
 		return false;
-	if (k < 0 || (size_t)k >= dcap)
-		return false;
-	k = snprintf(out, cap, "%s/%s.debug", dir, hex);
+	int k = snprintf(out, cap, "%s/%s.debug", dir, hex);
 	return k > 0 && (size_t)k < cap;
 }
 
@@ -120,20 +112,6 @@ Elf *dwcache_open(Elf *orig, int *fdp)
 	}
 	*fdp = fd;
 	return e;
-}
-
-static int mkdirs(char *dir)
-{
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		int rc = mkdir(dir, 0755);
-		*s = '/';
-		if (rc && errno != EEXIST)
-			return -1;
-	}
-	return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 void dwcache_store(Elf *e)
@@ -186,7 +164,7 @@ void dwcache_store(Elf *e)
 	nh.e_shnum = (Elf64_Half)shnum;
 	nh.e_shentsize = sizeof(Elf64_Shdr);
 	nh.e_ehsize = sizeof(Elf64_Ehdr);
-	if (mkdirs(dir))
+	if (cachedir_mkdirs(dir))
 		goto out;
 	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%p", p, (long)getpid(), (void *)&nh);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

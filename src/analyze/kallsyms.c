@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -301,19 +302,109 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	return 0;
 }
 
+/* Entry i of a cache image. */
+static uint64_t img_u64(const uint8_t *a, size_t i)
+{
+	uint64_t v;
+	memcpy(&v, a + 8 * i, 8);
+	return v;
+}
+
+static uint32_t img_u32(const uint8_t *a, size_t i)
+{
+	uint32_t v;
+	memcpy(&v, a + 4 * i, 4);
+	return v;
+}
+
+static uint16_t img_u16(const uint8_t *a, size_t i)
+{
+	uint16_t v;
+	memcpy(&v, a + 2 * i, 2);
+	return v;
+}
+
+/* How many image entries start at or before addr. */
+static size_t img_upper(const struct kallsyms_img *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img_u64(m->start, mid) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The symbol of image entry i, made on first use; NULL when the entry
+ * does not check (a damaged image: no name, not a crash). */
+static const struct sym *img_sym(struct kallsyms *k, size_t i)
+{
+	struct sym *y = hmap_get(&k->img_syms, i);
+	if (y)
+		return y;
+	uint64_t s = img_u64(k->img.start, i), e = img_u64(k->img.end, i);
+	uint32_t off = img_u32(k->img.name, i);
+	if (off >= k->img.names_size)
+		return NULL;
+	y = xmalloc(sizeof *y);
+	*y = (struct sym){ .start = s, .end = e, .name = k->img.names + off };
+	hmap_put(&k->img_syms, i, y);
+	return y;
+}
+
+const struct sym *kallsyms_find(struct kallsyms *k, uint64_t addr)
+{
+	if (!k->img.start)
+		return symtab_find(&k->t, addr);
+	/* symtab_find over the image */
+	size_t lo = img_upper(&k->img, addr);
+	if (!lo)
+		return NULL;
+	if (addr < img_u64(k->img.end, lo - 1))
+		return img_sym(k, lo - 1);
+	for (size_t i = lo - 1, n = 0; i-- > 0 && n < 4; n++)
+		if (img_u64(k->img.start, i) <= addr && addr < img_u64(k->img.end, i))
+			return img_sym(k, i);
+	return NULL;
+}
+
+size_t kallsyms_count(const struct kallsyms *k)
+{
+	return k->img.start ? k->img.n : k->t.nr;
+}
+
 const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, struct arena *a)
 {
-	if (!k->mod || !sym)
+	if (!sym)
 		return NULL;
-	size_t i = (size_t)(sym - k->t.syms);
-	if (i >= k->t.nr || !k->mod[i] || k->mod[i] > k->nr_mods)
+	uint16_t no;
+	if (k->img.start) {
+		size_t i = img_upper(&k->img, sym->start);
+		if (!i || img_u64(k->img.start, i - 1) != sym->start)
+			return NULL;
+		no = img_u16(k->img.mod, i - 1);
+	} else {
+		size_t i = (size_t)(sym - k->t.syms);
+		if (!k->mod || i >= k->t.nr)
+			return NULL;
+		no = k->mod[i];
+	}
+	if (!no || no > k->nr_mods)
 		return NULL;
 	char b[256];
-	const char *m = k->mod_names[k->mod[i] - 1];
+	const char *m = k->mod_names[no - 1];
 	if (m[0] == '[')
 		return m;
 	snprintf(b, sizeof b, "[%s]", m);
 	return arena_intern(a, b);
+}
+
+static void free_sym(void *v)
+{
+	free(v);
 }
 
 void kallsyms_release(struct kallsyms *k)
@@ -326,6 +417,13 @@ void kallsyms_release(struct kallsyms *k)
 	}
 	free(k->mod);
 	free(k->mod_names);
+	if (k->img.start)
+		hmap_release_vals(&k->img_syms, free_sym);
+	if (k->map)
+		munmap(k->map, k->map_size);
+	memset(&k->img, 0, sizeof k->img);
+	k->map = NULL;
+	k->map_size = 0;
 	k->mod = NULL;
 	k->mod_names = NULL;
 	k->nr_mods = 0;

@@ -8,6 +8,7 @@
 
 #include "analyze/symtab.h"
 #include "util/arena.h"
+#include "util/hash.h"
 #include <stdio.h>
 
 struct kallsyms {
@@ -16,6 +17,17 @@ struct kallsyms {
 	const char **mod_names;/* by module number */
 	size_t nr_mods;
 	struct kallsyms_buf *bufs; /* the read windows the names are in */
+	/* Or, from the cache (kscache.h), the table read where it is mapped:
+	 * t is empty, and a symbol is made (img_syms) when a lookup finds it */
+	void *map;
+	size_t map_size;
+	struct kallsyms_img {
+		const uint8_t *start, *end, *name, *mod; /* u64, u64, u32, u16 arrays */
+		const char *names;
+		uint64_t names_size;
+		size_t n;
+	} img;
+	struct hmap img_syms;  /* index -> struct sym * */
 };
 
 #define KALLSYMS_HIDDEN 1  /* every address is 0: kptr_restrict hid them */
@@ -25,6 +37,10 @@ struct kallsyms {
  * empty) when no address is non-zero, an empty file included. Lines that
  * do not parse are skipped; never fails on content. */
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a);
+/* The symbol of k containing addr (symtab_find's rules), or NULL. */
+const struct sym *kallsyms_find(struct kallsyms *k, uint64_t addr);
+/* How many symbols k has. */
+size_t kallsyms_count(const struct kallsyms *k);
 /* The module of sym (a symbol of k) as perf prints it ("[nf_tables]"), or
  * NULL for vmlinux. */
 const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, struct arena *a);

@@ -373,8 +373,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 				      * [unknown] ([unknown]) */
 		if (!r->kernel_checked)
 			kernel_check(r);
-		const struct symtab *kt = symbols_kernel(r->syms);
-		const struct sym *y = symtab_find(kt, ip);
+		const struct sym *y = symbols_kernel_find(r->syms, ip);
 		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
 		if (m && m->filename && m->filename[0] == '/') {
 			/* a module mapped from a .ko file: perf names it [name] */

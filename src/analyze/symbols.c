@@ -20,6 +20,7 @@
 #include "analyze/elffile.h"
 #include "analyze/inlines.h"
 #include "analyze/kallsyms.h"
+#include "analyze/kscache.h"
 #include "analyze/perfmap.h"
 #include "util/hash.h"
 #include "util/hugeheap.h"
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DSO_FAST 256
@@ -554,10 +556,10 @@ const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 
 /* ---- kallsyms and perf maps --------------------------------------------- */
 
-const struct symtab *symbols_kernel(struct symbols *s)
+static bool symbols_kernel(struct symbols *s)
 {
 	if (s->kernel_tried)
-		return s->kernel_ok ? &s->kernel.t : NULL;
+		return s->kernel_ok;
 	s->kernel_tried = true;
 	/* --kallsyms, else the copy perf record saved in its build-id cache for
 	 * the recorded kernel, else this machine's */
@@ -577,23 +579,39 @@ const struct symtab *symbols_kernel(struct symbols *s)
 	if (!path) {
 		if (s->running_kernel_other) {
 			warn_once(s, "kallsyms", "%s", s->running_kernel_other);
-			return NULL;
+			return false;
 		}
 		path = "/proc/kallsyms";
 	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		warn_once(s, "kallsyms", "%s: cannot open, kernel frames are [unknown]", path);
-		return NULL;
+		return false;
 	}
-	int rc = kallsyms_read(&s->kernel, f, &s->arena);
+	/* a regular file (perf's copy, --kallsyms) is parsed once: later runs
+	 * map the parsed table (kscache.c); not /proc/kallsyms (size 0) */
+	struct stat st;
+	bool reg = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+	int rc;
+	if (reg && !kscache_load(&s->kernel, &st)) {
+		rc = 0;
+	} else {
+		rc = kallsyms_read(&s->kernel, f, &s->arena);
+		if (reg && !rc)
+			kscache_store(&s->kernel, &st);
+	}
 	fclose(f);
 	if (rc == KALLSYMS_HIDDEN) {
 		warn_once(s, "kptr", "kernel addresses are hidden (kptr_restrict): kernel frames are [unknown]");
-		return NULL;
+		return false;
 	}
-	s->kernel_ok = s->kernel.t.nr > 0;
-	return s->kernel_ok ? &s->kernel.t : NULL;
+	s->kernel_ok = kallsyms_count(&s->kernel) > 0;
+	return s->kernel_ok;
+}
+
+const struct sym *symbols_kernel_find(struct symbols *s, uint64_t addr)
+{
+	return symbols_kernel(s) ? kallsyms_find(&s->kernel, addr) : NULL;
 }
 
 void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why)

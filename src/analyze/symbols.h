@@ -112,8 +112,9 @@ const struct symtab *dso_a2l_syms(struct dso *d);
  * symbols come only from --kallsyms or perf's build-id cache. Call before
  * the first symbols_kernel(). */
 void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why);
-/* Kernel symbols (kallsyms), loaded on first use; NULL when unavailable. */
-const struct symtab *symbols_kernel(struct symbols *s);
+/* The kernel symbol (kallsyms, loaded on first use) containing addr, or
+ * NULL (none there, or no kernel symbols). */
+const struct sym *symbols_kernel_find(struct symbols *s, uint64_t addr);
 /* The module name ("[nf_tables]") of a kernel symbol, or NULL for vmlinux. */
 const char *symbols_kernel_module(struct symbols *s, const struct sym *sym);
 

@@ -1,19 +1,87 @@
 /*
  * fuzz_kallsyms.c: libFuzzer harness for the kallsyms parser (a file from
- * perf's build-id cache or --kallsyms is untrusted). The input is the file;
- * it is read through fmemopen, as symbols.c reads the real file through
- * fopen, then every symbol is looked up by its start and its end - 1 and
- * its module name formatted, checking the table's invariants.
+ * perf's build-id cache or --kallsyms is untrusted) and for the image of
+ * its parsed table that kscache.c keeps on disk (a file under the user's
+ * cache directory, also untrusted).
+ *
+ * Text input: read through fmemopen, as symbols.c reads the real file
+ * through fopen; every symbol is looked up by its start and its end - 1
+ * and its module name formatted, checking the table's invariants. Then the
+ * table's image is made and read back (kscache_image, kscache_parse), and
+ * every lookup through the image must give what the parsed table gives:
+ * the same symbol (start, end, name) and the same module.
+ *
+ * Input starting with the image magic ("SCKSYMS1"): read as an image for
+ * the identity its header names; when it is accepted, lookups at the
+ * addresses its entries hold (and next to them) must not crash.
  */
 #include "analyze/kallsyms.h"
+#include "analyze/kscache.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void same_sym(const struct sym *a, const struct sym *b)
+{
+	if (!a != !b)
+		abort();
+	if (a && (a->start != b->start || a->end != b->end || strcmp(a->name, b->name)))
+		abort();
+}
+
+static void same_mod(const char *a, const char *b)
+{
+	if (!a != !b || (a && strcmp(a, b)))
+		abort();
+}
+
+static volatile size_t sink;
+
+static void image_input(const uint8_t *data, size_t size)
+{
+	struct kscache_id id;
+	if (size < 8 + sizeof id)
+		return;
+	memcpy(&id, data + 8, sizeof id);
+	/* an aligned copy, as the mapping is */
+	uint8_t *p = malloc(size);
+	if (!p)
+		return;
+	memcpy(p, data, size);
+	struct kallsyms k;
+	struct arena a;
+	arena_init(&a);
+	if (kscache_parse(&k, p, size, &id) == 0) {
+		size_t n = kallsyms_count(&k);
+		for (size_t i = 0; i < n && i < 4096; i++) {
+			uint64_t s, e;
+			memcpy(&s, k.img.start + 8 * i, 8);
+			memcpy(&e, k.img.end + 8 * i, 8);
+			uint64_t probe[4] = { s, s - 1, e, e - 1 };
+			for (int j = 0; j < 4; j++) {
+				const struct sym *y = kallsyms_find(&k, probe[j]);
+				if (y && (y->start > probe[j] || probe[j] >= y->end))
+					abort();
+				if (y)
+					sink += strlen(y->name);
+				kallsyms_module(&k, y, &a);
+			}
+		}
+		kallsyms_release(&k);
+	}
+	arena_release(&a);
+	free(p);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
+	if (size >= 8 && !memcmp(data, "SCKSYMS1", 8)) {
+		image_input(data, size);
+		return 0;
+	}
 	FILE *f = fmemopen((void *)data, size, "r");
 	if (!f)
 		return 0;
@@ -33,6 +101,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				symtab_find(&k.t, y->end - 1);
 			}
 			kallsyms_module(&k, y, &a);
+		}
+		/* the image gives the same answers */
+		struct kscache_id id = { .dev = 1, .ino = 2, .size = size };
+		size_t isize;
+		uint8_t *img = kscache_image(&k, &id, &isize);
+		struct kallsyms c;
+		if (k.t.nr && (!img || kscache_parse(&c, img, isize, &id)))
+			abort();
+		for (size_t i = 0; img && i < k.t.nr; i++) {
+			const struct sym *y = &k.t.syms[i];
+			uint64_t probe[4] = { y->start, y->start - 1, y->end, y->end - 1 };
+			for (int j = 0; j < 4; j++) {
+				const struct sym *p = kallsyms_find(&k, probe[j]), *q = kallsyms_find(&c, probe[j]);
+				same_sym(p, q);
+				same_mod(kallsyms_module(&k, p, &a), kallsyms_module(&c, q, &a));
+			}
+		}
+		if (img) {
+			kallsyms_release(&c);
+			free(img);
 		}
 	} else if (k.t.nr) {
 		abort(); /* hidden: nothing loaded */

@@ -6,6 +6,8 @@
 #include "analyze/symbols.h"
 #include "test.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -35,21 +37,73 @@ TEST(symbols_kallsyms_aliases_and_modules)
 				  "ffffffff81000300 T last_text\n"
 				  "ffffffffc0000000 t mod_fn\t[mymod]\n"
 				  "ffffffffc0000040 t mod_fn2\t[mymod]\n");
-	struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
-	struct symbols *s = symbols_new(&c);
-	const struct symtab *k = symbols_kernel(s);
-	CHECK(k != NULL);
-	/* same address: perf gives the size to the last one, which then wins */
-	CHECK_STR(symtab_find(k, 0xffffffff81000105ULL)->name, "__x64_sys_x");
-	CHECK_STR(symtab_find(k, 0xffffffff81000200ULL)->name, "local_fn");
-	/* the last vmlinux symbol ends at the next page boundary + a page */
-	CHECK_STR(symtab_find(k, 0xffffffff81001fffULL)->name, "last_text");
-	CHECK(symtab_find(k, 0xffffffff81002000ULL) == NULL);
-	const struct sym *m = symtab_find(k, 0xffffffffc0000010ULL);
-	CHECK_STR(m->name, "mod_fn");
-	CHECK_STR(symbols_kernel_module(s, m), "[mymod]");
-	CHECK(symbols_kernel_module(s, symtab_find(k, 0xffffffff81000000ULL)) == NULL);
-	symbols_free(s);
+	/* parsed (and the cache image stored); then from the image, which is
+	 * patched in between to show it is the one read; then parsed again
+	 * after the source changed */
+	char xdg[PATH_MAX];
+	snprintf(xdg, sizeof xdg, "%s/xdg", dir);
+	const char *old = getenv("XDG_CACHE_HOME");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	for (int pass = 0; pass < 3; pass++) {
+		struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
+		struct symbols *s = symbols_new(&c);
+		/* same address: perf gives the size to the last one, which then wins */
+		CHECK_STR(symbols_kernel_find(s, 0xffffffff81000105ULL)->name, "__x64_sys_x");
+		CHECK_STR(symbols_kernel_find(s, 0xffffffff81000200ULL)->name, "local_fn");
+		/* the last vmlinux symbol ends at the next page boundary + a page */
+		CHECK_STR(symbols_kernel_find(s, 0xffffffff81001fffULL)->name, "last_text");
+		CHECK(symbols_kernel_find(s, 0xffffffff81002000ULL) == NULL);
+		CHECK(symbols_kernel_find(s, 0xffffffff80000000ULL) == NULL);
+		const struct sym *m = symbols_kernel_find(s, 0xffffffffc0000010ULL);
+		CHECK_STR(m->name, pass == 1 ? "MOD_FN" : "mod_fn");
+		CHECK(symbols_kernel_find(s, 0xffffffffc0000011ULL) == m);
+		CHECK_EQ(m->start, 0xffffffffc0000000ULL);
+		CHECK_EQ(m->end, 0xffffffffc0000040ULL);
+		CHECK_STR(symbols_kernel_module(s, m), "[mymod]");
+		CHECK(symbols_kernel_module(s, symbols_kernel_find(s, 0xffffffff81000000ULL)) == NULL);
+		symbols_free(s);
+		/* the one image */
+		char img[PATH_MAX + 64];
+		snprintf(img, sizeof img, "%s/scorch/kallsyms-v1", xdg);
+		DIR *d = opendir(img);
+		CHECK(d != NULL);
+		struct dirent *de;
+		int n = 0;
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.') {
+				n++;
+				snprintf(img + strlen(img), 64, "/%.40s", de->d_name);
+			}
+		if (d)
+			closedir(d);
+		CHECK_EQ(n, 1);
+		if (pass == 0) {
+			/* "mod_fn" -> "MOD_FN" in the image's names */
+			FILE *f = fopen(img, "r+b");
+			CHECK(f != NULL);
+			char buf[4096];
+			size_t got = fread(buf, 1, sizeof buf, f);
+			char *at = memmem(buf, got, "mod_fn", 7);
+			CHECK(at != NULL);
+			fseek(f, at - buf, SEEK_SET);
+			fwrite("MOD_FN", 1, 6, f);
+			fclose(f);
+		} else if (pass == 1) {
+			/* the source changes: its mtime is 1 s later */
+			struct stat st;
+			CHECK(stat(p, &st) == 0);
+			struct timespec ts[2] = { st.st_atim, st.st_mtim };
+			ts[1].tv_sec += 1;
+			CHECK(utimensat(AT_FDCWD, p, ts, 0) == 0);
+		}
+	}
+	if (saved) {
+		setenv("XDG_CACHE_HOME", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("XDG_CACHE_HOME");
+	}
 }
 
 TEST(symbols_kallsyms_hidden)
@@ -59,7 +113,7 @@ TEST(symbols_kallsyms_hidden)
 	const char *p = write_tmp(dir, "kallsyms", "0000000000000000 T _stext\n0000000000000000 T foo\n");
 	struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
 	struct symbols *s = symbols_new(&c);
-	CHECK(symbols_kernel(s) == NULL);
+	CHECK(symbols_kernel_find(s, 0) == NULL);
 	symbols_free(s);
 }
 
