@@ -6,6 +6,14 @@
  * parent's comm at fork time. Maps: inserting [s, e) cuts every overlapping
  * map into its parts outside [s, e) (pgoff adjusted), then inserts, keeping
  * the array sorted: lookups are a binary search.
+ *
+ * A process's maps are dropped when its last known thread exits (EXIT):
+ * after that only kernel frames can be sampled for it (its memory is gone
+ * before the kernel writes EXIT), and a long system-wide or build
+ * recording would otherwise keep the maps of every process it ever saw.
+ * Threads and comms stay (a sample taken after EXIT still names them).
+ * The live count follows each thread's pid (which a later record may
+ * correct) and its exited state (which a FORK reusing the tid clears).
  */
 #include "analyze/session.h"
 #include "util/arena.h"
@@ -78,6 +86,29 @@ struct process *session_process(struct session *s, uint32_t pid)
 	return p;
 }
 
+/* Keep t counted in the live count of the process it belongs to (none
+ * when exited or of unknown pid); a process whose count drops to 0 loses
+ * its maps. */
+static void track(struct session *s, struct thread *t)
+{
+	uint32_t want = !t->exited && t->pid != UINT32_MAX ? t->pid : UINT32_MAX;
+	if (want == t->counted_pid)
+		return;
+	if (t->counted_pid != UINT32_MAX) {
+		struct process *p = hmap_get(&s->procs, t->counted_pid);
+		if (p && p->live && --p->live == 0 && p->nr_maps) {
+			free(p->maps);
+			p->maps = NULL;
+			p->nr_maps = p->cap_maps = 0;
+			p->generation++;
+			s->st.processes_ended++;
+		}
+	}
+	if (want != UINT32_MAX)
+		session_process(s, want)->live++;
+	t->counted_pid = want;
+}
+
 struct thread *session_thread(struct session *s, uint32_t tid)
 {
 	return hmap_get(&s->threads, tid);
@@ -90,11 +121,13 @@ struct thread *session_thread_get(struct session *s, uint32_t pid, uint32_t tid)
 		t = xcalloc(1, sizeof(*t));
 		t->pid = pid;
 		t->tid = tid;
+		t->counted_pid = UINT32_MAX;
 		hmap_put(&s->threads, tid, t);
 		s->st.threads++;
 	} else if (t->pid == UINT32_MAX || (t->pid != pid && pid != UINT32_MAX && t->pid == tid)) {
 		t->pid = pid;
 	}
+	track(s, t);
 	return t;
 }
 
@@ -249,6 +282,7 @@ void session_apply(struct session *s, const struct perf_event *ev)
 		t->pid = ev->fork.pid;
 		t->start_time = ev->fork.time;
 		t->exited = false;
+		track(s, t);
 		if (parent && parent->nr_comms && !t->nr_comms)
 			add_comm(t, ev->fork.time, session_comm(s, parent->tid, ev->fork.time), false);
 		if (ev->fork.pid != ev->fork.ppid) {
@@ -275,6 +309,7 @@ void session_apply(struct session *s, const struct perf_event *ev)
 		if (t) {
 			t->exited = true;
 			t->end_time = ev->fork.time;
+			track(s, t);
 		}
 		return;
 	}

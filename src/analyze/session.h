@@ -47,6 +47,7 @@ struct thread {
 	size_t nr_comms, cap_comms;
 	uint64_t start_time, end_time; /* 0 when unknown */
 	bool exited;
+	uint32_t counted_pid;  /* the process whose live count has it (UINT32_MAX: none) */
 };
 
 struct process {
@@ -54,10 +55,13 @@ struct process {
 	struct map *maps;      /* sorted by start, non-overlapping */
 	size_t nr_maps, cap_maps;
 	uint64_t generation;   /* bumped on every change of maps */
+	uint32_t live;         /* its threads known and not exited; when the
+				* last one exits the maps are dropped */
 };
 
 struct session_stats {
 	uint64_t mmaps, comms, forks, exits, threads, processes;
+	uint64_t processes_ended;  /* whose maps were dropped when their last thread exited */
 };
 
 struct session;

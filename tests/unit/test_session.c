@@ -67,3 +67,69 @@ TEST(session_comm_history_fork_exec)
 	CHECK(session_find_map(s, 5, 0x1800) != NULL);
 	session_free(s);
 }
+
+static struct perf_event task_ev(uint32_t type, uint32_t pid, uint32_t tid, uint32_t ppid, uint64_t t)
+{
+	struct perf_event ev = { 0 };
+	ev.type = type;
+	ev.fork.pid = pid;
+	ev.fork.tid = tid;
+	ev.fork.ppid = ev.fork.ptid = ppid;
+	ev.fork.time = t;
+	return ev;
+}
+
+/* A process's maps go when its last known thread exits, not before; its
+ * threads and comms stay; a pid used again by a new process gets maps. */
+TEST(session_maps_dropped_when_last_thread_exits)
+{
+	struct session *s = session_new();
+	struct perf_event m = mmap_ev(20, 0x1000, 0x1000, 0, "/bin/app");
+	session_apply(s, &m);
+	struct perf_event c = { 0 };
+	c.type = PERF_RECORD_COMM;
+	c.comm.pid = c.comm.tid = 20;
+	c.comm.comm = "app";
+	c.s.time = 10;
+	session_apply(s, &c);
+	struct perf_event th = task_ev(PERF_RECORD_FORK, 20, 21, 20, 20); /* a second thread */
+	session_apply(s, &th);
+	CHECK_EQ(session_process(s, 20)->live, 2);
+	struct perf_event e = task_ev(PERF_RECORD_EXIT, 20, 20, 20, 30); /* the leader first */
+	session_apply(s, &e);
+	CHECK(session_find_map(s, 20, 0x1800) != NULL);
+	session_apply(s, &e); /* an EXIT twice counts once */
+	CHECK(session_find_map(s, 20, 0x1800) != NULL);
+	uint64_t gen = session_process(s, 20)->generation;
+	e = task_ev(PERF_RECORD_EXIT, 20, 21, 20, 40);
+	session_apply(s, &e);
+	CHECK(session_find_map(s, 20, 0x1800) == NULL);
+	CHECK_EQ(session_process(s, 20)->nr_maps, 0);
+	CHECK(session_process(s, 20)->generation != gen); /* snapshots and unwinders see it */
+	CHECK_EQ(session_stats(s)->processes_ended, 1);
+	CHECK_STR(session_comm(s, 20, 50), "app");
+	CHECK_STR(session_comm(s, 21, 50), "app");
+	/* pid 20 again, forked by 1 (which has maps): a new process */
+	struct perf_event pm = mmap_ev(1, 0x5000, 0x1000, 0, "/sbin/init");
+	session_apply(s, &pm);
+	struct perf_event f = task_ev(PERF_RECORD_FORK, 20, 20, 1, 60);
+	session_apply(s, &f);
+	CHECK(session_find_map(s, 20, 0x5800) != NULL);
+	CHECK_EQ(session_process(s, 20)->live, 1);
+	/* a thread first guessed to lead its own process, then known to be
+	 * another's: the guess's count goes, the real one's comes */
+	struct perf_event g = mmap_ev(30, 0x1000, 0x1000, 0, "/bin/x");
+	session_apply(s, &g);
+	session_thread_get(s, 31, 31);
+	CHECK_EQ(session_process(s, 31)->live, 1);
+	session_thread_get(s, 30, 31);
+	CHECK_EQ(session_process(s, 31)->live, 0);
+	CHECK_EQ(session_process(s, 30)->live, 2);
+	e = task_ev(PERF_RECORD_EXIT, 30, 30, 30, 70);
+	session_apply(s, &e);
+	CHECK(session_find_map(s, 30, 0x1800) != NULL);
+	e = task_ev(PERF_RECORD_EXIT, 30, 31, 30, 71);
+	session_apply(s, &e);
+	CHECK(session_find_map(s, 30, 0x1800) == NULL);
+	session_free(s);
+}
