@@ -118,6 +118,8 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	if (rc)
 		return rc;
 	session_apply(p->sess, &ev);
+	if (p->wk && ev.type == PERF_RECORD_EXIT)
+		workers_process_ended(p->wk, ev.fork.pid);
 	if (ev.type == PERF_RECORD_AUX) {
 		p->aux_records++;
 		p->aux_bytes += ev.aux.aux_size;

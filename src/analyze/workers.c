@@ -156,6 +156,15 @@ static struct snap *snap_get(struct workers *w, uint32_t pid)
 	return n;
 }
 
+void workers_process_ended(struct workers *w, uint32_t pid)
+{
+	if (!w)
+		return;
+	struct process *p = hmap_get(&w->snaps, pid) ? session_process(w->sess, pid) : NULL;
+	if (p && !p->live && !p->nr_maps)
+		snap_put(hmap_del(&w->snaps, pid)); /* slots in flight keep their own refs */
+}
+
 /* One warning per cause across all workers. */
 static void warn_once(void *ctx, const struct resolver_warning *wr)
 {

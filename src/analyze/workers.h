@@ -68,6 +68,11 @@ int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
 		   const struct perf_event *ev, const struct perf_attr *attr, bool resolve,
 		   const void *aux, size_t aux_size);
 
+/* pid's process has ended (session.h: its maps dropped): the latest
+ * snapshot of its maps is let go, so ended processes do not accumulate.
+ * Called by the submitting thread after applying an EXIT. */
+void workers_process_ended(struct workers *w, uint32_t pid);
+
 /* Deliver every submitted sample. */
 int workers_drain(struct workers *w);
 
