@@ -1,9 +1,24 @@
 /* main.c: runs every registered unit test in a child with a 60 s timeout.
- * Usage: unit-tests [substring]  (only tests whose name contains it). */
+ * Usage: unit-tests [substring]  (only tests whose name contains it).
+ * The caches scorch keeps on disk (util/cachedir.h) go to a directory of
+ * the run's own, removed at the end: tests make kallsyms and debug files
+ * in temporary places, whose cached forms would otherwise pile up in the
+ * user's ~/.cache/scorch. */
 #include "test.h"
+#include <ftw.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
 
 static struct test_case cases[1024];
 static int ncases;
@@ -17,6 +32,10 @@ void test_register(const char *name, void (*fn)(void))
 int main(int argc, char **argv)
 {
 	int pass = 0, fail = 0;
+	char cache[] = "/tmp/scorch-unit-cache-XXXXXX";
+	bool own_cache = mkdtemp(cache) != NULL;
+	if (own_cache)
+		setenv("XDG_CACHE_HOME", cache, 1);
 	for (int i = 0; i < ncases; i++) {
 		if (argc > 1 && !strstr(cases[i].name, argv[1]))
 			continue;
@@ -40,6 +59,8 @@ int main(int argc, char **argv)
 			fail++;
 		}
 	}
+	if (own_cache)
+		nftw(cache, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail ? 1 : 0;
 }
