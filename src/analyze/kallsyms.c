@@ -18,6 +18,7 @@
  * orders by address, then by table order.
  */
 #include "analyze/kallsyms.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/ksort.h"
@@ -327,15 +328,7 @@ static uint16_t img_u16(const uint8_t *a, size_t i)
 /* How many image entries start at or before addr. */
 static size_t img_upper(const struct kallsyms_img *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img_u64(m->start, mid) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return upper_bound_u64(m->start, m->n, sizeof(uint64_t), 0, addr);
 }
 
 /* The symbol of image entry i, made on first use; NULL when the entry
