@@ -49,7 +49,7 @@ else
 fi
 mixed_ok=0
 if ! clang -O2 -g -DCLANG_INLINE_NO_MAIN -c -o "$W/clang_part.o" "$TOP/tests/workloads/clang_inline.c" ||
-	! gcc -O2 -g -o "$W/mixed" "$TOP/tests/workloads/mixed_main.c" "$W/clang_part.o"; then
+	! gcc -O2 -g -DCLANG_INLINE_ONLY_MAIN -o "$W/mixed" "$TOP/tests/workloads/clang_inline.c" "$W/clang_part.o"; then
 	fail "perfparser_record mixed: build workload"
 elif [ "$(readelf --debug-dump=aranges "$W/mixed" | grep -c 'Offset into .debug_info')" != 1 ] ||
 	[ "$(readelf --debug-dump=info "$W/mixed" | grep -c 'Compilation Unit @')" != 2 ]; then

@@ -1,11 +1,13 @@
 /* clang_inline.c: built by clang -O2 -g (no .debug_aranges: clang writes
  * none), for tests/e2e/perfparser_record.sh: an always-inlined loop inside
- * a function that main calls. With -DCLANG_INLINE_NO_MAIN it is the clang
- * half of a binary whose main (mixed_main.c) GCC builds, so .debug_aranges
- * lists the GCC CU and not this one. */
+ * a function that main calls. The mixed binary of that test is built from
+ * two halves of it: work() by clang (-DCLANG_INLINE_NO_MAIN) and main by
+ * gcc (-DCLANG_INLINE_ONLY_MAIN), so .debug_aranges lists the GCC CU and not
+ * the clang one. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef CLANG_INLINE_ONLY_MAIN
 static inline __attribute__((always_inline)) double inner(double x)
 {
 	for (int i = 0; i < 1000; i++)
@@ -17,6 +19,9 @@ __attribute__((noinline)) double work(double x)
 {
 	return inner(x) + inner(x + 1);
 }
+#else
+double work(double x);
+#endif
 
 #ifndef CLANG_INLINE_NO_MAIN
 int main(int argc, char **argv)
