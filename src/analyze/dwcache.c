@@ -20,7 +20,8 @@
  * under another dwarf-vN directory) is ignored and replaced by the next
  * store. Writers use a unique temporary name and rename(2), so readers see
  * whole files only and concurrent writers are harmless. Files larger than
- * DWCACHE_MAX are not cached. SCORCH_NO_CACHE=1 turns the cache off.
+ * DWCACHE_MAX are not cached. SCORCH_NO_CACHE=1 turns the cache off;
+ * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
  */
 #include "analyze/dwcache.h"
 #include "util/cachedir.h"
@@ -110,6 +111,7 @@ Elf *dwcache_open(Elf *orig, int *fdp)
 		close(fd);
 		return NULL;
 	}
+	cachedir_used(fd);
 	*fdp = fd;
 	return e;
 }
@@ -192,6 +194,8 @@ void dwcache_store(Elf *e)
 	ok = !close(fd) && ok;
 	if (!ok || rename(tmp, p))
 		unlink(tmp);
+	else
+		cachedir_trim(p);
 out:
 	free(sh);
 	free(data);

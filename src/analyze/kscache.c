@@ -30,7 +30,8 @@
  * It is used only when every part checks: exact size, offsets inside the
  * names, module numbers in range, starts in order. Writers use a unique
  * temporary name and rename(2), so a reader sees a whole image or none
- * and concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off.
+ * and concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
+ * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
  */
 #include "analyze/kscache.h"
 #include "util/cachedir.h"
@@ -156,15 +157,19 @@ int kscache_load(struct kallsyms *k, const struct stat *src)
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size <= KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		return -1;
+	}
 	struct kscache_id id;
 	kscache_id_of(src, &id);
 	if (kscache_parse(k, map, (size_t)st.st_size, &id)) {
 		munmap(map, (size_t)st.st_size);
+		close(fd);
 		return -1;
 	}
+	cachedir_used(fd);
+	close(fd);
 	k->map = map;
 	k->map_size = (size_t)st.st_size;
 	return 0;
@@ -253,6 +258,8 @@ void kscache_store(const struct kallsyms *k, const struct stat *src)
 			ok = !close(fd) && ok;
 			if (!ok || rename(tmp, p))
 				unlink(tmp);
+			else
+				cachedir_trim(p);
 		}
 	}
 	free(img);

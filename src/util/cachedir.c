@@ -1,11 +1,18 @@
 /* cachedir.c: see cachedir.h. */
 #include "util/cachedir.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CACHEDIR_MAX_DEFAULT (4ULL << 30)
+#define CACHEDIR_MAX_FILES 100000
 
 bool cachedir_disabled(void)
 {
@@ -38,4 +45,105 @@ int cachedir_mkdirs(char *dir)
 			return -1;
 	}
 	return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+void cachedir_used(int fd)
+{
+	futimens(fd, NULL);
+}
+
+unsigned long long cachedir_max(void)
+{
+	const char *v = getenv("SCORCH_CACHE_MAX");
+	if (!v || *v < '0' || *v > '9') /* strtoull would take "-1", " 1" */
+		return CACHEDIR_MAX_DEFAULT;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || end == v)
+		return CACHEDIR_MAX_DEFAULT;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || n > (~0ULL >> shift))
+		return CACHEDIR_MAX_DEFAULT;
+	return n << shift;
+}
+
+struct entry {
+	char *path;
+	unsigned long long size;
+	struct timespec used;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+void cachedir_trim(const char *kept)
+{
+	char root[PATH_MAX];
+	if (!cachedir_path("", root, sizeof root))
+		return;
+	unsigned long long max = cachedir_max(), total = 0;
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0;
+	/* the kinds' directories, one level of files each */
+	DIR *top = opendir(root);
+	for (struct dirent *k; top && (k = readdir(top));) {
+		if (k->d_name[0] == '.')
+			continue;
+		char dir[PATH_MAX];
+		if (snprintf(dir, sizeof dir, "%s%s", root, k->d_name) >= (int)sizeof dir)
+			continue;
+		DIR *d = opendir(dir);
+		for (struct dirent *f; d && (f = readdir(d)) && n < CACHEDIR_MAX_FILES;) {
+			if (f->d_name[0] == '.' || strstr(f->d_name, ".tmp."))
+				continue;
+			char p[PATH_MAX];
+			struct stat st;
+			if (snprintf(p, sizeof p, "%s/%s", dir, f->d_name) >= (int)sizeof p ||
+			    lstat(p, &st) || !S_ISREG(st.st_mode))
+				continue;
+			total += (unsigned long long)st.st_size;
+			if (kept && !strcmp(p, kept))
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct entry *ne = realloc(e, nc * sizeof *e);
+				if (!ne)
+					break;
+				e = ne;
+				cap = nc;
+			}
+			char *dup = strdup(p);
+			if (!dup)
+				break;
+			e[n++] = (struct entry){ dup, (unsigned long long)st.st_size, st.st_mtim };
+		}
+		if (d)
+			closedir(d);
+	}
+	if (top)
+		closedir(top);
+	if (total > max) {
+		unsigned long long goal = max / 10 * 9;
+		qsort(e, n, sizeof *e, by_use);
+		for (size_t i = 0; i < n && total > goal; i++)
+			if (!unlink(e[i].path))
+				total -= e[i].size;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(e[i].path);
+	free(e);
 }

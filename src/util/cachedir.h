@@ -3,6 +3,11 @@
  * again (decompressed debug files, parsed kallsyms): under
  * $XDG_CACHE_HOME/scorch/, else ~/.cache/scorch/, one versioned directory
  * per kind. SCORCH_NO_CACHE=1 turns every such cache off.
+ *
+ * Size: after a store the whole of scorch/ is kept under SCORCH_CACHE_MAX
+ * (bytes, with K, M or G; default 4G) by deleting the files used longest
+ * ago. A file's modification time says when it was last used: stores set
+ * it, and a hit sets it again (cachedir_used).
  */
 #ifndef SCORCH_UTIL_CACHEDIR_H
 #define SCORCH_UTIL_CACHEDIR_H
@@ -17,5 +22,14 @@ bool cachedir_disabled(void);
 bool cachedir_path(const char *sub, char *out, size_t cap);
 /* Create dir and its parents (0755); 0, or -1. */
 int cachedir_mkdirs(char *dir);
+/* The cache file open as fd was just used: it is now the most recent. */
+void cachedir_used(int fd);
+/* After storing the file `kept` (never deleted): while all of scorch/ is
+ * over SCORCH_CACHE_MAX, delete the least recently used files, down to
+ * 90% of it (so that not every store pays for a walk and deletions).
+ * Temporary files of writers still at work are left alone. */
+void cachedir_trim(const char *kept);
+/* SCORCH_CACHE_MAX in bytes (the default when unset or unreadable). */
+unsigned long long cachedir_max(void);
 
 #endif

@@ -7,7 +7,9 @@
 # opened and the kallsyms file not read), with a truncated, a garbage and a
 # stale image (the source touched: each ignored, then replaced), and with
 # four runs racing on an empty cache (one whole image, no temporaries
-# left). /proc/kallsyms itself is never cached.
+# left). /proc/kallsyms itself is never cached. SCORCH_CACHE_MAX bounds the
+# cache: with room for two images, a third store deletes the one used
+# longest ago, and a hit counts as a use.
 . "$(dirname "$0")/lib.sh"
 
 if ! perf record -q -o /dev/null -- true > /dev/null 2>&1; then
@@ -72,3 +74,28 @@ check kscache_after_race_same_output cmp "$W/ref.txt" "$W/after.txt"
 rm -rf "$W/xdg"
 "$SCORCH" script --kallsyms /proc/kallsyms -i "$W/perf.data" > /dev/null 2>&1
 check kscache_proc_not_cached test -z "$(img)"
+
+# SCORCH_CACHE_MAX: room for two images and a half; three sources
+rm -rf "$W/xdg"
+cp "$W/kallsyms" "$W/k2"
+cp "$W/kallsyms" "$W/k3"
+runk() { "$SCORCH" script --kallsyms "$1" -i "$W/perf.data" 2> /dev/null; }
+stores() { # does a run with kallsyms file $1 store an image (a temporary file made)?
+	strace -f -e trace=openat -o "$W/st.txt" "$SCORCH" script --kallsyms "$1" -i "$W/perf.data" > "$W/st.out" 2> /dev/null
+	cmp -s "$W/ref.txt" "$W/st.out" || echo "output differs"
+	grep -q 'kallsyms-v1/.*\.tmp\..*O_CREAT' "$W/st.txt" && echo yes || echo no
+}
+export SCORCH_CACHE_MAX=$((good * 5 / 2))
+runk "$W/kallsyms" > "$W/b1.txt"
+runk "$W/k2" > "$W/b2.txt"
+runk "$W/kallsyms" > "$W/b3.txt" # a hit: now used after k2's
+runk "$W/k3" > "$W/b4.txt"       # a third store: k2's image goes
+for i in 1 2 3 4; do check "kscache_bound_${i}_same_output" cmp "$W/ref.txt" "$W/b$i.txt"; done
+check "kscache_bound_two_images ($(ls "$D" | wc -l))" test "$(ls "$D" | wc -l)" = 2
+if command -v strace > /dev/null; then
+	kept=$(stores "$W/kallsyms")
+	gone=$(stores "$W/k2")
+	check "kscache_bound_recent_kept (stored again: $kept)" test "$kept" = no
+	check "kscache_bound_oldest_deleted (stored again: $gone)" test "$gone" = yes
+fi
+unset SCORCH_CACHE_MAX

@@ -1,5 +1,6 @@
 /* test_util.c: hash map, address map, index table, binary search, buffer caps. */
 #include "test.h"
+#include "util/cachedir.h"
 #include "util/amap.h"
 #include "util/bsearch.h"
 #include "util/buf.h"
@@ -270,5 +271,33 @@ TEST(ksort_matches_qsort)
 		CHECK(n == 0 || memcmp(a, b, n * sizeof *a) == 0);
 		free(a);
 		free(b);
+	}
+}
+
+TEST(cachedir_max_parses_size)
+{
+	const char *old = getenv("SCORCH_CACHE_MAX");
+	char *saved = old ? strdup(old) : NULL;
+	unsetenv("SCORCH_CACHE_MAX");
+	unsigned long long def = cachedir_max();
+	CHECK(def >= (1ULL << 30));
+	setenv("SCORCH_CACHE_MAX", "12345", 1);
+	CHECK_EQ(cachedir_max(), 12345);
+	setenv("SCORCH_CACHE_MAX", "8M", 1);
+	CHECK_EQ(cachedir_max(), 8ULL << 20);
+	setenv("SCORCH_CACHE_MAX", "2g", 1);
+	CHECK_EQ(cachedir_max(), 2ULL << 30);
+	setenv("SCORCH_CACHE_MAX", "64k", 1);
+	CHECK_EQ(cachedir_max(), 64ULL << 10);
+	const char *bad[] = { "", "x", "1T", "5MB", "-1", "99999999999999999999", "17179869184G" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		setenv("SCORCH_CACHE_MAX", bad[i], 1);
+		CHECK_EQ(cachedir_max(), def);
+	}
+	if (saved) {
+		setenv("SCORCH_CACHE_MAX", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("SCORCH_CACHE_MAX");
 	}
 }
