@@ -10,7 +10,8 @@ lines and exits 0.
   perfdiff CSV PERF_DIFF [--top N]
       the first N rows of `perf diff` with a delta agree in sign with
       scorch's delta of the same (dso, symbol) (rows under 0.05 points on
-      both sides are noise and only counted)
+      both sides are noise and only counted); perf's row of a DSO's samples
+      without a symbol (named by an address) is scorch's [DSO] row
   folded FILE BASE_SAMPLES NEW_SAMPLES FUNC
       difffolded lines "stack count_base count_new": the columns sum to
       each side's samples and FUNC's stacks grew
@@ -21,6 +22,7 @@ import sys
 
 CLONE = re.compile(r'(\.(cold|isra|part|constprop|lto_priv|clone|localalias|llvm|specialized|mergedfunc)(\.\d+)*)+$')
 REPORT_ROW = re.compile(r'^\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.*?)\s*$')
+RAW_ADDR = re.compile(r'^0x[0-9a-f]+$')
 DIFF_ROW = re.compile(r'^\s+(?:[\d.]+%)?\s+([+-][\d.]+)%\s+(\S+)\s+\[.\]\s+(.*?)\s*$')
 
 
@@ -111,6 +113,10 @@ def perfdiff(args):
             seen += 1
             d = float(m.group(1))
             k = (m.group(2), fold(m.group(3)))
+            if RAW_ADDR.match(k[1]):
+                # samples of a DSO with no symbol there: perf diff shows them
+                # as one row named by an address, scorch diff as [DSO]
+                k = (k[0], '[%s]' % k[0])
             row = ours.get(k)
             if row is None:
                 bad.append('%s missing' % k[1])
