@@ -34,6 +34,7 @@ void buildid_release(struct buildid *b)
 		free(b->dsos[i].name);
 	free(b->dsos);
 	free(b->kernel.maps);
+	free(b->ended);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -76,6 +77,48 @@ static struct buildid_proc *proc_get(struct buildid *b, uint32_t pid, bool creat
 	return p;
 }
 
+/* p gets maps again (a new process with an ended one's pid): it stays. */
+static void revive(struct buildid_proc *p)
+{
+	p->ended = 0;
+}
+
+void buildid_exit(struct buildid *b, uint32_t pid, uint32_t tid)
+{
+	struct buildid_proc *p = pid == tid ? hmap_get(&b->procs, pid) : NULL;
+	if (!p || p->ended)
+		return;
+	if (ARRAY_GROW(b->ended, b->cap_ended, b->nr_ended + 1, 1u << 24))
+		return;
+	p->ended = b->pass + 1;
+	b->ended[b->nr_ended++] = pid;
+}
+
+void buildid_pass_end(struct buildid *b)
+{
+	b->pass++;
+	size_t w = 0;
+	for (size_t i = 0; i < b->nr_ended; i++) {
+		uint32_t pid = b->ended[i];
+		struct buildid_proc *p = hmap_get(&b->procs, pid);
+		if (!p || !p->ended)
+			continue; /* revived */
+		if (p->ended + 2 > b->pass) {
+			b->ended[w++] = pid;
+			continue;
+		}
+		hmap_del(&b->procs, pid);
+		if (b->last_proc == p) {
+			b->last_proc = NULL;
+			b->last_pid = (uint32_t)-2;
+		}
+		free(p->maps);
+		free(p);
+		b->forgotten++;
+	}
+	b->nr_ended = w;
+}
+
 static void proc_add(struct buildid_proc *p, uint64_t start, uint64_t end, uint32_t dso)
 {
 	if (ARRAY_GROW(p->maps, p->cap, p->nr + 1, BUILDID_MAX_MAPS))
@@ -96,6 +139,7 @@ void buildid_mmap(struct buildid *b, uint32_t pid, uint64_t start, uint64_t len,
 		return;
 	}
 	struct buildid_proc *p = proc_get(b, pid, true);
+	revive(p);
 	proc_add(p, start, start + len, dso);
 }
 
@@ -105,6 +149,7 @@ void buildid_fork(struct buildid *b, uint32_t pid, uint32_t ppid)
 		return;
 	struct buildid_proc *parent = hmap_get(&b->procs, ppid);
 	struct buildid_proc *child = proc_get(b, pid, true);
+	revive(child);
 	child->nr = 0;
 	if (parent && parent != child && parent->nr) {
 		if (ARRAY_GROW(child->maps, child->cap, parent->nr, BUILDID_MAX_MAPS))
@@ -117,8 +162,10 @@ void buildid_fork(struct buildid *b, uint32_t pid, uint32_t ppid)
 void buildid_exec(struct buildid *b, uint32_t pid)
 {
 	struct buildid_proc *p = hmap_get(&b->procs, pid);
-	if (p)
+	if (p) {
+		revive(p);
 		p->nr = 0;
+	}
 	b->last_map = 0;
 }
 

@@ -10,6 +10,12 @@
  * later mapping of the same range wins. A FORK copies the parent's maps, an
  * exec clears them. The last hit is cached: consecutive samples of one
  * process mostly land in the same DSO.
+ *
+ * A process whose leader exits (EXIT with tid == pid) is forgotten two
+ * passes over the rings later (buildid_pass_end): by then every ring has
+ * been read past the EXIT, so no sample of it written before is still
+ * waiting, and a long recording of many short processes does not keep all
+ * their maps. A FORK, MMAP or exec of that pid in between keeps it.
  */
 #ifndef SCORCH_RECORD_BUILDID_H
 #define SCORCH_RECORD_BUILDID_H
@@ -28,6 +34,7 @@ struct buildid_map {
 struct buildid_proc {
 	struct buildid_map *maps;
 	size_t nr, cap;
+	uint64_t ended;            /* the pass its leader's EXIT was read in + 1; 0: live */
 };
 
 struct buildid_dso {
@@ -45,6 +52,10 @@ struct buildid {
 	uint32_t last_pid;
 	struct buildid_proc *last_proc;
 	size_t last_map;
+	uint64_t pass;             /* passes over the rings so far */
+	uint32_t *ended;           /* pids whose leader exited, to forget */
+	size_t nr_ended, cap_ended;
+	uint64_t forgotten;        /* processes forgotten so far */
 };
 
 void buildid_init(struct buildid *b);
@@ -53,6 +64,10 @@ void buildid_mmap(struct buildid *b, uint32_t pid, uint64_t start, uint64_t len,
 		  bool kernel);
 void buildid_fork(struct buildid *b, uint32_t pid, uint32_t ppid);
 void buildid_exec(struct buildid *b, uint32_t pid);
+/* An EXIT record: when tid is the leader, pid is forgotten two passes later. */
+void buildid_exit(struct buildid *b, uint32_t pid, uint32_t tid);
+/* A pass over every ring is complete. */
+void buildid_pass_end(struct buildid *b);
 void buildid_hit(struct buildid *b, uint32_t pid, uint64_t ip, bool kernel);
 /* Forget hits (a new file after switch-output); maps stay. */
 void buildid_reset_hits(struct buildid *b);

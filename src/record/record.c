@@ -285,6 +285,10 @@ static void scan(struct rec *r, const uint8_t *p, size_t n)
 			if (!r->cons && h->size >= 24)
 				buildid_fork(&r->bid, load_u32(q + 8), load_u32(q + 12));
 			break;
+		case PERF_RECORD_EXIT:
+			if (!r->cons && h->size >= 24)
+				buildid_exit(&r->bid, load_u32(q + 8), load_u32(q + 16));
+			break;
 		case PERF_RECORD_LOST:
 			if (h->size >= 24)
 				r->res->lost += load_u64(q + 16);
@@ -999,6 +1003,7 @@ static int loop(struct rec *r)
 		int rc = drain(r, &any);
 		if (rc)
 			return rc;
+		buildid_pass_end(&r->bid);
 		if (any) {
 			t = sys_mono_ns();
 			r->idle_since = t;

@@ -455,6 +455,47 @@ TEST(record_buildid_hits)
 	buildid_release(&b);
 }
 
+/* A process whose leader exited is forgotten two passes later, not
+ * before (samples written before the EXIT may still be in other rings);
+ * a thread's EXIT does not end it; a FORK reusing the pid keeps it. */
+TEST(record_buildid_forgets_ended_processes)
+{
+	struct buildid b;
+	buildid_init(&b);
+	buildid_mmap(&b, 10, 0x1000, 0x1000, "/a.so", false);
+	buildid_mmap(&b, 20, 0x1000, 0x1000, "/b.so", false);
+	buildid_mmap(&b, 30, 0x1000, 0x1000, "/c.so", false);
+	buildid_exit(&b, 10, 11); /* a thread */
+	buildid_exit(&b, 10, 10);
+	buildid_exit(&b, 10, 10); /* twice: one entry */
+	buildid_exit(&b, 20, 20);
+	buildid_exit(&b, 99, 99); /* unknown */
+	CHECK_EQ(b.nr_ended, 2);
+	buildid_pass_end(&b);     /* the pass the EXITs were read in */
+	buildid_pass_end(&b);
+	CHECK(hmap_get(&b.procs, 10) != NULL);
+	buildid_hit(&b, 10, 0x1800, false); /* still counted */
+	CHECK(b.dsos[0].hit);
+	buildid_fork(&b, 20, 30); /* pid 20 used again: a new process */
+	buildid_pass_end(&b);
+	CHECK(hmap_get(&b.procs, 10) == NULL);
+	CHECK(hmap_get(&b.procs, 20) != NULL);
+	CHECK(hmap_get(&b.procs, 30) != NULL);
+	CHECK_EQ(b.forgotten, 1);
+	CHECK_EQ(b.nr_ended, 0);
+	buildid_hit(&b, 10, 0x1800, false); /* no crash, no maps */
+	buildid_hit(&b, 20, 0x1800, false); /* the new 20 has 30's maps */
+	CHECK(b.dsos[2].hit && !b.dsos[1].hit);
+	/* the cached last process is forgotten with it */
+	buildid_hit(&b, 30, 0x1800, false);
+	buildid_exit(&b, 30, 30);
+	for (int i = 0; i < 3; i++)
+		buildid_pass_end(&b);
+	CHECK(hmap_get(&b.procs, 30) == NULL);
+	buildid_hit(&b, 30, 0x1800, false);
+	buildid_release(&b);
+}
+
 TEST(record_event_names)
 {
 	struct record_event ev;
