@@ -166,10 +166,7 @@ void dwcache_store(Elf *e)
 	nh.e_shnum = (Elf64_Half)shnum;
 	nh.e_shentsize = sizeof(Elf64_Shdr);
 	nh.e_ehsize = sizeof(Elf64_Ehdr);
-	if (cachedir_mkdirs(dir))
-		goto out;
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%p", p, (long)getpid(), (void *)&nh);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = cachedir_create(dir, p, tmp, sizeof tmp);
 	if (fd < 0)
 		goto out;
 	bool ok = !sys_write_all(fd, &nh, sizeof nh, false);
@@ -191,11 +188,7 @@ void dwcache_store(Elf *e)
 		pos = off;
 	}
 	ok = ok && !sys_write_all(fd, sh, shnum * sizeof *sh, false);
-	ok = !close(fd) && ok;
-	if (!ok || rename(tmp, p))
-		unlink(tmp);
-	else
-		cachedir_trim(p);
+	cachedir_commit(fd, ok, tmp, p);
 out:
 	free(sh);
 	free(data);

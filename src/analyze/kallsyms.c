@@ -22,6 +22,7 @@
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/ksort.h"
+#include "util/load.h"
 #include "util/xalloc.h"
 
 #include <gelf.h>
@@ -303,28 +304,6 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 	return 0;
 }
 
-/* Entry i of a cache image. */
-static uint64_t img_u64(const uint8_t *a, size_t i)
-{
-	uint64_t v;
-	memcpy(&v, a + 8 * i, 8);
-	return v;
-}
-
-static uint32_t img_u32(const uint8_t *a, size_t i)
-{
-	uint32_t v;
-	memcpy(&v, a + 4 * i, 4);
-	return v;
-}
-
-static uint16_t img_u16(const uint8_t *a, size_t i)
-{
-	uint16_t v;
-	memcpy(&v, a + 2 * i, 2);
-	return v;
-}
-
 /* How many image entries start at or before addr. */
 static size_t img_upper(const struct kallsyms_img *m, uint64_t addr)
 {
@@ -338,8 +317,8 @@ static const struct sym *img_sym(struct kallsyms *k, size_t i)
 	struct sym *y = hmap_get(&k->img_syms, i);
 	if (y)
 		return y;
-	uint64_t s = img_u64(k->img.start, i), e = img_u64(k->img.end, i);
-	uint32_t off = img_u32(k->img.name, i);
+	uint64_t s = load_u64(k->img.start + 8 * i), e = load_u64(k->img.end + 8 * i);
+	uint32_t off = load_u32(k->img.name + 4 * i);
 	if (off >= k->img.names_size)
 		return NULL;
 	y = xmalloc(sizeof *y);
@@ -356,10 +335,10 @@ const struct sym *kallsyms_find(struct kallsyms *k, uint64_t addr)
 	size_t lo = img_upper(&k->img, addr);
 	if (!lo)
 		return NULL;
-	if (addr < img_u64(k->img.end, lo - 1))
+	if (addr < load_u64(k->img.end + 8 * (lo - 1)))
 		return img_sym(k, lo - 1);
 	for (size_t i = lo - 1, n = 0; i-- > 0 && n < 4; n++)
-		if (img_u64(k->img.start, i) <= addr && addr < img_u64(k->img.end, i))
+		if (load_u64(k->img.start + 8 * i) <= addr && addr < load_u64(k->img.end + 8 * i))
 			return img_sym(k, i);
 	return NULL;
 }
@@ -376,9 +355,9 @@ const char *kallsyms_module(const struct kallsyms *k, const struct sym *sym, str
 	uint16_t no;
 	if (k->img.start) {
 		size_t i = img_upper(&k->img, sym->start);
-		if (!i || img_u64(k->img.start, i - 1) != sym->start)
+		if (!i || load_u64(k->img.start + 8 * (i - 1)) != sym->start)
 			return NULL;
-		no = img_u16(k->img.mod, i - 1);
+		no = load_u16(k->img.mod + 2 * (i - 1));
 	} else {
 		size_t i = (size_t)(sym - k->t.syms);
 		if (!k->mod || i >= k->t.nr)

@@ -27,15 +27,19 @@
  *   mod[n]   u16: module number + 1, 0 for vmlinux (then padding to 8)
  *   modname[nmods]  u32 offset into names (then padding to 8)
  *   names    NUL-terminated strings, the last byte NUL
- * It is used only when every part checks: exact size, offsets inside the
- * names, module numbers in range, starts in order. Writers use a unique
- * temporary name and rename(2), so a reader sees a whole image or none
- * and concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
+ * It is mapped only when its header checks (the source's identity, the
+ * sizes, the exact file size, the names ending in a NUL) and its module
+ * names lie inside the names; a symbol's entry is checked when a lookup
+ * reaches it (kallsyms.c), so a damaged image can give a wrong name but
+ * never a read outside it. Writers use a unique temporary name and
+ * rename(2) (cachedir.h), so a reader sees a whole image or none and
+ * concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
  * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
  */
 #include "analyze/kscache.h"
 #include "util/cachedir.h"
 #include "util/hash.h"
+#include "util/load.h"
 #include "util/sys.h"
 #include "util/xalloc.h"
 
@@ -114,8 +118,7 @@ int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struc
 	const char *names = (const char *)p + l.names;
 	const char **mod_names = xmalloc((m ? m : 1) * sizeof *mod_names);
 	for (size_t i = 0; i < m; i++) {
-		uint32_t off;
-		memcpy(&off, p + l.modname + 4 * i, 4);
+		uint32_t off = load_u32(p + l.modname + 4 * i);
 		if (off >= h.names_size) {
 			free(mod_names);
 			return -1;
@@ -147,7 +150,7 @@ int kscache_load(struct kallsyms *k, const struct stat *src)
 {
 	memset(k, 0, sizeof *k);
 	char dir[PATH_MAX], p[PATH_MAX + 64];
-	if (!S_ISREG(src->st_mode) || !image_path(src, dir, sizeof dir, p, sizeof p))
+	if (!image_path(src, dir, sizeof dir, p, sizeof p))
 		return -1;
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -242,7 +245,7 @@ uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, si
 void kscache_store(const struct kallsyms *k, const struct stat *src)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 64], tmp[PATH_MAX + 128];
-	if (!S_ISREG(src->st_mode) || !image_path(src, dir, sizeof dir, p, sizeof p))
+	if (!image_path(src, dir, sizeof dir, p, sizeof p))
 		return;
 	struct kscache_id id;
 	kscache_id_of(src, &id);
@@ -250,17 +253,8 @@ void kscache_store(const struct kallsyms *k, const struct stat *src)
 	uint8_t *img = kscache_image(k, &id, &size);
 	if (!img)
 		return;
-	if (!cachedir_mkdirs(dir)) {
-		snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%p", p, (long)getpid(), (void *)img);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			bool ok = !sys_write_all(fd, img, size, false);
-			ok = !close(fd) && ok;
-			if (!ok || rename(tmp, p))
-				unlink(tmp);
-			else
-				cachedir_trim(p);
-		}
-	}
+	int fd = cachedir_create(dir, p, tmp, sizeof tmp);
+	if (fd >= 0)
+		cachedir_commit(fd, !sys_write_all(fd, img, size, false), tmp, p);
 	free(img);
 }

@@ -589,15 +589,16 @@ static bool symbols_kernel(struct symbols *s)
 		return false;
 	}
 	/* a regular file (perf's copy, --kallsyms) is parsed once: later runs
-	 * map the parsed table (kscache.c); not /proc/kallsyms (size 0) */
+	 * map the parsed table (kscache.c decides which files: not
+	 * /proc/kallsyms) */
 	struct stat st;
-	bool reg = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+	bool known = !fstat(fileno(f), &st);
 	int rc;
-	if (reg && !kscache_load(&s->kernel, &st)) {
+	if (known && !kscache_load(&s->kernel, &st)) {
 		rc = 0;
 	} else {
 		rc = kallsyms_read(&s->kernel, f, &s->arena);
-		if (reg && !rc)
+		if (known && !rc)
 			kscache_store(&s->kernel, &st);
 	}
 	fclose(f);

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,27 @@ int cachedir_mkdirs(char *dir)
 			return -1;
 	}
 	return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+int cachedir_create(char *dir, const char *path, char *tmp, size_t cap)
+{
+	static unsigned seq;
+	if (cachedir_mkdirs(dir))
+		return -1;
+	int k = snprintf(tmp, cap, "%s.tmp.%ld.%u", path, (long)getpid(),
+			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	if (k < 0 || (size_t)k >= cap)
+		return -1;
+	return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+}
+
+void cachedir_commit(int fd, bool ok, const char *tmp, const char *path)
+{
+	ok = !close(fd) && ok;
+	if (!ok || rename(tmp, path))
+		unlink(tmp);
+	else
+		cachedir_trim(path);
 }
 
 void cachedir_used(int fd)

@@ -22,6 +22,15 @@ bool cachedir_disabled(void);
 bool cachedir_path(const char *sub, char *out, size_t cap);
 /* Create dir and its parents (0755); 0, or -1. */
 int cachedir_mkdirs(char *dir);
+/* A new cache file for path (in dir, made when missing) is written under
+ * a unique temporary name, put in tmp (cap bytes), and open for writing
+ * as the returned fd; -1 when it cannot be. */
+int cachedir_create(char *dir, const char *path, char *tmp, size_t cap);
+/* Close fd (from cachedir_create); when ok and the close succeeds, tmp is
+ * renamed to path (so a reader sees a whole file or none, and concurrent
+ * writers each rename a whole one) and the cache trimmed (cachedir_trim),
+ * else tmp is removed. */
+void cachedir_commit(int fd, bool ok, const char *tmp, const char *path);
 /* The cache file open as fd was just used: it is now the most recent. */
 void cachedir_used(int fd);
 /* After storing the file `kept` (never deleted): while all of scorch/ is

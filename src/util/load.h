@@ -9,6 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
+static inline uint16_t load_u16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
 static inline uint32_t load_u32(const void *p)
 {
 	uint32_t v;
