@@ -51,6 +51,9 @@ struct order {
 	uint64_t round_events, round_samples;
 	struct chunk *cur;
 	struct order_stats st;
+	/* the record in the deliver callback: kept without a copy? */
+	bool keep_ok;
+	struct input_chunk *keep_chunk;
 };
 
 struct order *order_new(const struct order_config *cfg, order_deliver_fn fn, void *ctx)
@@ -88,6 +91,12 @@ void order_free(struct order *o)
 	free(o->q);
 	free(o->tmp);
 	free(o);
+}
+
+bool order_keepable(const struct order *o, struct input_chunk **chunk)
+{
+	*chunk = o->keep_chunk;
+	return o->keep_ok;
 }
 
 const struct order_stats *order_stats(const struct order *o)
@@ -154,7 +163,11 @@ static int deliver(struct order *o, struct entry *en)
 	o->delivered_any = true;
 	o->buffered -= en->size;
 	o->st.delivered++;
+	o->keep_ok = !en->chunk;
+	o->keep_chunk = en->ichunk;
 	int rc = o->fn(o->ctx, en->rec, en->file_off);
+	o->keep_ok = false;
+	o->keep_chunk = NULL;
 	chunk_put(o, en->chunk);
 	input_chunk_put(en->ichunk);
 	return rc;
@@ -192,7 +205,12 @@ int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64
 	o->round_samples += is_sample;
 	if (!has_time) {
 		o->st.delivered++;
-		return o->fn(o->ctx, rec, file_off);
+		o->keep_ok = r->chunk || r->stable;
+		o->keep_chunk = r->chunk;
+		int rc = o->fn(o->ctx, rec, file_off);
+		o->keep_ok = false;
+		o->keep_chunk = NULL;
+		return rc;
 	}
 	if (time < o->max_time) {
 		uint64_t d = o->max_time - time;

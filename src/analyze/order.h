@@ -56,5 +56,10 @@ int order_round(struct order *o);
 /* Deliver everything (end of input). */
 int order_flush_all(struct order *o);
 const struct order_stats *order_stats(const struct order *o);
+/* Inside the deliver callback: whether the record being delivered may be
+ * kept past the callback without a copy. True with *chunk set: while a
+ * reference to that input chunk is held (input_chunk_get); true with
+ * *chunk NULL: for the life of the input. False: copy it. */
+bool order_keepable(const struct order *o, struct input_chunk **chunk);
 
 #endif

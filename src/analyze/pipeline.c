@@ -48,6 +48,10 @@ struct pipeline {
 	/* AUX area data (Intel PT, CoreSight): not decoded, said once */
 	uint64_t aux_bytes, auxtrace_bytes, aux_records;
 	int aux_attr;
+	/* block-parallel (cfg->blocks): records delivered so far, the current
+	 * block, whether it is this pipeline's, whether its done was called */
+	uint64_t nrec, blk;
+	bool blk_mine, blk_closed;
 };
 
 void pipeline_config_init(struct pipeline_config *c)
@@ -98,6 +102,8 @@ static int deliver_resolved(void *ctx, const struct perf_event *ev, struct resol
 
 static void warn(struct pipeline *p, const char *msg)
 {
+	if (p->cfg->blocks && p->cfg->blocks->index)
+		return; /* every pipeline counts the same: the first one says it */
 	if (p->cfg->warn)
 		p->cfg->warn(p->cfg->warn_ctx, msg);
 	else
@@ -107,6 +113,26 @@ static void warn(struct pipeline *p, const char *msg)
 static void route_warning(void *ctx, const struct resolver_warning *w)
 {
 	resolver_warning_route(ctx, w);
+}
+
+/* Block mode: count the record; whether the sink gets it (else it is in
+ * another pipeline's block). *rc: the done callback's nonzero return. */
+static bool block_step(struct pipeline *p, int *rc)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	uint64_t blk = p->nrec++ / b->size;
+	*rc = 0;
+	if (blk != p->blk) {
+		if (p->blk_mine) {
+			p->blk_closed = true;
+			if ((*rc = b->done(b->ctx, b->index, p->blk)))
+				return false;
+		}
+		p->blk = blk;
+		p->blk_mine = blk % (uint64_t)b->n == (uint64_t)b->index;
+		p->blk_closed = false;
+	}
+	return p->blk_mine;
 }
 
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
@@ -128,21 +154,40 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	} else if (ev.type == PERF_RECORD_AUXTRACE) {
 		p->auxtrace_bytes += ev.auxtrace.size;
 	}
+	if (p->cfg->blocks && !block_step(p, &rc)) {
+		/* another pipeline's block, or stop */
+		if (!rc && ev.type == PERF_RECORD_SAMPLE && p->sink->sample_seen)
+			p->sink->sample_seen(p->sink->ctx, p, &ev);
+		return rc;
+	}
 	if (p->wk && p->ordered) {
 		struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
 		bool sample = ev.type == PERF_RECORD_SAMPLE;
 		const struct perf_attr *pa = sample && ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
-		return workers_submit(p->wk, rec, file_off, &ev, pa, sample, &st, sizeof(st));
+		struct input_chunk *ch;
+		bool kept = order_keepable(p->ord, &ch);
+		return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, sample, &st, sizeof(st));
 	}
 	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
 		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
-		if (p->wk)
-			return workers_submit(p->wk, rec, file_off, &ev, pa, true, NULL, 0);
+		if (p->wk) {
+			struct input_chunk *ch;
+			bool kept = order_keepable(p->ord, &ch);
+			return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, true, NULL, 0);
+		}
 		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
 			return err_set(p->e, rc, "out of memory resolving a sample");
+		const struct pipeline_blocks *b = p->cfg->blocks;
+		uint32_t nd = 0;
+		const struct resolver_deferred *d = b ? resolver_deferred(p->res, &nd) : NULL;
+		if (nd) {
+			if (p->sink->sample_seen)
+				p->sink->sample_seen(p->sink->ctx, p, &ev);
+			return b->defer(b->ctx, b->index, &rs, d, nd);
+		}
 		rc = p->sink->sample(p->sink->ctx, p, &rs);
 	}
 	return rc;
@@ -161,7 +206,14 @@ static int pipeline_start(struct pipeline *p)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
 	if (p->res)
 		resolver_set_warn(p->res, route_warning, (void *)c);
-	if (sink->sample && (c->parallel_samples || c->parallel_ordered) && !c->unordered) {
+	if (c->blocks) {
+		p->blk_mine = c->blocks->index == 0;
+		if (p->res) {
+			/* names decided in order across the pipelines */
+			resolver_defer_a2l(p->res);
+			resolver_set_warn(p->res, c->blocks->warn, c->blocks->ctx);
+		}
+	} else if (sink->sample && (c->parallel_samples || c->parallel_ordered) && !c->unordered) {
 		/* default: one worker per CPU beside the thread driving the
 		 * session; with 2 CPUs or fewer that does not pay for the extra
 		 * per-worker DSO caches, so resolve inline */
@@ -185,7 +237,8 @@ static int pipeline_pump(struct pipeline *p)
 		rc = input_next(p->in, &r, p->e);
 		if (rc <= 0)
 			break;
-		if (!(n & 1023))
+		/* the heap is the process's: one pipeline of several ticks it */
+		if (!(n & 1023) && (!c->blocks || !c->blocks->index))
 			hugeheap_tick();
 		const struct perf_event_header *h = (const void *)r.p;
 		if (h->type == PERF_RECORD_FINISHED_ROUND) {
@@ -243,6 +296,16 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	const struct perf_header *hdr = input_header(p->in);
 	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
 		warn(p, hdr->warnings[i]);
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (b && p->blk_mine && !p->blk_closed) {
+		/* the last block (or the one an error ended) is written too */
+		p->blk_closed = true;
+		int r2 = b->done(b->ctx, b->index, p->blk);
+		if (!rc && r2)
+			rc = r2;
+	}
+	if (b)
+		b->finish(b->ctx, b->index);
 	if (rc > 0)
 		rc = 0; /* a sink asked to stop */
 	if (rc < 0 && !e->set)

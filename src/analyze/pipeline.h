@@ -36,6 +36,11 @@ struct sink {
 	 * it as usual. Not called for samples whose names are decided at
 	 * delivery. */
 	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
+	/* Optional, in block-parallel runs (analyze/blocks.h): a sample whose
+	 * sample() this sink will not get (another pipeline's block, or one
+	 * held for names decided in order), decoded, not resolved, in its
+	 * place, for state that depends on the samples before. */
+	void (*sample_seen)(void *ctx, struct pipeline *p, const struct perf_event *ev);
 };
 
 struct pipeline_config {
@@ -70,6 +75,37 @@ struct pipeline_config {
 	 * worker threads with -j (one call at a time). */
 	void (*file_warn)(void *ctx, const struct resolver_warning *w);
 	void *file_warn_ctx;
+	/* This pipeline is one of several over the same input (analyze/blocks.h);
+	 * NULL: the only one. */
+	const struct pipeline_blocks *blocks;
+};
+
+struct resolver_deferred;
+
+/*
+ * Block-parallel runs (analyze/blocks.h): n pipelines read the same input,
+ * each on its own thread with its own session and resolver. Records are
+ * counted as they leave the ordering queue (the same order in every
+ * pipeline), in blocks of `size`; every pipeline applies every record to
+ * its session, and only the one with index == block % n hands the block's
+ * records to its sink (and resolves its samples).
+ */
+struct pipeline_blocks {
+	int index, n;
+	uint64_t size;
+	/* The sink calls of block `block` are over (its last record, the end
+	 * of the input, or an error). Nonzero: stop. */
+	int (*done)(void *ctx, int index, uint64_t block);
+	/* A sample whose names must be decided in sample order across all the
+	 * pipelines (resolver_deferred): handed over instead of sink->sample. */
+	int (*defer)(void *ctx, int index, const struct resolved_sample *rs,
+		     const struct resolver_deferred *d, uint32_t nd);
+	/* The resolvers' warnings, once per cause across the pipelines. */
+	void (*warn)(void *ctx, const struct resolver_warning *w);
+	/* After the last done, before the sink's end: returns once this
+	 * pipeline's blocks are written (they may use its sink and resolver). */
+	void (*finish)(void *ctx, int index);
+	void *ctx;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

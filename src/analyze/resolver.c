@@ -85,6 +85,16 @@ static void forward_warn(void *ctx, const char *msg)
 	report(ctx, &w);
 }
 
+uint64_t resolver_warning_hash(const struct resolver_warning *w)
+{
+	uint64_t h = hash_u64(w->kind);
+	if (w->file)
+		h ^= hash_bytes(w->file, strlen(w->file));
+	if (w->msg)
+		h = hash_u64(h) ^ hash_bytes(w->msg, strlen(w->msg));
+	return h;
+}
+
 void resolver_warning_route(const struct pipeline_config *c, const struct resolver_warning *w)
 {
 	if (w->kind != RESOLVER_WARN_NOTE) {
@@ -527,6 +537,16 @@ static void check_files(struct resolver *r, const struct frame *f)
 	} else if (f->map || f->dso) {
 		check_elf(r, f->map ? f->map->filename : f->dso);
 	}
+}
+
+void resolver_swap_frames(struct resolver *r, struct frame **frames, size_t *cap)
+{
+	struct frame *f = r->frames;
+	size_t c = r->cap;
+	r->frames = *frames;
+	r->cap = *cap;
+	*frames = f;
+	*cap = c;
 }
 
 static int grow(struct resolver *r, size_t need)

@@ -59,6 +59,9 @@ typedef void (*resolver_warn_fn)(void *ctx, const struct resolver_warning *w);
 /* The pipeline's routing of a warning: a note to c->warn (stderr as
  * "scorch: MSG" when NULL), a file kind to c->file_warn (dropped when NULL). */
 void resolver_warning_route(const struct pipeline_config *c, const struct resolver_warning *w);
+/* A warning's cause (kind, file, text) as a hash: several resolvers' warnings
+ * said once per cause. */
+uint64_t resolver_warning_hash(const struct resolver_warning *w);
 
 /*
  * Create a resolver reading maps and comms from s (not owned) and build ids
@@ -111,6 +114,11 @@ struct resolver_deferred {
 };
 void resolver_defer_a2l(struct resolver *r);
 const struct resolver_deferred *resolver_deferred(const struct resolver *r, uint32_t *nr);
+/* Exchange the resolver's frame array (the last resolved sample's frames,
+ * rs->frames) with *frames (capacity *cap, may be NULL / 0): the caller
+ * keeps the last sample's frames without a copy, and the resolver writes
+ * the next sample into the caller's old array. */
+void resolver_swap_frames(struct resolver *r, struct frame **frames, size_t *cap);
 void resolver_apply_deferred(struct a2l_state *st, const struct resolver_deferred *d, uint32_t nr,
 			     struct resolved_sample *rs);
 

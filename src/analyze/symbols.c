@@ -31,6 +31,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -647,13 +648,21 @@ const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid)
 
 /* ---- lifetime ----------------------------------------------------------- */
 
+static void libelf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
 struct symbols *symbols_new(const struct symbols_config *c)
 {
+	/* once: libelf's version is a global, and block-parallel runs make
+	 * their resolvers on their own threads */
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct symbols *s = xcalloc(1, sizeof *s);
 	s->symfast = hugeheap_zeroed(SYM_FAST * sizeof *s->symfast);
 	if (c)
 		s->cfg = *c;
-	elf_version(EV_CURRENT);
+	pthread_once(&once, libelf_init);
 	debugfile_init(&s->files, &s->cfg);
 	hmap_init(&s->dsos);
 	hmap_init(&s->bid_by_path);

@@ -24,9 +24,10 @@
  * of work. Waking for every slot cost 7000-8000 context switches on an
  * 11,000-sample recording; by batches, about 2000.
  * A record submitted without resolve is done at once and skipped by the
- * workers. Memory is bounded by the ring: `depth` record copies, frame
- * arrays and output buffers (each capped at SLOT_TEXT_MAX; a sample whose
- * output would not fit is formatted at delivery instead).
+ * workers. Memory is bounded by the ring: `depth` records (input chunks
+ * referenced, or copies), frame arrays and output buffers (each capped at
+ * SLOT_TEXT_MAX; a sample whose output would not fit is formatted at
+ * delivery instead).
  */
 #include "analyze/workers.h"
 #include "analyze/a2l.h"
@@ -55,8 +56,10 @@ struct snap {
 
 struct slot {
 	int state;
-	uint8_t *rec;
-	size_t rec_cap;
+	const uint8_t *rec;             /* the record: in chunk, in the input, or copy */
+	struct input_chunk *chunk;      /* a reference held until delivery */
+	uint8_t *copy;
+	size_t copy_cap;
 	uint64_t file_off;
 	const struct perf_attr *attr;
 	struct snap *ps, *ks;
@@ -169,11 +172,7 @@ void workers_process_ended(struct workers *w, uint32_t pid)
 static void warn_once(void *ctx, const struct resolver_warning *wr)
 {
 	struct workers *w = ctx;
-	uint64_t h = hash_u64(wr->kind);
-	if (wr->file)
-		h ^= hash_bytes(wr->file, strlen(wr->file));
-	if (wr->msg)
-		h = hash_u64(h) ^ hash_bytes(wr->msg, strlen(wr->msg));
+	uint64_t h = resolver_warning_hash(wr);
 	pthread_mutex_lock(&w->warn_mu);
 	bool seen = hmap_get(&w->warned, h) != NULL;
 	if (!seen) {
@@ -226,16 +225,9 @@ static void resolve_slot(struct workers *w, struct resolver *r, const struct per
 	s->rc = resolver_resolve_view(r, &s->view, &s->ev, s->attr, &rs);
 	if (s->rc)
 		return;
-	if (rs.nr_frames > s->frames_cap) {
-		size_t cap = s->frames_cap;
-		if (ARRAY_GROW(s->frames, cap, rs.nr_frames, 1u << 22)) {
-			s->rc = -ENOMEM;
-			return;
-		}
-		s->frames_cap = cap;
-	}
+	/* the slot takes the resolver's array: no copy */
 	if (rs.nr_frames)
-		memcpy(s->frames, rs.frames, rs.nr_frames * sizeof(*rs.frames));
+		resolver_swap_frames(r, &s->frames, &s->frames_cap);
 	uint32_t nd;
 	const struct resolver_deferred *d = resolver_deferred(r, &nd);
 	if (nd > s->def_cap) {
@@ -464,6 +456,8 @@ static int deliver_ready(struct workers *w, bool wait)
 		snap_put(s->ps);
 		snap_put(s->ks);
 		s->ps = s->ks = NULL;
+		input_chunk_put(s->chunk);
+		s->chunk = NULL;
 		pthread_mutex_lock(&w->mu);
 		s->state = SLOT_FREE;
 		w->head++;
@@ -477,6 +471,7 @@ static int deliver_ready(struct workers *w, bool wait)
 }
 
 int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
+		   bool kept, struct input_chunk *chunk,
 		   const struct perf_event *ev, const struct perf_attr *attr, bool resolve,
 		   const void *aux, size_t aux_size)
 {
@@ -484,15 +479,24 @@ int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
 	if (w->tail - w->head == w->depth && (rc = deliver_ready(w, true)))
 		return rc;
 	struct slot *s = &w->slots[w->tail % w->depth];
-	uint32_t size = ((const struct perf_event_header *)rec)->size;
-	if (size > s->rec_cap) {
-		uint8_t *n = realloc(s->rec, size);
-		if (!n)
-			return -ENOMEM;
-		s->rec = n;
-		s->rec_cap = size;
+	if (kept) {
+		/* no copy: the chunk (or the input) keeps it until delivery */
+		s->rec = rec;
+		s->chunk = chunk;
+		if (chunk)
+			input_chunk_get(chunk);
+	} else {
+		uint32_t size = ((const struct perf_event_header *)rec)->size;
+		if (size > s->copy_cap) {
+			uint8_t *n = realloc(s->copy, size);
+			if (!n)
+				return -ENOMEM;
+			s->copy = n;
+			s->copy_cap = size;
+		}
+		memcpy(s->copy, rec, size);
+		s->rec = s->copy;
 	}
-	memcpy(s->rec, rec, size);
 	s->file_off = file_off;
 	s->attr = attr;
 	s->resolve = resolve;
@@ -570,7 +574,8 @@ void workers_free(struct workers *w)
 	for (size_t i = 0; w->slots && i < w->depth; i++) {
 		snap_put(w->slots[i].ps);
 		snap_put(w->slots[i].ks);
-		free(w->slots[i].rec);
+		input_chunk_put(w->slots[i].chunk);
+		free(w->slots[i].copy);
 		free(w->slots[i].frames);
 		free(w->slots[i].def);
 		free(w->slots[i].uf);

@@ -1,8 +1,9 @@
 /*
  * workers.h: resolve samples on N threads, deliver them in sample order.
  *
- * The thread driving the session submits each sample: its record is copied
- * (the original may go away with the ordering queue's chunk) together with
+ * The thread driving the session submits each sample: its record is kept
+ * by a reference to the input chunk holding it (order_keepable), or copied
+ * when the ordering queue made its own copy (decompressed, swapped), together with
  * a view of the session at that moment, the process's and the kernel's maps
  * (snapshots shared by every sample until the process's map generation
  * changes) and the comm. A worker decodes the copy and resolves it with a
@@ -65,6 +66,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *s,
  * it. May deliver earlier records. Returns 0, a delivery callback's nonzero
  * return, or a negative error. */
 int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
+		   bool kept, struct input_chunk *chunk,
 		   const struct perf_event *ev, const struct perf_attr *attr, bool resolve,
 		   const void *aux, size_t aux_size);
 

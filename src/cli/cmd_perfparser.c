@@ -409,7 +409,7 @@ int cmd_perfparser(int argc, char **argv)
 	struct sink out_sink;
 	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
-	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL };
+	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL, NULL };
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	int rc = pipeline_run(&cfg, &sink, &e);

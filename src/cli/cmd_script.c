@@ -1,6 +1,8 @@
 /* cmd_script.c: `scorch script` — samples in perf script's default format. */
 #include "cli/cli.h"
 #include "cli/analysis_opts.h"
+#include "analyze/blocks.h"
+#include "analyze/workers.h"
 #include "output/script.h"
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +36,20 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	return cli_analysis_set(&s->a, p, id, v);
 }
 
+static int make_sink(void *ctx, int i, FILE *out, struct sink *sink)
+{
+	struct script_cmd *s = ctx;
+	(void)i;
+	return script_sink_init(sink, out, &s->so);
+}
+
+static bool blocks_ok(void *ctx, const struct perf_header *h, const struct perf_evlist *el)
+{
+	struct script_cmd *s = ctx;
+	(void)h;
+	return script_blocks_ok(&s->so, el);
+}
+
 int cmd_script(int argc, char **argv)
 {
 	/* output in 256 KiB writes, not stdio's 4 KiB (a file or a pipe; a
@@ -50,6 +66,21 @@ int cmd_script(int argc, char **argv)
 	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
+	/* -j N: N threads, each reading the whole file and resolving every
+	 * N-th block of it (analyze/blocks.h); where the output cannot be cut
+	 * so (a pipe, tracepoint fields, --raw), samples resolve on worker
+	 * threads as for the other commands (analyze/workers.h) */
+	int jobs = s.a.pc.jobs > 0 ? s.a.pc.jobs : workers_default_jobs();
+	if (jobs >= 2) {
+		struct err e = { 0 };
+		int rc = blocks_run(&s.a.pc, jobs, make_sink, blocks_ok, &s, stdout, &e);
+		if (rc == 0)
+			return EXIT_OK;
+		if (rc < 0) {
+			cli_print_err(s.a.pc.input, &e);
+			return EXIT_BADINPUT;
+		}
+	}
 	struct sink sink;
 	script_sink_init(&sink, stdout, &s.so);
 	return cli_run_plain(&s.a.pc, &sink);

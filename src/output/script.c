@@ -619,6 +619,47 @@ static void print_trace(struct script *sc, struct pipeline *p, const struct perf
 		fwrite(sc->text.data, 1, sc->text.len, sc->out);
 }
 
+/* At the first sample: the event name width and each type's fields, from
+ * the attrs known by then (perf decides them then too). */
+static void decide(struct script *sc, struct pipeline *p)
+{
+	struct perf_evlist *el = input_evlist(pipeline_input(p));
+	sc->name_width = 0;
+	char nb[160];
+	for (size_t i = 0; i < el->nr; i++) {
+		int len = (int)strlen(event_name(&el->attrs[i], nb, sizeof nb));
+		if (len > sc->name_width)
+			sc->name_width = len;
+	}
+	decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
+	__atomic_store_n(&sc->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Block-parallel runs: the first sample decides, whichever block it is in. */
+static void script_sample_seen(void *ctx, struct pipeline *p, const struct perf_event *ev)
+{
+	struct script *sc = ctx;
+	(void)ev;
+	if (!sc->o.raw && sc->name_width < 0)
+		decide(sc, p);
+}
+
+bool script_blocks_ok(const struct script_opts *o, const struct perf_evlist *el)
+{
+	/* a raw line is made by sample() only; tracepoint fields and data
+	 * sources depend on the samples before (libtraceevent, the width) */
+	if (o->raw)
+		return false;
+	struct script sc = { .o = *o };
+	decide_fields(&sc, el, false);
+	for (size_t i = 0; i < el->nr; i++) {
+		unsigned slot = type_slot(el->attrs[i].attr.type);
+		if (sample_fields(&sc, sc.fields[slot]) & (SF_TRACE | SF_DATA_SRC))
+			return false;
+	}
+	return true;
+}
+
 static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
 {
 	struct script *sc = ctx;
@@ -641,18 +682,8 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 			(unsigned long long)s->ip, s->cpu, pa && pa->name ? pa->name : "", (unsigned long long)ip0);
 		return 0;
 	}
-	if (sc->name_width < 0) {
-		struct perf_evlist *el = input_evlist(pipeline_input(p));
-		sc->name_width = 0;
-		char nb[160];
-		for (size_t i = 0; i < el->nr; i++) {
-			int len = (int)strlen(event_name(&el->attrs[i], nb, sizeof nb));
-			if (len > sc->name_width)
-				sc->name_width = len;
-		}
-		decide_fields(sc, el, input_header(pipeline_input(p))->pipe);
-		__atomic_store_n(&sc->ready, 1, __ATOMIC_RELEASE);
-	}
+	if (sc->name_width < 0)
+		decide(sc, p);
 	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
 	bool cc = sample_cc(fl, pa);
 	if (!(fl & (SF_TRACE | SF_DATA_SRC))) {
@@ -717,5 +748,6 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	sink->sample = script_sample;
 	sink->end = script_end;
 	sink->format = script_format;
+	sink->sample_seen = script_sample_seen;
 	return 0;
 }

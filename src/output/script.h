@@ -22,6 +22,11 @@ struct script_opts {
 /* Fill sink to write to out. The returned context is freed by sink->end. */
 int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
 
+/* Whether the output for el's events can be made in blocks by several
+ * threads (analyze/blocks.h): no sample's text depends on the samples
+ * before it. */
+bool script_blocks_ok(const struct script_opts *o, const struct perf_evlist *el);
+
 /* Format the sample header into buf (no trailing newline). */
 int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width);

@@ -15,6 +15,13 @@
 # and the dwarf recording once more with the ASan build at -j 4. Exit codes
 # are the same too, and so are the warnings, in any order (workers resolve
 # ahead of the output, so a warning may come earlier).
+#
+# `scorch script -j N` on a file runs N whole pipelines, each resolving
+# every N-th block of records (analyze/blocks.h). With SCORCH_BLOCK_RECORDS
+# of 3 every round, held sample (C++ inline names decided in order) and
+# thread's first sample falls in many blocks: script at 3 records a block
+# must equal -j 1 too, also on malformed files (the same partial output,
+# error line and exit code, ASan clean), and a closed pipe must end it.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 
@@ -30,6 +37,24 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 			echo "rc=$?" >> "$W/err.$j"
 			sort -o "$W/err.$j" "$W/err.$j"
 		done
+		if [ $cmd = script ]; then
+			# blocks of 3 records over 2 and 3 threads, as out.2 / out.4
+			SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$f" > "$W/out.b2" 2> "$W/err.b2"
+			echo "rc=$?" >> "$W/err.b2"
+			sort -o "$W/err.b2" "$W/err.b2"
+			SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 3 -i "$f" > "$W/out.b3" 2> "$W/err.b3"
+			echo "rc=$?" >> "$W/err.b3"
+			sort -o "$W/err.b3" "$W/err.b3"
+			if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
+				cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3"; then
+				pass "jobs_parity $n script: blocks of 3 records on 2 and 3 threads == -j 1"
+			else
+				fail "jobs_parity $n script: blocks of 3 records differ from -j 1"
+				cmp "$W/out.1" "$W/out.b2"
+				cmp "$W/out.1" "$W/out.b3"
+				diff "$W/err.1" "$W/err.b3" | head -5
+			fi
+		fi
 		if [ ! -s "$W/out.1" ]; then
 			fail "jobs_parity $n $cmd: no output at -j 1" "$(head -2 "$W/err.1")"
 		elif cmp -s "$W/out.1" "$W/out.2" && cmp -s "$W/out.1" "$W/out.4" &&
@@ -74,6 +99,20 @@ if command -v perf > /dev/null; then
 	else
 		skip "jobs_parity asan" "no ASan build or no recording"
 	fi
+	if [ -s "$W/dwarf.data" ]; then
+		# blocks: every thread reads the whole file (a fallback to one
+		# reader, the workers, would read it once)
+		strace -f -e trace=pread64 -o "$W/st1" "$SCORCH" script -j 1 -i "$W/dwarf.data" > /dev/null 2>&1
+		strace -f -e trace=pread64 -o "$W/st2" "$SCORCH" script -j 2 -i "$W/dwarf.data" > /dev/null 2>&1
+		r1=$(grep -c pread64 "$W/st1"); r2=$(grep -c pread64 "$W/st2")
+		check "jobs_parity blocks: script -j 2 reads the file twice ($r1 and $r2 reads)" \
+			[ "$r2" -ge $((2 * r1 - 2)) -a "$r1" -gt 4 ]
+		# a reader that goes away: no thread waits for ever
+		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" script -j 2 -i "$W/dwarf.data" 2> /dev/null |
+			head -c 100 > /dev/null
+		rc=${PIPESTATUS[0]}
+		check "jobs_parity blocks: a closed pipe ends script -j 2 (rc $rc)" [ "$rc" != 124 ]
+	fi
 else
 	skip "jobs_parity recordings" "no perf"
 fi
@@ -81,3 +120,26 @@ fi
 for f in $(find "$TOP/tests/data/peer" -type f -name '*.data*' ! -name '*.txt' | sort); do
 	same "peer/${f#"$TOP"/tests/data/peer/}" "$f"
 done
+
+# malformed files: blocks give the same partial output, error and exit code
+B=$SCORCH_ASAN
+[ -x "$B" ] || B=$SCORCH
+n=0; bad=0
+for seed in "$TOP/tests/data/peer/vector_static_gcc/perf.data.zstd" \
+	    "$TOP/tests/data/peer/fork_static_gcc/perf.data.zstd"; do
+	d=$W/mut-$(basename "$(dirname "$seed")")
+	python3 "$TOP/tests/tools/mutate.py" "$seed" "$d" 12
+	for f in "$d"/m*; do
+		n=$((n + 1))
+		timeout 60 "$SCORCH" script -j 1 -i "$f" > "$W/m1" 2> "$W/me1"
+		echo "rc=$?" >> "$W/me1"
+		SCORCH_BLOCK_RECORDS=4 timeout 60 "$B" script -j 2 -i "$f" > "$W/m2" 2> "$W/me2"
+		echo "rc=$?" >> "$W/me2"
+		if ! cmp -s "$W/m1" "$W/m2" || ! cmp -s <(sort "$W/me1") <(sort "$W/me2"); then
+			bad=$((bad + 1))
+			[ $bad -le 3 ] && { echo "  differs: $f"; diff <(sort "$W/me1") <(sort "$W/me2") | head -4; }
+		fi
+	done
+done
+check "jobs_parity blocks: $n malformed files, script -j 2 (ASan, blocks of 4) == -j 1 ($bad differ)" \
+	[ $bad = 0 -a $n -gt 0 ]

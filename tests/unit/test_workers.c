@@ -89,7 +89,7 @@ static int submit_mixed(struct workers *w, struct fixture *f, uint32_t nr, uint3
 		struct err e = { 0 };
 		CHECK_EQ(perf_event_decode(&f->el, rec, 0, &ev, &e), 0);
 		bool res = !plain || i % plain;
-		int rc = workers_submit(w, rec, 0, &ev, &f->el.attrs[0], res, &i, sizeof i);
+		int rc = workers_submit(w, rec, 0, false, NULL, &ev, &f->el.attrs[0], res, &i, sizeof i);
 		if (rc)
 			return rc;
 	}
