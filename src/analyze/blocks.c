@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #define BLOCK_RECORDS 1024
+#define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 
@@ -36,12 +37,26 @@ struct held {
 	char *comm;
 };
 
+/* A record kept for the ordered sink; its bytes in the block's data. */
+struct kept {
+	size_t rec;                      /* the record (without its user stack) */
+	uint64_t file_off;
+	struct pipeline_recstate st;
+	bool sample;
+	struct resolved_sample rs;       /* pointers fixed at writing: */
+	size_t frames, maps, def;        /* offsets in data */
+	uint32_t nr_maps, nd;
+};
+
 struct block {
 	uint64_t no;
 	int owner;
 	struct buf text;
 	struct held *held;
 	size_t nr_held, cap_held;
+	struct buf data;                 /* ordered: records, frames, maps, names */
+	struct kept *kept;
+	size_t nr_kept, cap_kept;
 	struct block *next;              /* finished list / free list */
 };
 
@@ -51,6 +66,7 @@ struct blocks {
 	const struct pipeline_config *cfg;
 	int n;
 	FILE *out;
+	struct sink *ordered;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct block *ready;             /* finished, not yet written (any order) */
@@ -58,6 +74,7 @@ struct blocks {
 	uint64_t next;                   /* the next block to write */
 	bool writing;
 	bool abort;                      /* a thread failed alone: nothing more is written */
+	int begun;                       /* ordered: the sink's begin 0 not yet, 1 done, -1 failed */
 	int write_rc;
 	struct a2l_state a2l;            /* used by the writer only */
 	struct hmap warned;
@@ -71,7 +88,10 @@ struct bthread {
 	bool started, finished;
 	struct pipeline_config cfg;
 	struct pipeline_blocks pb;
-	struct sink sink;
+	struct sink sink;                /* text: its own; ordered: a stand-in */
+	struct pipeline *p;              /* ordered: its pipeline (for replays) */
+	const struct map **seen;         /* ordered: a sample's maps, while kept */
+	size_t seen_cap;
 	FILE *out;
 	struct block *cur;
 	int pending;                     /* its finished blocks not yet written */
@@ -99,9 +119,12 @@ static struct block *block_get(struct blocks *B, int owner)
 	if (!b) {
 		b = xcalloc(1, sizeof(*b));
 		buf_init(&b->text, BLOCK_TEXT_MAX);
+		buf_init(&b->data, BLOCK_TEXT_MAX);
 	}
 	b->text.len = 0;
+	b->data.len = 0;
 	b->nr_held = 0;
+	b->nr_kept = 0;
 	b->owner = owner;
 	b->next = NULL;
 	return b;
@@ -119,14 +142,52 @@ static void block_free(struct block *b)
 	for (size_t i = 0; i < b->nr_held; i++)
 		held_release(&b->held[i]);
 	free(b->held);
+	free(b->kept);
 	buf_release(&b->text);
+	buf_release(&b->data);
 	free(b);
 }
 
 /* Write block b: its text, with each held sample's names decided and its
  * text made at its place. Outside the lock; one writer at a time. */
+/* Ordered: replay block b's records on the sink, in order. */
+static int block_replay(struct blocks *B, struct block *b)
+{
+	struct bthread *t = &B->t[b->owner];
+	if (!b->nr_kept)
+		return 0;
+	const struct perf_evlist *el = input_evlist(pipeline_input(t->p));
+	int rc = 0;
+	for (size_t i = 0; i < b->nr_kept && !rc; i++) {
+		struct kept *k = &b->kept[i];
+		struct perf_event ev;
+		struct err e = { 0 };
+		/* decoded when kept: it decodes again */
+		rc = perf_event_decode(el, b->data.data + k->rec, k->file_off, &ev, &e);
+		if (rc)
+			break;
+		struct resolved_sample *rs = NULL;
+		if (k->sample) {
+			rs = &k->rs;
+			rs->ev = &ev;
+			rs->frames = (struct frame *)(b->data.data + k->frames);
+			struct map *maps = (struct map *)(b->data.data + k->maps);
+			for (uint32_t f = 0; f < rs->nr_frames; f++)
+				if (rs->frames[f].map) /* the index + 1 of its copy */
+					rs->frames[f].map = &maps[(uintptr_t)rs->frames[f].map - 1];
+			resolver_apply_deferred(&B->a2l, (const struct resolver_deferred *)(b->data.data + k->def),
+						k->nd, rs);
+		}
+		rc = pipeline_replay(t->p, B->ordered, &ev, rs, &k->st);
+	}
+	b->nr_kept = 0;
+	return rc;
+}
+
 static int block_write(struct blocks *B, struct block *b)
 {
+	if (B->ordered)
+		return block_replay(B, b);
 	struct bthread *t = &B->t[b->owner];
 	size_t pos = 0;
 	struct buf tmp;
@@ -217,7 +278,8 @@ static int on_done(void *ctx, int index, uint64_t no)
 {
 	struct blocks *B = ctx;
 	struct bthread *t = &B->t[index];
-	fflush(t->out);
+	if (t->out)
+		fflush(t->out);
 	struct block *b = t->cur;
 	b->no = no;
 	pthread_mutex_lock(&B->mu);
@@ -281,6 +343,102 @@ static int on_defer(void *ctx, int index, const struct resolved_sample *rs,
 	return 0;
 }
 
+/* Append n bytes (aligned to 8) to b's data; its offset, or -1. */
+static ssize_t data_put(struct block *b, const void *p, size_t n)
+{
+	size_t at = (b->data.len + 7) & ~(size_t)7;
+	if (buf_reserve(&b->data, at - b->data.len + n))
+		return -1;
+	memset(b->data.data + b->data.len, 0, at - b->data.len);
+	if (n)
+		memcpy(b->data.data + at, p, n);
+	b->data.len = at + n;
+	return (ssize_t)at;
+}
+
+/* Ordered: keep a record of this thread's block for the replay. */
+static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
+		   const struct perf_event *ev, const struct resolved_sample *rs,
+		   const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st)
+{
+	struct blocks *B = ctx;
+	struct bthread *t = &B->t[index];
+	struct block *b = t->cur;
+	(void)p; /* t->p, set by the stand-in's begin */
+	if (b->nr_kept == b->cap_kept) {
+		size_t cap = b->cap_kept;
+		if (ARRAY_GROW(b->kept, cap, b->nr_kept + 1, (size_t)1 << 24))
+			return -ENOMEM;
+		b->cap_kept = cap;
+	}
+	struct kept *k = &b->kept[b->nr_kept];
+	memset(k, 0, sizeof(*k));
+	k->file_off = file_off;
+	k->st = *st;
+	/* the record; a sample without its user stack (size 0, no dyn_size),
+	 * which nothing after unwinding reads: most of the bytes */
+	uint16_t size;
+	memcpy(&size, rec + 6, 2);
+	ssize_t at;
+	const uint8_t *stk = ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
+	if (stk && stk >= rec + 8 + 8 && stk + ev->s.stack_user_size + 8 <= rec + size) {
+		size_t head = (size_t)(stk - 8 - rec);
+		size_t tail = (size_t)(rec + size - (stk + ev->s.stack_user_size + 8));
+		uint64_t zero = 0;
+		uint16_t nsize = (uint16_t)(head + 8 + tail);
+		if ((at = data_put(b, rec, head)) < 0 || data_put(b, &zero, 8) < 0 ||
+		    (tail && data_put(b, stk + ev->s.stack_user_size + 8, tail) < 0))
+			return -ENOMEM;
+		memcpy(b->data.data + at + 6, &nsize, 2);
+	} else if ((at = data_put(b, rec, size)) < 0) {
+		return -ENOMEM;
+	}
+	k->rec = (size_t)at;
+	if (rs) {
+		k->sample = true;
+		k->rs = *rs;
+		k->rs.ev = NULL;
+		k->rs.frames = NULL;
+		/* the maps the frames point into, copied (the session moves on);
+		 * a frame's map becomes its copy's index + 1 until the replay */
+		uint32_t nm = 0;
+		if (rs->nr_frames > t->seen_cap) {
+			size_t cap = t->seen_cap;
+			if (ARRAY_GROW(t->seen, cap, rs->nr_frames, (size_t)1 << 22))
+				return -ENOMEM;
+			t->seen_cap = cap;
+		}
+		ssize_t fat = data_put(b, rs->frames, rs->nr_frames * sizeof(*rs->frames));
+		if (fat < 0)
+			return -ENOMEM;
+		k->frames = (size_t)fat;
+		for (uint32_t f = 0; f < rs->nr_frames; f++) {
+			const struct map *m = rs->frames[f].map;
+			if (!m)
+				continue;
+			uint32_t j = 0;
+			while (j < nm && t->seen[j] != m)
+				j++;
+			if (j == nm) {
+				if (data_put(b, m, sizeof(*m)) < 0)
+					return -ENOMEM;
+				t->seen[nm++] = m;
+			}
+			((struct frame *)(b->data.data + k->frames))[f].map = (const struct map *)(uintptr_t)(j + 1);
+		}
+		k->nr_maps = nm;
+		/* the map copies follow the frames, 8-aligned and contiguous */
+		k->maps = ((size_t)fat + rs->nr_frames * sizeof(*rs->frames) + 7) & ~(size_t)7;
+		ssize_t dat = data_put(b, d, nd * sizeof(*d));
+		if (dat < 0)
+			return -ENOMEM;
+		k->def = (size_t)dat;
+		k->nd = nd;
+	}
+	b->nr_kept++;
+	return 0;
+}
+
 /* The resolvers' warnings once per cause across the threads (as workers.c). */
 static void on_warn(void *ctx, const struct resolver_warning *w)
 {
@@ -298,13 +456,57 @@ static void *thread_main(void *arg)
 {
 	struct bthread *t = arg;
 	t->rc = pipeline_run(&t->cfg, &t->sink, &t->e);
+	if (!t->index) {
+		/* thread 0 ended before its sink began (it could not open the
+		 * input): the others must not wait for that */
+		struct blocks *B = t->B;
+		pthread_mutex_lock(&B->mu);
+		if (!B->begun)
+			B->begun = -1;
+		pthread_cond_broadcast(&B->cv);
+		pthread_mutex_unlock(&B->mu);
+	}
 	return NULL;
 }
 
-int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
-	       blocks_eligible_fn eligible, void *ctx, FILE *out, struct err *e)
+/* Ordered: the stand-in sink of each thread. Thread 0's begin is the
+ * sink's; sample() is never called (records are handed over), but makes
+ * the pipeline resolve. */
+static int stand_in_begin(void *ctx, struct pipeline *p)
+{
+	struct bthread *t = ctx;
+	struct blocks *B = t->B;
+	t->p = p;
+	if (t->index) {
+		/* the others start once the sink has begun: after a failed
+		 * begin nothing runs (it would warn about what it resolves) */
+		pthread_mutex_lock(&B->mu);
+		while (!B->begun)
+			pthread_cond_wait(&B->cv, &B->mu);
+		int ok = B->begun > 0;
+		pthread_mutex_unlock(&B->mu);
+		return ok ? 0 : 1;
+	}
+	int rc = B->ordered->begin ? B->ordered->begin(B->ordered->ctx, p) : 0;
+	pthread_mutex_lock(&B->mu);
+	B->begun = rc ? -1 : 1;
+	if (rc)
+		B->abort = true; /* no block may be replayed on a sink that did not begin */
+	pthread_cond_broadcast(&B->cv);
+	pthread_mutex_unlock(&B->mu);
+	return rc;
+}
+
+static int stand_in_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
+{
+	(void)ctx, (void)p, (void)rs;
+	return -EINVAL;
+}
+
+int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, struct err *e)
 {
 	struct stat st;
+	int n = bc->n;
 	if (n < 2 || c->input_fd >= 0 || !c->input || !strcmp(c->input, "-") ||
 	    stat(c->input, &st) || !S_ISREG(st.st_mode) || c->unordered)
 		return 1;
@@ -313,7 +515,8 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 	struct input *in = input_open(c->input, &e0);
 	if (!in)
 		return 1; /* pipeline_run says what is wrong */
-	bool ok = !input_header(in)->pipe && eligible(ctx, input_header(in), input_evlist(in));
+	bool ok = !input_header(in)->pipe &&
+		  (!bc->eligible || bc->eligible(bc->ctx, input_header(in), input_evlist(in)));
 	input_free(in);
 	if (!ok)
 		return 1;
@@ -321,14 +524,15 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 	struct blocks *B = xcalloc(1, sizeof(*B));
 	B->cfg = c;
 	B->n = n;
-	B->out = out;
+	B->out = bc->out;
+	B->ordered = bc->ordered;
 	pthread_mutex_init(&B->mu, NULL);
 	pthread_cond_init(&B->cv, NULL);
 	hmap_init(&B->warned);
 	B->t = xcalloc((size_t)n, sizeof(*B->t));
 	/* SCORCH_BLOCK_RECORDS: another block size (tests: small blocks cut
 	 * everything, rounds and held samples, at many places) */
-	uint64_t size = BLOCK_RECORDS;
+	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : BLOCK_RECORDS;
 	const char *env = getenv("SCORCH_BLOCK_RECORDS");
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
@@ -341,12 +545,17 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .defer = on_defer, .warn = on_warn, .finish = on_finish,
-			.ctx = B };
+			.hand = B->ordered ? on_hand : NULL, .ctx = B };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
+		if (B->ordered) {
+			t->sink = (struct sink){ .ctx = t, .begin = stand_in_begin,
+						 .sample = B->ordered->sample ? stand_in_sample : NULL };
+			continue;
+		}
 		cookie_io_functions_t io = { .write = cookie_write };
 		t->out = fopencookie(t, "w", io);
-		if (!t->out || make_sink(ctx, i, t->out, &t->sink)) {
+		if (!t->out || bc->make_sink(bc->ctx, i, t->out, &t->sink)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -375,6 +584,8 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 			pthread_mutex_lock(&B->mu);
 			B->abort = true;
 			B->write_rc = -EAGAIN;
+			if (!B->begun && i == 0)
+				B->begun = -1;
 			pthread_cond_broadcast(&B->cv);
 			pthread_mutex_unlock(&B->mu);
 			break;
@@ -388,8 +599,10 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 			pthread_join(t->th, NULL);
 		else if (t->sink.end)
 			t->sink.end(t->sink.ctx, NULL, -EAGAIN);
-		fclose(t->out);
+		if (t->out)
+			fclose(t->out);
 		block_free(t->cur);
+		free(t->seen);
 	}
 	/* the error: thread 0's (every thread meets an input error alike),
 	 * else the first other thread's, else the writing's */
@@ -398,15 +611,24 @@ int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
 			rc = B->t[i].rc;
 			*e = B->t[i].e;
 		}
-	if (!rc && B->write_rc) {
+	if (!rc && B->write_rc < 0) {
 		rc = B->write_rc;
-		err_set(e, rc, "writing the output failed (%s)", strerror(-rc));
+		if (B->ordered) /* as pipeline_run says a sink's error */
+			err_set(e, rc, "analysis failed (%s)", strerror(-rc));
+		else
+			err_set(e, rc, "writing the output failed (%s)", strerror(-rc));
 	}
 	if (!rc && started < n) {
 		rc = -EAGAIN;
 		err_set(e, rc, "could not start %d threads", n);
 	}
-	if (!rc && fflush(out)) {
+	if (B->ordered) {
+		if (started && B->ordered->end) {
+			int r2 = B->ordered->end(B->ordered->ctx, NULL, rc);
+			if (!rc && r2 < 0)
+				rc = r2;
+		}
+	} else if (!rc && fflush(bc->out)) {
 		rc = -EIO;
 		err_set(e, rc, "writing the output failed (%s)", strerror(errno));
 	}

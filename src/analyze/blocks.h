@@ -29,6 +29,13 @@
  *   (late MMAPs, AUX data, damaged features) only from thread 0, whose
  *   counts are everyone's.
  *
+ * A sink that must see every record in order (perfparser: the stream
+ * numbers strings and locations by first use) is one sink: each thread
+ * resolves its blocks' samples and keeps their records (without the user
+ * stack, which only unwinding reads) and frames; the writer replays them on
+ * the sink in order. The sink's own work is then serial, the resolving
+ * parallel.
+ *
  * Memory: each thread keeps at most BLOCKS_PENDING finished blocks waiting
  * for an earlier one; the session, DSO state and ordering queue are per
  * thread.
@@ -45,13 +52,29 @@ typedef int (*blocks_sink_fn)(void *ctx, int i, FILE *out, struct sink *sink);
 typedef bool (*blocks_eligible_fn)(void *ctx, const struct perf_header *h,
 				   const struct perf_evlist *el);
 
+struct blocks_config {
+	int n;                       /* threads, >= 2 */
+	/* Text: a sink per thread (make_sink), its blocks written to out. */
+	blocks_sink_fn make_sink;
+	FILE *out;
+	/* Or one sink, `ordered`, that gets every record in record order, as
+	 * pipeline_run would give it: each thread resolves its blocks' samples
+	 * and keeps their records (user stacks cut off) and frames; the
+	 * writer replays them on the sink (pipeline_replay). Its begin is
+	 * called by thread 0 (before any replay), its end once at the end
+	 * (with no pipeline). */
+	struct sink *ordered;
+	blocks_eligible_fn eligible; /* NULL: any file */
+	void *ctx;
+};
+
 /*
- * Run c's input on n threads (n >= 2), writing to out. Returns 1 without
- * running anything when blocks do not apply (a pipe or stdin, not eligible,
- * or the threads could not be started): the caller runs pipeline_run.
- * Else 0, or a negative code with e filled (thread 0's error first).
+ * Run c's input on bc->n threads. Returns 1 without running anything when
+ * blocks do not apply (a pipe or stdin, not eligible, or the sinks could not
+ * be made): the caller runs pipeline_run. Else 0, or a negative code with e
+ * filled (thread 0's error first), or the ordered sink's begin's nonzero
+ * return.
  */
-int blocks_run(const struct pipeline_config *c, int n, blocks_sink_fn make_sink,
-	       blocks_eligible_fn eligible, void *ctx, FILE *out, struct err *e);
+int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, struct err *e);
 
 #endif

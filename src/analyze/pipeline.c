@@ -23,11 +23,7 @@
 #include <unistd.h>
 #include "util/buf.h"
 
-/* What a sink may read about the input, as of a record leaving the queue. */
-struct rec_state {
-	uint64_t pos;
-	struct order_stats os;
-};
+#define rec_state pipeline_recstate
 
 _Static_assert(sizeof(struct rec_state) <= WORKERS_AUX, "rec_state fits a slot");
 
@@ -52,6 +48,7 @@ struct pipeline {
 	 * block, whether it is this pipeline's, whether its done was called */
 	uint64_t nrec, blk;
 	bool blk_mine, blk_closed;
+	struct pipeline *view;       /* with blocks->hand: the replays' view of this pipeline */
 };
 
 void pipeline_config_init(struct pipeline_config *c)
@@ -168,7 +165,12 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 		bool kept = order_keepable(p->ord, &ch);
 		return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, sample, &st, sizeof(st));
 	}
-	if (p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
+	const struct pipeline_blocks *hb = p->cfg->blocks && p->cfg->blocks->hand ? p->cfg->blocks : NULL;
+	if (hb && !(ev.type == PERF_RECORD_SAMPLE && p->sink->sample)) {
+		struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
+		return hb->hand(hb->ctx, hb->index, p, rec, file_off, &ev, NULL, NULL, 0, &st);
+	}
+	if (!hb && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
@@ -182,6 +184,13 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 			return err_set(p->e, rc, "out of memory resolving a sample");
 		const struct pipeline_blocks *b = p->cfg->blocks;
 		uint32_t nd = 0;
+		if (b && b->hand) {
+			/* for the one sink, in record order (pipeline_replay) */
+			struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
+			uint32_t n = 0;
+			const struct resolver_deferred *dd = resolver_deferred(p->res, &n);
+			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, dd, n, &st);
+		}
 		const struct resolver_deferred *d = b ? resolver_deferred(p->res, &nd) : NULL;
 		if (nd) {
 			if (p->sink->sample_seen)
@@ -223,7 +232,26 @@ static int pipeline_start(struct pipeline *p)
 					    deliver_resolved, p, sink->format, sink->ctx);
 		p->ordered = p->wk && c->parallel_ordered;
 	}
+	if (c->blocks && c->blocks->hand) {
+		p->view = xcalloc(1, sizeof(*p->view));
+		*p->view = *p;
+		p->view->view = NULL;
+		p->view->wk = NULL;
+		p->view->res = NULL;
+		p->view->in_delivery = true;
+	}
 	return sink->begin ? sink->begin(sink->ctx, p) : 0;
+}
+
+int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct perf_event *ev,
+		    const struct resolved_sample *rs, const struct pipeline_recstate *st)
+{
+	struct pipeline *v = p->view;
+	v->cur = *st;
+	int rc = sink->event ? sink->event(sink->ctx, v, ev) : 0;
+	if (!rc && rs && sink->sample)
+		rc = sink->sample(sink->ctx, v, rs);
+	return rc;
 }
 
 /* Read records until the input has no more (its end, or a fed input's
@@ -316,6 +344,7 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	workers_free(p->wk);
+	free(p->view);
 	resolver_free(p->res);
 	order_free(p->ord);
 	session_free(p->sess);

@@ -27,7 +27,8 @@ struct sink {
 	/* Every sample, resolved, in sample order. NULL: samples are not resolved. */
 	int (*sample)(void *ctx, struct pipeline *p, const struct resolved_sample *rs);
 	/* Always called once at the end, also after an error (rc < 0; then the
-	 * input may be NULL and must not be used). Frees the sink's context. */
+	 * input may be NULL and must not be used). Frees the sink's context.
+	 * p is NULL for the one sink of a block-parallel run (blocks.h). */
 	int (*end)(void *ctx, struct pipeline *p, int rc);
 	/* Optional, with -j: called on worker threads (concurrently, with no
 	 * lock: it may only read state the sink no longer changes) right after
@@ -82,6 +83,13 @@ struct pipeline_config {
 
 struct resolver_deferred;
 
+/* What a sink may read about the input as of a record leaving the ordering
+ * queue (pipeline_input_pos, pipeline_order_stats). */
+struct pipeline_recstate {
+	uint64_t pos;
+	struct order_stats os;
+};
+
 /*
  * Block-parallel runs (analyze/blocks.h): n pipelines read the same input,
  * each on its own thread with its own session and resolver. Records are
@@ -100,6 +108,15 @@ struct pipeline_blocks {
 	 * pipelines (resolver_deferred): handed over instead of sink->sample. */
 	int (*defer)(void *ctx, int index, const struct resolved_sample *rs,
 		     const struct resolver_deferred *d, uint32_t nd);
+	/* Set for a sink that must see every record in order (the perfparser
+	 * stream): the block's records do not go to this pipeline's sink but
+	 * here, decoded, with the sample resolved (rs; NULL for other records,
+	 * d/nd its names to decide in order) and the input state st, for
+	 * pipeline_replay in record order on one sink. rec (file_off) is valid
+	 * during the call only. */
+	int (*hand)(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
+		    const struct perf_event *ev, const struct resolved_sample *rs,
+		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
 	/* After the last done, before the sink's end: returns once this
@@ -128,6 +145,13 @@ struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink 
 int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n);
 int pipeline_feed_flush(struct pipeline *p);
 int pipeline_feed_end(struct pipeline *p, int rc);
+
+/* Block-parallel runs with `hand`: give sink a handed record (ev, rs as
+ * handed, names decided) as p's sink would have had it: event(), then
+ * sample() for a sample, with st as the input state. From any thread, one
+ * call at a time, while p is running or waiting in its blocks' finish. */
+int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct perf_event *ev,
+		    const struct resolved_sample *rs, const struct pipeline_recstate *st);
 
 /* Accessors for sinks. */
 struct input *pipeline_input(struct pipeline *p);

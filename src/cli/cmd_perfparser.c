@@ -12,6 +12,7 @@
  */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "analyze/blocks.h"
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
 #include "output/perfparser_sink.h"
@@ -412,7 +413,13 @@ int cmd_perfparser(int argc, char **argv)
 	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL, NULL };
 	struct err e;
 	memset(&e, 0, sizeof(e));
-	int rc = pipeline_run(&cfg, &sink, &e);
+	/* -j N on a file: N threads each read it and resolve every N-th block;
+	 * the stream is made in record order from what they keep
+	 * (analyze/blocks.h); else worker threads (analyze/workers.h) */
+	struct blocks_config bc = { .n = (int)jobs, .ordered = &sink };
+	int rc = jobs >= 2 ? blocks_run(&cfg, &bc, &e) : 1;
+	if (rc == 1)
+		rc = pipeline_run(&cfg, &sink, &e);
 	int code = PPX_NO_ERROR;
 	if (rc == PP_ERR_NO_ARCH) {
 		code = PPX_MISSING_DATA;

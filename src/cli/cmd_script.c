@@ -73,7 +73,9 @@ int cmd_script(int argc, char **argv)
 	int jobs = s.a.pc.jobs > 0 ? s.a.pc.jobs : workers_default_jobs();
 	if (jobs >= 2) {
 		struct err e = { 0 };
-		int rc = blocks_run(&s.a.pc, jobs, make_sink, blocks_ok, &s, stdout, &e);
+		struct blocks_config bc = { .n = jobs, .make_sink = make_sink, .out = stdout,
+					    .eligible = blocks_ok, .ctx = &s };
+		int rc = blocks_run(&s.a.pc, &bc, &e);
 		if (rc == 0)
 			return EXIT_OK;
 		if (rc < 0) {

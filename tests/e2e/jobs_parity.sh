@@ -16,12 +16,14 @@
 # are the same too, and so are the warnings, in any order (workers resolve
 # ahead of the output, so a warning may come earlier).
 #
-# `scorch script -j N` on a file runs N whole pipelines, each resolving
-# every N-th block of records (analyze/blocks.h). With SCORCH_BLOCK_RECORDS
-# of 3 every round, held sample (C++ inline names decided in order) and
-# thread's first sample falls in many blocks: script at 3 records a block
-# must equal -j 1 too, also on malformed files (the same partial output,
-# error line and exit code, ASan clean), and a closed pipe must end it.
+# `scorch script -j N` and `scorch perfparser -j N` on a file run N whole
+# pipelines, each resolving every N-th block of records (analyze/blocks.h;
+# perfparser's stream is made from the kept records, replayed in order).
+# With SCORCH_BLOCK_RECORDS of 3 every round, held sample (C++ inline names
+# decided in order) and thread's first sample falls in many blocks: both
+# at 3 records a block must equal -j 1 too, also on malformed files (the
+# same partial output, error line and exit code, ASan clean), and a closed
+# pipe must end them.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 
@@ -37,23 +39,25 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 			echo "rc=$?" >> "$W/err.$j"
 			sort -o "$W/err.$j" "$W/err.$j"
 		done
-		if [ $cmd = script ]; then
-			# blocks of 3 records over 2 and 3 threads, as out.2 / out.4
-			SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$f" > "$W/out.b2" 2> "$W/err.b2"
-			echo "rc=$?" >> "$W/err.b2"
-			sort -o "$W/err.b2" "$W/err.b2"
-			SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 3 -i "$f" > "$W/out.b3" 2> "$W/err.b3"
-			echo "rc=$?" >> "$W/err.b3"
-			sort -o "$W/err.b3" "$W/err.b3"
-			if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
-				cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3"; then
-				pass "jobs_parity $n script: blocks of 3 records on 2 and 3 threads == -j 1"
+		# blocks of 3 records over 2 and 3 threads
+		for j in 2 3; do
+			if [ $cmd = script ]; then
+				SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $j -i "$f" > "$W/out.b$j" 2> "$W/err.b$j"
 			else
-				fail "jobs_parity $n script: blocks of 3 records differ from -j 1"
-				cmp "$W/out.1" "$W/out.b2"
-				cmp "$W/out.1" "$W/out.b3"
-				diff "$W/err.1" "$W/err.b3" | head -5
+				SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j --input "$f" --output "$W/out.b$j" \
+					2> "$W/err.b$j"
 			fi
+			echo "rc=$?" >> "$W/err.b$j"
+			sort -o "$W/err.b$j" "$W/err.b$j"
+		done
+		if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
+			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3"; then
+			pass "jobs_parity $n $cmd: blocks of 3 records on 2 and 3 threads == -j 1"
+		else
+			fail "jobs_parity $n $cmd: blocks of 3 records differ from -j 1"
+			cmp "$W/out.1" "$W/out.b2"
+			cmp "$W/out.1" "$W/out.b3"
+			diff "$W/err.1" "$W/err.b3" | head -5
 		fi
 		if [ ! -s "$W/out.1" ]; then
 			fail "jobs_parity $n $cmd: no output at -j 1" "$(head -2 "$W/err.1")"
@@ -107,11 +111,30 @@ if command -v perf > /dev/null; then
 		r1=$(grep -c pread64 "$W/st1"); r2=$(grep -c pread64 "$W/st2")
 		check "jobs_parity blocks: script -j 2 reads the file twice ($r1 and $r2 reads)" \
 			[ "$r2" -ge $((2 * r1 - 2)) -a "$r1" -gt 4 ]
+		strace -f -e trace=pread64 -o "$W/st3" "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" \
+			--output /dev/null > /dev/null 2>&1
+		r3=$(grep -c pread64 "$W/st3")
+		check "jobs_parity blocks: perfparser -j 2 reads the file twice ($r1 and $r3 reads)" \
+			[ "$r3" -ge $((2 * r1 - 2)) ]
 		# a reader that goes away: no thread waits for ever
 		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" script -j 2 -i "$W/dwarf.data" 2> /dev/null |
 			head -c 100 > /dev/null
 		rc=${PIPESTATUS[0]}
 		check "jobs_parity blocks: a closed pipe ends script -j 2 (rc $rc)" [ "$rc" != 124 ]
+		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" 2> /dev/null |
+			head -c 100 > /dev/null
+		rc=${PIPESTATUS[0]}
+		check "jobs_parity blocks: a closed pipe ends perfparser -j 2 (rc $rc)" [ "$rc" != 124 ]
+		# perfparser's begin fails (an architecture it does not know): no
+		# thread may go on, the same stream, message and exit code
+		python3 "$TOP/tests/tools/patch_arch.py" "$W/dwarf.data" "$W/noarch.data" foo
+		for j in 1 2; do
+			SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j --input "$W/noarch.data" \
+				--output "$W/na.$j" 2> "$W/nae.$j"
+			echo "rc=$?" >> "$W/nae.$j"
+		done
+		check "jobs_parity blocks: unknown architecture, perfparser -j 2 == -j 1 ($(tail -1 "$W/nae.1"))" \
+			eval 'cmp -s "$W/na.1" "$W/na.2" && cmp -s "$W/nae.1" "$W/nae.2" && grep -q "rc=6" "$W/nae.1"'
 	fi
 else
 	skip "jobs_parity recordings" "no perf"
@@ -135,11 +158,17 @@ for seed in "$TOP/tests/data/peer/vector_static_gcc/perf.data.zstd" \
 		echo "rc=$?" >> "$W/me1"
 		SCORCH_BLOCK_RECORDS=4 timeout 60 "$B" script -j 2 -i "$f" > "$W/m2" 2> "$W/me2"
 		echo "rc=$?" >> "$W/me2"
-		if ! cmp -s "$W/m1" "$W/m2" || ! cmp -s <(sort "$W/me1") <(sort "$W/me2"); then
+		timeout 60 "$SCORCH" perfparser -j 1 --input "$f" --output "$W/p1" 2> "$W/pe1"
+		echo "rc=$?" >> "$W/pe1"
+		SCORCH_BLOCK_RECORDS=4 timeout 60 "$B" perfparser -j 2 --input "$f" --output "$W/p2" 2> "$W/pe2"
+		echo "rc=$?" >> "$W/pe2"
+		if ! cmp -s "$W/m1" "$W/m2" || ! cmp -s <(sort "$W/me1") <(sort "$W/me2") ||
+		   ! cmp -s "$W/p1" "$W/p2" || ! cmp -s <(sort "$W/pe1") <(sort "$W/pe2"); then
 			bad=$((bad + 1))
-			[ $bad -le 3 ] && { echo "  differs: $f"; diff <(sort "$W/me1") <(sort "$W/me2") | head -4; }
+			[ $bad -le 3 ] && { echo "  differs: $f"; diff <(sort "$W/me1") <(sort "$W/me2") | head -4;
+					    diff <(sort "$W/pe1") <(sort "$W/pe2") | head -4; }
 		fi
 	done
 done
-check "jobs_parity blocks: $n malformed files, script -j 2 (ASan, blocks of 4) == -j 1 ($bad differ)" \
+check "jobs_parity blocks: $n malformed files, script and perfparser -j 2 (ASan, blocks of 4) == -j 1 ($bad differ)" \
 	[ $bad = 0 -a $n -gt 0 ]
