@@ -1,6 +1,7 @@
 #!/bin/bash
 # valgrind.sh: the analysis commands under valgrind (memcheck, leaks): no
-# error, no leak, on a frame-pointer and a DWARF recording and a zstd peer file.
+# error, no leak, on a frame-pointer and a DWARF recording and a zstd peer file;
+# script and perfparser -j 2 (block-parallel) on the DWARF recording.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 build_workload leaf_mid.c "$W/w" -O1 -g -fno-omit-frame-pointer -pthread
@@ -18,4 +19,16 @@ for f in "$W/fp.data" "$W/dw.data" "$TOP/tests/data/peer/vector_static_gcc/perf.
 		check "valgrind/$n $cmd (rc $rc)" [ $rc -le 2 ]
 		if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
 	done
+done
+# block-parallel runs (analyze/blocks.h), blocks of 5 records: held and kept
+# samples, block buffers, the threads' sessions and resolvers all freed
+for cmd in script perfparser; do
+	case $cmd in
+	perfparser) SCORCH_BLOCK_RECORDS=5 vg "$SCORCH" perfparser -j 2 --input "$W/dw.data" --output /dev/null \
+			> /dev/null 2> "$W/err" ;;
+	*) SCORCH_BLOCK_RECORDS=5 vg "$SCORCH" script -j 2 -i "$W/dw.data" > /dev/null 2> "$W/err" ;;
+	esac
+	rc=$?
+	check "valgrind/dw.data $cmd -j 2 in blocks of 5 (rc $rc)" [ $rc = 0 ]
+	if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
 done
