@@ -30,7 +30,9 @@ for h in "${harnesses[@]}"; do
 		[ -f "$f" ] || continue
 		case $f in *.txt) continue ;; esac
 		[ "$(stat -c %s "$f")" -gt 1000000 ] && continue
-		for m in 0 1 2 3; do
+		modes="0 1 2 3"
+		[ $n = fuzz_reader ] && modes="0 1 2 3 8 9" # 8, 9: blocks against one pipeline
+		for m in $modes; do
 			{ printf "\\x0$m"; cat "$f"; } > "$c/seed-$i-$m"
 		done
 		i=$((i + 1))

@@ -5,8 +5,12 @@
  * pipeline (decode, ordering, session, resolve, script output to /dev/null)
  * and the stats sink; bit 2 of the first byte runs the profile collector with
  * the off-CPU stage instead (--off-cpu, or --wall with bit 1: sched_switch
- * raw fields, switch records, intervals).
+ * raw fields, switch records, intervals). Bit 3: block-parallel runs
+ * (analyze/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
+ * script text per thread (bit 0 clear) or one sink fed in order (bit 0
+ * set): the output and the result must be the same, else abort().
  */
+#include "analyze/blocks.h"
 #include "analyze/pipeline.h"
 #include "output/profile.h"
 #include "output/script.h"
@@ -50,6 +54,67 @@ static void run(int fd, int which)
 	pipeline_run(&c, &sink, &e);
 }
 
+static int text_sink(void *ctx, int i, FILE *out, struct sink *sink)
+{
+	(void)ctx, (void)i;
+	return script_sink_init(sink, out, NULL);
+}
+
+static bool text_ok(void *ctx, const struct perf_header *h, const struct perf_evlist *el)
+{
+	(void)ctx, (void)h;
+	struct script_opts o = { .show_inline = false };
+	return script_blocks_ok(&o, el);
+}
+
+/* One pipeline, then blocks, on the same file: the same bytes, the same result. */
+static void run_blocks(const uint8_t *data, size_t size, bool ordered)
+{
+	int fd = fuzz_fd(data, size, false);
+	if (fd < 0)
+		return;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	struct pipeline_config c;
+	pipeline_config_init(&c);
+	c.input = path;
+	c.order.buffer_size = 64 * 1024;
+	c.order.max_buffer_size = 1 << 20;
+	c.kallsyms = "/dev/null";
+	char *s1 = NULL, *s2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	FILE *f1 = open_memstream(&s1, &n1), *f2 = open_memstream(&s2, &n2);
+	struct sink sink;
+	struct err e1 = { 0 }, e2 = { 0 };
+	script_sink_init(&sink, f1, NULL);
+	int r1 = pipeline_run(&c, &sink, &e1);
+	struct blocks_config bc = { .n = 2 };
+	if (ordered) {
+		script_sink_init(&sink, f2, NULL);
+		bc.ordered = &sink;
+	} else {
+		bc.make_sink = text_sink;
+		bc.out = f2;
+		bc.eligible = text_ok;
+	}
+	int r2 = blocks_run(&c, &bc, &e2);
+	if (r2 == 1) { /* blocks do not apply: one pipeline, as the commands do */
+		if (!ordered)
+			script_sink_init(&sink, f2, NULL);
+		r2 = pipeline_run(&c, &sink, &e2);
+	}
+	fclose(f1);
+	fclose(f2);
+	if (r1 != r2 || n1 != n2 || (n1 && memcmp(s1, s2, n1))) {
+		fprintf(stderr, "blocks (%s) differ from one pipeline: rc %d/%d, %zu/%zu bytes\n",
+			ordered ? "ordered" : "text", r1, r2, n1, n2);
+		abort();
+	}
+	free(s1);
+	free(s2);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > (1 << 20))
@@ -59,6 +124,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
+	if (mode & 8) {
+		setenv("SCORCH_BLOCK_RECORDS", "2", 1);
+		run_blocks(data, size, mode & 1);
+		return 0;
+	}
 	int fd = fuzz_fd(data, size, mode & 1);
 	if (fd < 0)
 		return 0;
