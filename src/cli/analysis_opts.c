@@ -28,7 +28,9 @@ const char opts_analysis_help[] =
 	"  --buffer-size KB        ordering buffer for files without rounds (32768;\n"
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
-	"  -j, --jobs N            worker threads (default 1; 0: online CPUs - 1)\n";
+	"  -j, --jobs N            threads (default 1; script from a file: N threads\n"
+	"                          each reading it, 0: one per CPU; else worker\n"
+	"                          threads, 0: online CPUs - 1)\n";
 
 void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 {
