@@ -2,12 +2,16 @@
  * blocks.c: one input analyzed by N threads, each reading all of it (see
  * blocks.h).
  *
- * Each thread's sink writes to a stdio stream of its own (fopencookie) that
- * appends to the thread's current block. When the pipeline says a block is
- * done, the block joins the finished ones; whichever thread finishes the
- * block that is next in order writes it and every following finished one
- * (one writer at a time), so no thread waits for the writing of others
- * unless it has BLOCKS_PENDING blocks waiting already.
+ * Text: each thread's sink writes to a stdio stream of its own
+ * (fopencookie) that appends to the thread's current block. Ordered: the
+ * thread's pipeline hands each record of its blocks over (on_hand), kept in
+ * the block's data. When the pipeline says a block is done, the block joins
+ * the finished ones; whichever thread finishes the block that is next in
+ * order writes it (text) or replays it on the one sink (ordered), and every
+ * following finished one, one writer at a time; so no thread waits for
+ * the writing of others unless it has BLOCKS_PENDING blocks waiting already,
+ * and the sink of an ordered run is only ever called by one thread at a
+ * time, in record order.
  */
 #include "analyze/blocks.h"
 #include "analyze/a2l.h"
@@ -45,7 +49,7 @@ struct kept {
 	bool sample;
 	struct resolved_sample rs;       /* pointers fixed at writing: */
 	size_t frames, maps, def;        /* offsets in data */
-	uint32_t nr_maps, nd;
+	uint32_t nd;
 };
 
 struct block {
@@ -426,7 +430,6 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 			}
 			((struct frame *)(b->data.data + k->frames))[f].map = (const struct map *)(uintptr_t)(j + 1);
 		}
-		k->nr_maps = nm;
 		/* the map copies follow the frames, 8-aligned and contiguous */
 		k->maps = ((size_t)fat + rs->nr_frames * sizeof(*rs->frames) + 7) & ~(size_t)7;
 		ssize_t dat = data_put(b, d, nd * sizeof(*d));
