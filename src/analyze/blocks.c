@@ -79,6 +79,9 @@ struct blocks {
 	bool writing;
 	bool abort;                      /* a thread failed alone: nothing more is written */
 	int begun;                       /* ordered: the sink's begin 0 not yet, 1 done, -1 failed */
+	int drained;                     /* threads done with their blocks (written or aborted) */
+	bool ended;                      /* ordered: the sink's end was called */
+	int end_rc;                      /* what it returned */
 	int write_rc;
 	struct a2l_state a2l;            /* used by the writer only */
 	struct hmap warned;
@@ -89,7 +92,8 @@ struct bthread {
 	struct blocks *B;
 	int index;
 	pthread_t th;
-	bool started, finished;
+	bool started, finished, drained;
+	int rc_fin;                      /* its pipeline's result, at its finish */
 	struct pipeline_config cfg;
 	struct pipeline_blocks pb;
 	struct sink sink;                /* text: its own; ordered: a stand-in */
@@ -297,7 +301,48 @@ static int on_done(void *ctx, int index, uint64_t no)
 	return stop ? 1 : 0;
 }
 
-static void on_finish(void *ctx, int index)
+/* Thread t is done with its blocks (rc: its result). Under mu. */
+static void drain(struct blocks *B, struct bthread *t, int rc)
+{
+	if (t->drained)
+		return;
+	t->drained = true;
+	t->finished = true;
+	t->rc_fin = rc;
+	B->drained++;
+	pthread_cond_broadcast(&B->cv);
+}
+
+/* Ordered: every pipeline lives until the one sink has ended, as the sink
+ * may hold pointers into any pipeline's resolver (the stream's strings and
+ * frame cache are keyed by pointer: a name freed and allocated again would
+ * be taken for the old one). Thread 0 ends the sink once all are drained,
+ * with the first error (thread 0's first); the others wait. Under mu. */
+static void end_ordered(struct blocks *B, struct bthread *t, struct pipeline *p)
+{
+	while (B->drained < B->n)
+		pthread_cond_wait(&B->cv, &B->mu);
+	if (t->index) {
+		while (!B->ended)
+			pthread_cond_wait(&B->cv, &B->mu);
+		return;
+	}
+	if (B->ended)
+		return;
+	int rc = 0;
+	for (int i = 0; i < B->n && !rc; i++)
+		rc = B->t[i].rc_fin < 0 ? B->t[i].rc_fin : 0;
+	if (!rc && B->write_rc < 0)
+		rc = B->write_rc;
+	pthread_mutex_unlock(&B->mu);
+	int r = B->ordered->end ? B->ordered->end(B->ordered->ctx, p, rc) : 0;
+	pthread_mutex_lock(&B->mu);
+	B->end_rc = r;
+	B->ended = true;
+	pthread_cond_broadcast(&B->cv);
+}
+
+static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
 {
 	struct blocks *B = ctx;
 	struct bthread *t = &B->t[index];
@@ -305,6 +350,9 @@ static void on_finish(void *ctx, int index)
 	t->finished = true;
 	pthread_cond_broadcast(&B->cv);
 	write_until(B, t, 0);
+	drain(B, t, rc);
+	if (B->ordered)
+		end_ordered(B, t, p);
 	pthread_mutex_unlock(&B->mu);
 }
 
@@ -459,16 +507,16 @@ static void *thread_main(void *arg)
 {
 	struct bthread *t = arg;
 	t->rc = pipeline_run(&t->cfg, &t->sink, &t->e);
-	if (!t->index) {
-		/* thread 0 ended before its sink began (it could not open the
-		 * input): the others must not wait for that */
-		struct blocks *B = t->B;
-		pthread_mutex_lock(&B->mu);
-		if (!B->begun)
-			B->begun = -1;
-		pthread_cond_broadcast(&B->cv);
-		pthread_mutex_unlock(&B->mu);
-	}
+	/* a pipeline that ended before its finish (it could not open the
+	 * input): the others must not wait for it, nor for thread 0's sink */
+	struct blocks *B = t->B;
+	pthread_mutex_lock(&B->mu);
+	if (!t->index && !B->begun)
+		B->begun = -1;
+	drain(B, t, t->rc);
+	if (B->ordered && !t->index && !B->ended)
+		end_ordered(B, t, NULL);
+	pthread_mutex_unlock(&B->mu);
 	return NULL;
 }
 
@@ -596,6 +644,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		B->t[i].started = true;
 		started++;
 	}
+	pthread_mutex_lock(&B->mu);
+	for (int i = started; i < n; i++)
+		drain(B, &B->t[i], -EAGAIN); /* never started: no one waits for them */
+	pthread_mutex_unlock(&B->mu);
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		if (t->started)
@@ -621,17 +673,13 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		else
 			err_set(e, rc, "writing the output failed (%s)", strerror(-rc));
 	}
+	if (!rc && B->end_rc < 0)
+		rc = B->end_rc; /* as pipeline_run gives the sink's end's error */
 	if (!rc && started < n) {
 		rc = -EAGAIN;
 		err_set(e, rc, "could not start %d threads", n);
 	}
-	if (B->ordered) {
-		if (started && B->ordered->end) {
-			int r2 = B->ordered->end(B->ordered->ctx, NULL, rc);
-			if (!rc && r2 < 0)
-				rc = r2;
-		}
-	} else if (!rc && fflush(bc->out)) {
+	if (!B->ordered && !rc && fflush(bc->out)) {
 		rc = -EIO;
 		err_set(e, rc, "writing the output failed (%s)", strerror(errno));
 	}

@@ -333,7 +333,7 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	if (b)
-		b->finish(b->ctx, b->index);
+		b->finish(b->ctx, b->index, p, rc > 0 ? 0 : rc);
 	if (rc > 0)
 		rc = 0; /* a sink asked to stop */
 	if (rc < 0 && !e->set)

@@ -119,9 +119,11 @@ struct pipeline_blocks {
 		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
-	/* After the last done, before the sink's end: returns once this
-	 * pipeline's blocks are written (they may use its sink and resolver). */
-	void (*finish)(void *ctx, int index);
+	/* After the last done, before the sink's end (rc: the pipeline's
+	 * result): returns once this pipeline's blocks are written (they may
+	 * use its sink and resolver); with `hand`, once every pipeline's are
+	 * and the one sink has ended. */
+	void (*finish)(void *ctx, int index, struct pipeline *p, int rc);
 	void *ctx;
 };
 
