@@ -313,15 +313,19 @@ static void drain(struct blocks *B, struct bthread *t, int rc)
 	pthread_cond_broadcast(&B->cv);
 }
 
-/* Ordered: every pipeline lives until the one sink has ended, as the sink
- * may hold pointers into any pipeline's resolver (the stream's strings and
- * frame cache are keyed by pointer: a name freed and allocated again would
- * be taken for the old one). Thread 0 ends the sink once all are drained,
- * with the first error (thread 0's first); the others wait. Under mu. */
-static void end_ordered(struct blocks *B, struct bthread *t, struct pipeline *p)
+/* Every pipeline lives until all blocks are written: names decided in
+ * order (a2l.h) are one resolver's strings handed to the others' samples;
+ * and the one sink of an ordered run may hold pointers into any resolver
+ * (the stream's strings and frame cache are keyed by pointer: a name freed
+ * and allocated again would be taken for the old one). So every thread
+ * waits for all to be drained; then, ordered, thread 0 ends the sink with
+ * the first error (thread 0's first) while the others wait. Under mu. */
+static void end_all(struct blocks *B, struct bthread *t, struct pipeline *p)
 {
 	while (B->drained < B->n)
 		pthread_cond_wait(&B->cv, &B->mu);
+	if (!B->ordered)
+		return;
 	if (t->index) {
 		while (!B->ended)
 			pthread_cond_wait(&B->cv, &B->mu);
@@ -351,8 +355,7 @@ static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
 	pthread_cond_broadcast(&B->cv);
 	write_until(B, t, 0);
 	drain(B, t, rc);
-	if (B->ordered)
-		end_ordered(B, t, p);
+	end_all(B, t, p);
 	pthread_mutex_unlock(&B->mu);
 }
 
@@ -515,7 +518,7 @@ static void *thread_main(void *arg)
 		B->begun = -1;
 	drain(B, t, t->rc);
 	if (B->ordered && !t->index && !B->ended)
-		end_ordered(B, t, NULL);
+		end_all(B, t, NULL);
 	pthread_mutex_unlock(&B->mu);
 	return NULL;
 }

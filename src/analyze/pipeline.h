@@ -120,9 +120,8 @@ struct pipeline_blocks {
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
 	/* After the last done, before the sink's end (rc: the pipeline's
-	 * result): returns once this pipeline's blocks are written (they may
-	 * use its sink and resolver); with `hand`, once every pipeline's are
-	 * and the one sink has ended. */
+	 * result): returns once every pipeline's blocks are written (they may
+	 * use any pipeline's names) and, with `hand`, the one sink has ended. */
 	void (*finish)(void *ctx, int index, struct pipeline *p, int rc);
 	void *ctx;
 };
