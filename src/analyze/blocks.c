@@ -31,18 +31,11 @@
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 
-/* A sample whose names are decided at its place in the output. */
-struct held {
-	size_t at;                       /* its place: offset in the block's text */
-	struct perf_event ev;
-	struct resolved_sample rs;       /* frames, comm: copies below */
-	struct resolver_deferred *def;
-	uint32_t nd;
-	char *comm;
-};
-
-/* A record kept for the ordered sink; its bytes in the block's data. */
+/* A record handed over (on_hand), its bytes in the block's data: ordered,
+ * every record, for the one sink; text, a sample whose names are decided
+ * at its place in the output. */
 struct kept {
+	size_t at;                       /* text: its place, an offset in the block's text */
 	size_t rec;                      /* the record (without its user stack) */
 	uint64_t file_off;
 	struct pipeline_recstate st;
@@ -56,9 +49,7 @@ struct block {
 	uint64_t no;
 	int owner;
 	struct buf text;
-	struct held *held;
-	size_t nr_held, cap_held;
-	struct buf data;                 /* ordered: records, frames, maps, names */
+	struct buf data;                 /* the kept records, frames, maps, names */
 	struct kept *kept;
 	size_t nr_kept, cap_kept;
 	struct block *next;              /* finished list / free list */
@@ -97,8 +88,8 @@ struct bthread {
 	struct pipeline_config cfg;
 	struct pipeline_blocks pb;
 	struct sink sink;                /* text: its own; ordered: a stand-in */
-	struct pipeline *p;              /* ordered: its pipeline (for replays) */
-	const struct map **seen;         /* ordered: a sample's maps, while kept */
+	struct pipeline *p;              /* its pipeline (for the kept records' evlist, replays) */
+	const struct map **seen;         /* a sample's maps, while kept */
 	size_t seen_cap;
 	FILE *out;
 	struct block *cur;
@@ -131,95 +122,80 @@ static struct block *block_get(struct blocks *B, int owner)
 	}
 	b->text.len = 0;
 	b->data.len = 0;
-	b->nr_held = 0;
 	b->nr_kept = 0;
 	b->owner = owner;
 	b->next = NULL;
 	return b;
 }
 
-static void held_release(struct held *h)
-{
-	free(h->rs.frames);
-	free(h->def);
-	free(h->comm);
-}
-
 static void block_free(struct block *b)
 {
-	for (size_t i = 0; i < b->nr_held; i++)
-		held_release(&b->held[i]);
-	free(b->held);
 	free(b->kept);
 	buf_release(&b->text);
 	buf_release(&b->data);
 	free(b);
 }
 
-/* Write block b: its text, with each held sample's names decided and its
- * text made at its place. Outside the lock; one writer at a time. */
-/* Ordered: replay block b's records on the sink, in order. */
-static int block_replay(struct blocks *B, struct block *b)
+/* Kept record k of block b as its pipeline had it: decoded again into ev
+ * (with the owner's evlist), and for a sample *rs with its frames' maps
+ * pointing at their copies and its names decided (in output order: one
+ * a2l state). 0, or the decoder's error. */
+static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct perf_event *ev,
+		    struct resolved_sample **rs)
 {
-	struct bthread *t = &B->t[b->owner];
-	if (!b->nr_kept)
-		return 0;
-	const struct perf_evlist *el = input_evlist(pipeline_input(t->p));
-	int rc = 0;
-	for (size_t i = 0; i < b->nr_kept && !rc; i++) {
-		struct kept *k = &b->kept[i];
-		struct perf_event ev;
-		struct err e = { 0 };
-		/* decoded when kept: it decodes again */
-		rc = perf_event_decode(el, b->data.data + k->rec, k->file_off, &ev, &e);
-		if (rc)
-			break;
-		struct resolved_sample *rs = NULL;
-		if (k->sample) {
-			rs = &k->rs;
-			rs->ev = &ev;
-			rs->frames = (struct frame *)(b->data.data + k->frames);
-			struct map *maps = (struct map *)(b->data.data + k->maps);
-			for (uint32_t f = 0; f < rs->nr_frames; f++)
-				if (rs->frames[f].map) /* the index + 1 of its copy */
-					rs->frames[f].map = &maps[(uintptr_t)rs->frames[f].map - 1];
-			resolver_apply_deferred(&B->a2l, (const struct resolver_deferred *)(b->data.data + k->def),
-						k->nd, rs);
-		}
-		rc = pipeline_replay(t->p, B->ordered, &ev, rs, &k->st);
-	}
-	b->nr_kept = 0;
-	return rc;
+	const struct perf_evlist *el = input_evlist(pipeline_input(B->t[b->owner].p));
+	struct err e = { 0 };
+	int rc = perf_event_decode(el, b->data.data + k->rec, k->file_off, ev, &e);
+	*rs = NULL;
+	if (rc || !k->sample)
+		return rc;
+	struct resolved_sample *r = &k->rs;
+	r->ev = ev;
+	r->frames = (struct frame *)(b->data.data + k->frames);
+	struct map *maps = (struct map *)(b->data.data + k->maps);
+	for (uint32_t f = 0; f < r->nr_frames; f++)
+		if (r->frames[f].map) /* the index + 1 of its copy */
+			r->frames[f].map = &maps[(uintptr_t)r->frames[f].map - 1];
+	resolver_apply_deferred(&B->a2l, (const struct resolver_deferred *)(b->data.data + k->def),
+				k->nd, r);
+	*rs = r;
+	return 0;
 }
 
+/* Write block b. Ordered: replay its records on the sink, in order. Text:
+ * its text, with each kept sample's text made at its place by the owner's
+ * sink. Outside the lock; one writer at a time. */
 static int block_write(struct blocks *B, struct block *b)
 {
-	if (B->ordered)
-		return block_replay(B, b);
 	struct bthread *t = &B->t[b->owner];
 	size_t pos = 0;
 	struct buf tmp;
 	buf_init(&tmp, BLOCK_TEXT_MAX);
 	int rc = 0;
-	for (size_t i = 0; i < b->nr_held && !rc; i++) {
-		struct held *h = &b->held[i];
-		if (h->at > pos)
-			fwrite(b->text.data + pos, 1, h->at - pos, B->out);
-		pos = h->at;
-		h->rs.ev = &h->ev;
-		resolver_apply_deferred(&B->a2l, h->def, h->nd, &h->rs);
+	for (size_t i = 0; i < b->nr_kept && !rc; i++) {
+		struct kept *k = &b->kept[i];
+		struct perf_event ev;
+		struct resolved_sample *rs;
+		if ((rc = kept_get(B, b, k, &ev, &rs)))
+			break;
+		if (B->ordered) {
+			rc = pipeline_replay(t->p, B->ordered, &ev, rs, &k->st);
+			continue;
+		}
+		if (k->at > pos)
+			fwrite(b->text.data + pos, 1, k->at - pos, B->out);
+		pos = k->at;
 		tmp.len = 0;
-		if (t->sink.format(t->sink.ctx, &h->rs, &tmp))
+		if (!rs || t->sink.format(t->sink.ctx, rs, &tmp))
 			rc = -EINVAL; /* eligible() promised format() takes every sample */
 		else
 			fwrite(tmp.data, 1, tmp.len, B->out);
-		held_release(h);
 	}
-	b->nr_held = 0;
-	if (!rc && b->text.len > pos)
+	b->nr_kept = 0;
+	if (!B->ordered && !rc && b->text.len > pos)
 		fwrite(b->text.data + pos, 1, b->text.len - pos, B->out);
 	buf_release(&tmp);
-	if (!rc && ferror(B->out))
+	if (!B->ordered && !rc && ferror(B->out))
 		rc = -EIO;
 	return rc;
 }
@@ -359,45 +335,6 @@ static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
 	pthread_mutex_unlock(&B->mu);
 }
 
-static int on_defer(void *ctx, int index, const struct resolved_sample *rs,
-		    const struct resolver_deferred *d, uint32_t nd)
-{
-	struct blocks *B = ctx;
-	struct bthread *t = &B->t[index];
-	fflush(t->out);
-	struct block *b = t->cur;
-	if (b->nr_held == b->cap_held) {
-		size_t cap = b->cap_held;
-		if (ARRAY_GROW(b->held, cap, b->nr_held + 1, (size_t)1 << 24))
-			return -ENOMEM;
-		b->cap_held = cap;
-	}
-	struct held *h = &b->held[b->nr_held];
-	memset(h, 0, sizeof(*h));
-	h->at = b->text.len;
-	h->ev = *rs->ev;
-	h->rs = *rs;
-	h->rs.ev = NULL; /* &h->ev at writing: held[] may move until then */
-	h->rs.frames = NULL;
-	if (rs->nr_frames) {
-		h->rs.frames = malloc(rs->nr_frames * sizeof(*rs->frames));
-		if (!h->rs.frames)
-			return -ENOMEM;
-		memcpy(h->rs.frames, rs->frames, rs->nr_frames * sizeof(*rs->frames));
-	}
-	h->def = malloc(nd * sizeof(*d));
-	h->comm = rs->comm ? strdup(rs->comm) : NULL;
-	if (!h->def || (rs->comm && !h->comm)) {
-		held_release(h);
-		return -ENOMEM;
-	}
-	memcpy(h->def, d, nd * sizeof(*d));
-	h->nd = nd;
-	h->rs.comm = h->comm;
-	b->nr_held++;
-	return 0;
-}
-
 /* Append n bytes (aligned to 8) to b's data; its offset, or -1. */
 static ssize_t data_put(struct block *b, const void *p, size_t n)
 {
@@ -411,7 +348,8 @@ static ssize_t data_put(struct block *b, const void *p, size_t n)
 	return (ssize_t)at;
 }
 
-/* Ordered: keep a record of this thread's block for the replay. */
+/* Keep a record of this thread's block: ordered, every one, for the
+ * replay; text, a sample whose names are decided at writing. */
 static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
 		   const struct perf_event *ev, const struct resolved_sample *rs,
 		   const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st)
@@ -419,7 +357,10 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	struct blocks *B = ctx;
 	struct bthread *t = &B->t[index];
 	struct block *b = t->cur;
-	(void)p; /* t->p, set by the stand-in's begin */
+	if (!t->p)
+		t->p = p; /* set once, before any of its blocks is finished */
+	if (t->out)
+		fflush(t->out); /* text: the sink's output so far is the block's */
 	if (b->nr_kept == b->cap_kept) {
 		size_t cap = b->cap_kept;
 		if (ARRAY_GROW(b->kept, cap, b->nr_kept + 1, (size_t)1 << 24))
@@ -428,6 +369,7 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	}
 	struct kept *k = &b->kept[b->nr_kept];
 	memset(k, 0, sizeof(*k));
+	k->at = b->text.len;
 	k->file_off = file_off;
 	k->st = *st;
 	/* the record; a sample without its user stack (size 0, no dyn_size),
@@ -598,8 +540,8 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->cfg = *c;
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
-			.done = on_done, .defer = on_defer, .warn = on_warn, .finish = on_finish,
-			.hand = B->ordered ? on_hand : NULL, .ctx = B };
+			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
+			.warn = on_warn, .finish = on_finish, .ctx = B };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		if (B->ordered) {

@@ -21,8 +21,9 @@
  * - sink state that depends on earlier samples is not allowed: the caller
  *   says whether its sink has any for this input (eligible);
  * - names addr2line decides in sample order (a2l.h) are left open by the
- *   resolvers; such a sample is kept (frames, deferred names) instead of
- *   formatted, and at its place in the output its names are decided with one
+ *   resolvers; such a sample is kept (its record without the user stack,
+ *   frames, maps, deferred names: as the ordered runs below keep every
+ *   record) instead of formatted, and at its place in the output its names are decided with one
  *   a2l state, in order, and the sink's format() makes its text;
  * - warnings: the resolvers' once per cause across the threads (the order
  *   of different causes may differ from one thread's); the pipelines' own

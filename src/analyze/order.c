@@ -157,17 +157,25 @@ static int sort_pending(struct order *o)
 	return 0;
 }
 
+/* The deliver callback, telling order_keepable how rec may be kept. */
+static int call(struct order *o, const uint8_t *rec, uint64_t file_off, bool keep_ok,
+		struct input_chunk *keep_chunk)
+{
+	o->keep_ok = keep_ok;
+	o->keep_chunk = keep_chunk;
+	int rc = o->fn(o->ctx, rec, file_off);
+	o->keep_ok = false;
+	o->keep_chunk = NULL;
+	return rc;
+}
+
 static int deliver(struct order *o, struct entry *en)
 {
 	o->last_delivered = en->time;
 	o->delivered_any = true;
 	o->buffered -= en->size;
 	o->st.delivered++;
-	o->keep_ok = !en->chunk;
-	o->keep_chunk = en->ichunk;
-	int rc = o->fn(o->ctx, en->rec, en->file_off);
-	o->keep_ok = false;
-	o->keep_chunk = NULL;
+	int rc = call(o, en->rec, en->file_off, !en->chunk, en->ichunk);
 	chunk_put(o, en->chunk);
 	input_chunk_put(en->ichunk);
 	return rc;
@@ -205,12 +213,7 @@ int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64
 	o->round_samples += is_sample;
 	if (!has_time) {
 		o->st.delivered++;
-		o->keep_ok = r->chunk || r->stable;
-		o->keep_chunk = r->chunk;
-		int rc = o->fn(o->ctx, rec, file_off);
-		o->keep_ok = false;
-		o->keep_chunk = NULL;
-		return rc;
+		return call(o, rec, file_off, r->chunk || r->stable, r->chunk);
 	}
 	if (time < o->max_time) {
 		uint64_t d = o->max_time - time;

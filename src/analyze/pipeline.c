@@ -48,7 +48,7 @@ struct pipeline {
 	 * block, whether it is this pipeline's, whether its done was called */
 	uint64_t nrec, blk;
 	bool blk_mine, blk_closed;
-	struct pipeline *view;       /* with blocks->hand: the replays' view of this pipeline */
+	struct pipeline *view;       /* ordered blocks: the replays' view of this pipeline */
 };
 
 void pipeline_config_init(struct pipeline_config *c)
@@ -132,6 +132,12 @@ static bool block_step(struct pipeline *p, int *rc)
 	return p->blk_mine;
 }
 
+/* What a sink may read about the input as of the record leaving the queue now. */
+static struct rec_state state_now(struct pipeline *p)
+{
+	return (struct rec_state){ .pos = input_pos(p->in), .os = *order_stats(p->ord) };
+}
+
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {
 	struct pipeline *p = ctx;
@@ -158,19 +164,20 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 		return rc;
 	}
 	if (p->wk && p->ordered) {
-		struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
+		struct rec_state st = state_now(p);
 		bool sample = ev.type == PERF_RECORD_SAMPLE;
 		const struct perf_attr *pa = sample && ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
 		struct input_chunk *ch;
 		bool kept = order_keepable(p->ord, &ch);
 		return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, sample, &st, sizeof(st));
 	}
-	const struct pipeline_blocks *hb = p->cfg->blocks && p->cfg->blocks->hand ? p->cfg->blocks : NULL;
-	if (hb && !(ev.type == PERF_RECORD_SAMPLE && p->sink->sample)) {
-		struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
-		return hb->hand(hb->ctx, hb->index, p, rec, file_off, &ev, NULL, NULL, 0, &st);
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	bool ordered = b && b->ordered;
+	if (ordered && !(ev.type == PERF_RECORD_SAMPLE && p->sink->sample)) {
+		struct rec_state st = state_now(p);
+		return b->hand(b->ctx, b->index, p, rec, file_off, &ev, NULL, NULL, 0, &st);
 	}
-	if (!hb && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
+	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
@@ -182,20 +189,15 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 		}
 		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
 			return err_set(p->e, rc, "out of memory resolving a sample");
-		const struct pipeline_blocks *b = p->cfg->blocks;
 		uint32_t nd = 0;
-		if (b && b->hand) {
-			/* for the one sink, in record order (pipeline_replay) */
-			struct rec_state st = { .pos = input_pos(p->in), .os = *order_stats(p->ord) };
-			uint32_t n = 0;
-			const struct resolver_deferred *dd = resolver_deferred(p->res, &n);
-			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, dd, n, &st);
-		}
 		const struct resolver_deferred *d = b ? resolver_deferred(p->res, &nd) : NULL;
-		if (nd) {
-			if (p->sink->sample_seen)
+		if (ordered || nd) {
+			/* ordered: for the one sink, in record order
+			 * (pipeline_replay); else names decided at writing */
+			if (!ordered && p->sink->sample_seen)
 				p->sink->sample_seen(p->sink->ctx, p, &ev);
-			return b->defer(b->ctx, b->index, &rs, d, nd);
+			struct rec_state st = state_now(p);
+			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, d, nd, &st);
 		}
 		rc = p->sink->sample(p->sink->ctx, p, &rs);
 	}
@@ -232,7 +234,7 @@ static int pipeline_start(struct pipeline *p)
 					    deliver_resolved, p, sink->format, sink->ctx);
 		p->ordered = p->wk && c->parallel_ordered;
 	}
-	if (c->blocks && c->blocks->hand) {
+	if (c->blocks && c->blocks->ordered) {
 		p->view = xcalloc(1, sizeof(*p->view));
 		*p->view = *p;
 		p->view->view = NULL;

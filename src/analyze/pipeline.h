@@ -104,16 +104,14 @@ struct pipeline_blocks {
 	/* The sink calls of block `block` are over (its last record, the end
 	 * of the input, or an error). Nonzero: stop. */
 	int (*done)(void *ctx, int index, uint64_t block);
-	/* A sample whose names must be decided in sample order across all the
-	 * pipelines (resolver_deferred): handed over instead of sink->sample. */
-	int (*defer)(void *ctx, int index, const struct resolved_sample *rs,
-		     const struct resolver_deferred *d, uint32_t nd);
-	/* Set for a sink that must see every record in order (the perfparser
-	 * stream): the block's records do not go to this pipeline's sink but
-	 * here, decoded, with the sample resolved (rs; NULL for other records,
-	 * d/nd its names to decide in order) and the input state st, for
-	 * pipeline_replay in record order on one sink. rec (file_off) is valid
-	 * during the call only. */
+	/* A record of this pipeline's blocks handed over instead of given to
+	 * its sink: decoded, the sample resolved (rs; NULL for other records;
+	 * d/nd its names to decide in order across the pipelines), with the
+	 * input state st. rec (file_off) is valid during the call only.
+	 * ordered (a sink that must see every record in order, the perfparser
+	 * stream): every record, for pipeline_replay in record order on one
+	 * sink. Else: only the samples with names to decide in order. */
+	bool ordered;
 	int (*hand)(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
 		    const struct perf_event *ev, const struct resolved_sample *rs,
 		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
@@ -121,7 +119,7 @@ struct pipeline_blocks {
 	void (*warn)(void *ctx, const struct resolver_warning *w);
 	/* After the last done, before the sink's end (rc: the pipeline's
 	 * result): returns once every pipeline's blocks are written (they may
-	 * use any pipeline's names) and, with `hand`, the one sink has ended. */
+	 * use any pipeline's names) and, ordered, the one sink has ended. */
 	void (*finish)(void *ctx, int index, struct pipeline *p, int rc);
 	void *ctx;
 };
@@ -147,7 +145,7 @@ int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n);
 int pipeline_feed_flush(struct pipeline *p);
 int pipeline_feed_end(struct pipeline *p, int rc);
 
-/* Block-parallel runs with `hand`: give sink a handed record (ev, rs as
+/* Ordered block-parallel runs: give sink a handed record (ev, rs as
  * handed, names decided) as p's sink would have had it: event(), then
  * sample() for a sample, with st as the input state. From any thread, one
  * call at a time, while p is running or waiting in its blocks' finish. */
