@@ -1,6 +1,6 @@
 /*
- * blocks.c: one input analyzed by N threads, each reading all of it (see
- * blocks.h).
+ * blocks.c: one input analyzed by N threads, each parsing all of it, the
+ * file read once between them (see blocks.h; shared reading: input.h).
  *
  * Text: each thread's sink writes to a stdio stream of its own
  * (fopencookie) that appends to the thread's current block. Ordered: the
@@ -533,6 +533,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
 	int rc = 0, started = 0;
+	/* the threads read the file once between them (input.h), unless
+	 * SCORCH_SHARED_READ is 0 (tests and benchmarks: each reads it all) */
+	const char *sr = getenv("SCORCH_SHARED_READ");
+	struct input_share *share = sr && !strcmp(sr, "0") ? NULL : input_share_new(n);
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		t->B = B;
@@ -541,7 +545,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
-			.warn = on_warn, .finish = on_finish, .ctx = B };
+			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		if (B->ordered) {
@@ -590,8 +594,11 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		started++;
 	}
 	pthread_mutex_lock(&B->mu);
-	for (int i = started; i < n; i++)
+	for (int i = started; i < n; i++) {
 		drain(B, &B->t[i], -EAGAIN); /* never started: no one waits for them */
+		if (share)
+			input_share_leave(share, i);
+	}
 	pthread_mutex_unlock(&B->mu);
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
@@ -639,6 +646,7 @@ out:
 		B->free = b->next;
 		block_free(b);
 	}
+	input_share_free(share);
 	a2l_state_release(&B->a2l);
 	hmap_release(&B->warned);
 	pthread_cond_destroy(&B->cv);

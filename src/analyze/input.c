@@ -1,9 +1,11 @@
 /*
  * input.c: perf.data and pipe streams in, raw records out (see input.h).
  *
- * File mode maps the whole file and walks the data section in place: no
- * copy, no per-record allocation. Pipe mode (header size 16, from a pipe or a
- * saved stream) reads into a growing buffer. COMPRESSED records feed one
+ * File mode maps the file for its header, attrs and features and preads
+ * the data section into refcounted chunks, records handed out in place;
+ * inputs of one file on several threads may share those chunks (shared
+ * reading, below). Pipe mode (header size 16, from a pipe or a saved
+ * stream) reads into chunks as the stream comes. COMPRESSED records feed one
  * zstd stream whose output is cut into records; a record may continue in the
  * next COMPRESSED record, so the partial tail is kept.
  *
@@ -14,10 +16,12 @@
  */
 #include "analyze/input.h"
 #include "util/load.h"
+#include "util/xalloc.h"
 #include "perf/swap.h"
 #include <byteswap.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +59,8 @@ struct input {
 	uint64_t rd_off, rd_end;
 	struct input_chunk *whole; /* memwalk: the chunk holding the whole input */
 	struct input_chunk *pool;  /* free chunks */
+	struct input_share *share; /* shared reading (input_share_attach) */
+	int share_reader;
 	/* decompression */
 	ZSTD_DStream *zd;
 	struct buf dbuf;
@@ -75,15 +81,27 @@ uint64_t input_pos(const struct input *in) { return in->memwalk ? in->pos : in->
 
 void input_chunk_get(struct input_chunk *c)
 {
-	c->refs++;
+	if (c->share)
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+	else
+		c->refs++;
 }
+
+static void share_release(struct input_chunk *c);
 
 /* Chunks return to the input's free list (the pages stay mapped and warm:
  * a fresh multi-MB malloc is fresh page faults); the list is freed with the
  * input, which must therefore outlive every holder of a chunk. */
 void input_chunk_put(struct input_chunk *c)
 {
-	if (!c || --c->refs)
+	if (!c)
+		return;
+	if (c->share) {
+		if (!__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
+			share_release(c);
+		return;
+	}
+	if (--c->refs)
 		return;
 	if (c->pool) {
 		c->next = *c->pool;
@@ -107,6 +125,7 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 			return NULL;
 		c->cap = cap;
 		c->pool = &in->pool;
+		c->share = NULL;
 	}
 	c->refs = 1;
 	c->len = 0;
@@ -115,6 +134,257 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 }
 const char *input_name(const struct input *in) { return in->name; }
 
+/* ---- shared reading (input.h) ------------------------------------------ */
+
+/* Chunks read and wanted by a reader that has not taken them yet. Readers
+ * move forward only, so a chunk before every reader's place is dropped;
+ * so is the oldest when the table is full (a reader far behind the others
+ * or one that cuts the data otherwise): whoever comes for it later reads
+ * it again. */
+#define SHARE_ENTRIES 128
+
+struct share_ent {
+	uint64_t off, end;       /* where the chunk starts; the data section's end */
+	size_t want;             /* its size in the cutting */
+	struct input_chunk *c;   /* NULL while being read */
+	bool eof;                /* the data ended within it */
+};
+
+struct input_share {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int n;
+	uint64_t *at;            /* each reader's place: where the chunk it came for last
+				  * starts (0: none yet; UINT64_MAX: gone) */
+	int nent;
+	struct share_ent ent[SHARE_ENTRIES]; /* oldest first */
+	struct input_chunk *pool;
+	uint64_t bytes;          /* read from the file, by all */
+};
+
+struct input_share *input_share_new(int n)
+{
+	struct input_share *s = xcalloc(1, sizeof(*s));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->n = n;
+	s->at = xcalloc((size_t)n, sizeof(*s->at));
+	return s;
+}
+
+/* A shared chunk nobody holds any more: back to the share's free list. */
+static void share_release(struct input_chunk *c)
+{
+	struct input_share *s = c->share;
+	pthread_mutex_lock(&s->mu);
+	c->next = s->pool;
+	s->pool = c;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Under the lock: drop the chunks no reader will come for: every reader
+ * still reading has come for a later one (one that came for this one may
+ * still be waiting for it to be read). Their table references go to
+ * drop[], to put after unlocking. Returns how many. */
+static int share_sweep(struct input_share *s, struct input_chunk **drop)
+{
+	uint64_t low = UINT64_MAX;
+	for (int i = 0; i < s->n; i++)
+		if (s->at[i] < low)
+			low = s->at[i];
+	int nd = 0, k = 0;
+	for (int i = 0; i < s->nent; i++) {
+		struct share_ent *x = &s->ent[i];
+		if (x->c && x->off < low)
+			drop[nd++] = x->c;
+		else
+			s->ent[k++] = *x;
+	}
+	s->nent = k;
+	return nd;
+}
+
+static void put_all(struct input_chunk **c, int n)
+{
+	for (int i = 0; i < n; i++)
+		input_chunk_put(c[i]);
+}
+
+void input_share_leave(struct input_share *s, int reader)
+{
+	struct input_chunk *drop[SHARE_ENTRIES];
+	pthread_mutex_lock(&s->mu);
+	s->at[reader] = UINT64_MAX;
+	int nd = share_sweep(s, drop);
+	pthread_mutex_unlock(&s->mu);
+	put_all(drop, nd);
+}
+
+void input_share_attach(struct input *in, struct input_share *s, int reader)
+{
+	if (!in->use_pread || in->memwalk || in->feed || in->cur) {
+		input_share_leave(s, reader);
+		return;
+	}
+	in->share = s;
+	in->share_reader = reader;
+}
+
+void input_share_free(struct input_share *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nent; i++)
+		free(s->ent[i].c); /* the table's reference was the last */
+	while (s->pool) {
+		struct input_chunk *c = s->pool;
+		s->pool = c->next;
+		free(c);
+	}
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s->at);
+	free(s);
+}
+
+uint64_t input_share_bytes(struct input_share *s)
+{
+	return __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
+}
+
+static int share_find(struct input_share *s, uint64_t off, size_t want, uint64_t end)
+{
+	for (int i = 0; i < s->nent; i++)
+		if (s->ent[i].off == off && s->ent[i].want == want && s->ent[i].end == end)
+			return i;
+	return -1;
+}
+
+/* Read a chunk: want bytes of the data from off, fewer where it ends. */
+static int share_read(struct input *in, struct input_chunk *c, uint64_t off, size_t want, struct err *e)
+{
+	c->len = 0;
+	while (c->len < want && off + c->len < in->rd_end) {
+		size_t n = want - c->len;
+		if (n > in->rd_end - off - c->len)
+			n = (size_t)(in->rd_end - off - c->len);
+		ssize_t r = pread(in->fd, c->data + c->len, n, (off_t)(off + c->len));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_set(e, -errno, "read error: %s", strerror(errno));
+		if (r == 0)
+			break;
+		c->len += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * The next chunk of a shared reading: the data from off, want bytes (fewer
+ * where the data ends), taken from the table or read and put there. It
+ * becomes in->cur as chunk_fill would make it: the same bytes at the same
+ * place, read ahead to the same point.
+ */
+static int share_next(struct input *in, uint64_t off, size_t want, struct err *e)
+{
+	struct input_share *s = in->share;
+	struct input_chunk *c = NULL, *drop[SHARE_ENTRIES + 1];
+	int nd = 0;
+	bool eof = false, taken = false, publish = false;
+	pthread_mutex_lock(&s->mu);
+	s->at[in->share_reader] = off;
+	for (;;) {
+		int i = share_find(s, off, want, in->rd_end);
+		if (i < 0)
+			break;
+		struct share_ent *x = &s->ent[i];
+		if (!x->c) { /* another reader is reading it */
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		c = x->c;
+		eof = x->eof;
+		taken = true;
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+		break;
+	}
+	nd = share_sweep(s, drop);
+	if (!taken) {
+		/* read it, with a place in the table first: the others wait
+		 * for this read instead of making their own */
+		if (s->nent == SHARE_ENTRIES)
+			for (int i = 0; i < s->nent; i++)
+				if (s->ent[i].c) {
+					drop[nd++] = s->ent[i].c;
+					memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
+					s->nent--;
+					break;
+				}
+		if (s->nent < SHARE_ENTRIES) {
+			s->ent[s->nent++] = (struct share_ent){ .off = off, .want = want, .end = in->rd_end };
+			publish = true;
+		}
+		struct input_chunk **pp = &s->pool;
+		while (*pp && (*pp)->cap < want)
+			pp = &(*pp)->next;
+		if ((c = *pp))
+			*pp = c->next;
+	}
+	pthread_mutex_unlock(&s->mu);
+	put_all(drop, nd);
+
+	if (!taken) {
+		int rc = 0;
+		if (!c && (c = malloc(sizeof(*c) + want))) {
+			c->cap = want;
+			c->pool = NULL;
+			c->share = s;
+		}
+		if (c) {
+			c->refs = publish ? 2 : 1; /* this input's, the table's */
+			c->next = NULL;
+			rc = share_read(in, c, off, want, e);
+			__atomic_add_fetch(&s->bytes, c->len, __ATOMIC_RELAXED);
+			eof = c->len < want || off + c->len >= in->rd_end;
+		} else {
+			rc = err_set(e, -ENOMEM, "out of memory reading the input");
+		}
+		if (publish) {
+			pthread_mutex_lock(&s->mu);
+			int i = share_find(s, off, want, in->rd_end);
+			if (rc) {
+				/* whoever waits for it reads it for itself */
+				memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
+				s->nent--;
+			} else {
+				s->ent[i].c = c;
+				s->ent[i].eof = eof;
+			}
+			nd = share_sweep(s, drop);
+			pthread_cond_broadcast(&s->cv);
+			pthread_mutex_unlock(&s->mu);
+			put_all(drop, nd);
+		}
+		if (rc) {
+			if (c) {
+				c->refs = 1;
+				input_chunk_put(c);
+			}
+			return rc;
+		}
+	}
+	input_chunk_put(in->cur);
+	in->cur = c;
+	in->cur_off = off;
+	in->cpos = 0;
+	if (off + c->len > in->rd_off) {
+		in->st.bytes_read += off + c->len - in->rd_off;
+		in->rd_off = off + c->len;
+	}
+	in->eof = eof;
+	return 0;
+}
 
 /* ---- reading a stream ---------------------------------------------------- */
 
@@ -129,7 +399,8 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 	while (!in->cur || in->cur->len - in->cpos < n) {
 		if (in->eof)
 			return 0;
-		if (!in->cur || in->cur->cap - in->cpos < n || in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
+		if (!in->cur || in->share || in->cur->cap - in->cpos < n ||
+		    in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
 			size_t tail = in->cur ? in->cur->len - in->cpos : 0;
 			size_t cap = READ_CHUNK;
 			while (cap < n * 2)
@@ -137,6 +408,14 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 			if (n > CHUNK_LIMIT)
 				return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n,
 					       CHUNK_LIMIT >> 20);
+			if (in->share) {
+				/* a shared chunk is read whole (up to the data's
+				 * end) and never read into again */
+				int r = share_next(in, in->cur_off + in->cpos, cap, e);
+				if (r)
+					return r;
+				continue;
+			}
 			struct input_chunk *c;
 			if (in->cur && in->cur->refs == 1 && in->cur->cap >= cap) {
 				/* nothing handed out still uses it: reuse in place */
@@ -470,6 +749,8 @@ void input_free(struct input *in)
 	if (in->zd)
 		ZSTD_freeDStream(in->zd);
 	input_chunk_put(in->cur);
+	if (in->share)
+		input_share_leave(in->share, in->share_reader);
 	input_chunk_put(in->whole);
 	while (in->pool) {
 		struct input_chunk *c = in->pool;

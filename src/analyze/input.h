@@ -28,10 +28,12 @@
 
 /* A block of input data records are handed out from; refcounted, so
  * the ordering queue can hold records without copying them. */
+struct input_share;
 struct input_chunk {
-	uint32_t refs;
+	uint32_t refs;              /* atomic when share is set */
 	size_t cap, len;
 	struct input_chunk **pool;  /* free list it returns to (the input's) */
+	struct input_share *share;  /* else: a chunk of a shared reading */
 	struct input_chunk *next;   /* in the free list */
 	uint8_t data[];
 };
@@ -81,5 +83,25 @@ const struct input_stats *input_stats(const struct input *in);
 uint64_t input_size(const struct input *in);
 uint64_t input_pos(const struct input *in);
 const char *input_name(const struct input *in);
+
+/*
+ * Shared reading: n inputs of the same file, parsed alike on n threads
+ * (analyze/blocks.h), read its data section once between them. Every
+ * input cuts the data into the same chunks (their places follow from the
+ * records alone), so the first to need a chunk preads it and the others
+ * take a reference to it. A cache only: an input that finds nothing reads
+ * for itself, so what is read never depends on the timing.
+ * Readers are numbered 0..n-1. input_share_attach joins an input opened
+ * on the file as reader r (one reading records with pread; for any other
+ * the call only leaves); a reader that will never attach (its open
+ * failed, its thread did not start) calls input_share_leave; a freed
+ * input leaves. input_share_free once every input is freed.
+ */
+struct input_share *input_share_new(int n);
+void input_share_attach(struct input *in, struct input_share *s, int reader);
+void input_share_leave(struct input_share *s, int reader);
+void input_share_free(struct input_share *s);
+/* Bytes read from the file so far, by all the readers. */
+uint64_t input_share_bytes(struct input_share *s);
 
 #endif

@@ -360,6 +360,12 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
 				: input_open(c->input ? c->input : "perf.data", e);
+	if (c->blocks && c->blocks->share) {
+		if (p.in)
+			input_share_attach(p.in, c->blocks->share, c->blocks->index);
+		else
+			input_share_leave(c->blocks->share, c->blocks->index);
+	}
 	if (!p.in) {
 		if (sink->end)
 			sink->end(sink->ctx, &p, -EINVAL);

@@ -122,6 +122,8 @@ struct pipeline_blocks {
 	 * use any pipeline's names) and, ordered, the one sink has ended. */
 	void (*finish)(void *ctx, int index, struct pipeline *p, int rc);
 	void *ctx;
+	/* The pipelines' inputs read the data once between them (input.h). */
+	struct input_share *share;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

@@ -120,18 +120,33 @@ if command -v perf > /dev/null; then
 			[ $bad = 0 -a -s "$W/c1" ]
 	fi
 	if [ -s "$W/dwarf.data" ]; then
-		# blocks: every thread reads the whole file (a fallback to one
-		# reader, the workers, would read it once)
-		strace -f -e trace=pread64 -o "$W/st1" "$SCORCH" script -j 1 -i "$W/dwarf.data" > /dev/null 2>&1
-		strace -f -e trace=pread64 -o "$W/st2" "$SCORCH" script -j 2 -i "$W/dwarf.data" > /dev/null 2>&1
-		r1=$(grep -c pread64 "$W/st1"); r2=$(grep -c pread64 "$W/st2")
-		check "jobs_parity blocks: script -j 2 reads the file twice ($r1 and $r2 reads)" \
-			[ "$r2" -ge $((2 * r1 - 2)) -a "$r1" -gt 4 ]
-		strace -f -e trace=pread64 -o "$W/st3" "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" \
-			--output /dev/null > /dev/null 2>&1
-		r3=$(grep -c pread64 "$W/st3")
-		check "jobs_parity blocks: perfparser -j 2 reads the file twice ($r1 and $r3 reads)" \
-			[ "$r3" -ge $((2 * r1 - 2)) ]
+		# blocks: every thread parses the whole file, and the threads
+		# read it once between them (shared reading, input.h); with that
+		# off, twice (a fallback to one reader, the workers, would read
+		# it once either way). Bytes read from the file, strace -P
+		rd() { # OUT CMD...: bytes pread from dwarf.data
+			local o=$1
+			shift
+			strace -f -P "$W/dwarf.data" -e trace=pread64 -o "$W/$o" "$@" > /dev/null 2>&1
+			awk '/pread64/ && $NF ~ /^[0-9]+$/ {s += $NF} END {print s + 0}' "$W/$o"
+		}
+		b1=$(rd st1 "$SCORCH" script -j 1 -i "$W/dwarf.data")
+		b2=$(rd st2 "$SCORCH" script -j 2 -i "$W/dwarf.data")
+		b3=$(SCORCH_SHARED_READ=0 rd st3 "$SCORCH" script -j 2 -i "$W/dwarf.data")
+		b4=$(rd st4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
+		b5=$(SCORCH_SHARED_READ=0 rd st5 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
+		check "jobs_parity blocks: script -j 2 reads the file once ($b1 and $b2 bytes)" \
+			[ "$b1" -gt 1000000 -a "$b2" -le $((b1 + b1 / 10)) ]
+		check "jobs_parity blocks: script -j 2 without shared reading reads it twice ($b3 bytes)" \
+			[ "$b3" -ge $((2 * b1)) ]
+		check "jobs_parity blocks: perfparser -j 2 reads the file once ($b4 bytes)" \
+			[ "$b4" -le $((b1 + b1 / 10)) ]
+		check "jobs_parity blocks: perfparser -j 2 without shared reading reads it twice ($b5 bytes)" \
+			[ "$b5" -ge $((2 * b1)) ]
+		# and the same output without it
+		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
+		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
+		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
 		# a reader that goes away: no thread waits for ever
 		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" script -j 2 -i "$W/dwarf.data" 2> /dev/null |
 			head -c 100 > /dev/null

@@ -3,6 +3,8 @@
  * boundaries, a truncated stream, a hostile record size. */
 #include "test.h"
 #include "analyze/input.h"
+#include "util/hash.h"
+#include <limits.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -134,4 +136,155 @@ TEST(input_pipe_truncated_and_hostile_sizes)
 	CHECK_EQ(count(fd, &e2, &ip), -1);
 	close(fd);
 	CHECK(strstr(e2.msg, "smaller than its header") != NULL);
+}
+
+/* ---- shared reading: inputs of one file on one share read what a lone
+ * input reads, in any interleaving, when one falls far behind (its
+ * chunks dropped and read again) and when one leaves early ---- */
+
+/* A pipe-format file of records of many sizes (so chunks are cut inside
+ * records at many places), about mb MB, the last record cut short when
+ * truncate is set. */
+static int share_file(int mb, bool truncate)
+{
+	int fd = memfd_create("share", 0);
+	CHECK(fd >= 0);
+	pipe_head_and_attr();
+	CHECK_EQ(write(fd, out, outn), (long long)outn);
+	static uint8_t rec[65528];
+	uint64_t total = 0, i = 0;
+	while (total < (uint64_t)mb << 20) {
+		uint16_t size = (uint16_t)(16 + (i * 7919) % 65000) & ~7u;
+		struct perf_event_header h = { PERF_RECORD_SAMPLE + 1000, 0, size }; /* a type nobody parses */
+		memcpy(rec, &h, 8);
+		memcpy(rec + 8, &i, 8);
+		for (size_t k = 16; k < size; k++)
+			rec[k] = (uint8_t)(i + k);
+		size_t n = truncate && total + size >= (uint64_t)mb << 20 ? size / 2 : size;
+		CHECK_EQ(write(fd, rec, n), (long long)n);
+		total += size;
+		i++;
+	}
+	return fd;
+}
+
+struct share_reader {
+	struct input *in;
+	uint64_t h;       /* records' bytes and places, hashed */
+	long n;
+	int r;            /* input_next's last result */
+	char err[600];
+};
+
+static void share_open(struct share_reader *r, int fd, struct input_share *s, int index)
+{
+	struct err e = { 0 };
+	memset(r, 0, sizeof(*r));
+	r->in = input_open_fd(fd, "share", &e);
+	CHECK(r->in);
+	r->r = 1;
+	if (s)
+		input_share_attach(r->in, s, index);
+}
+
+/* up to k more records */
+static void share_step(struct share_reader *r, long k)
+{
+	struct input_rec rec;
+	struct err e = { 0 };
+	while (k-- > 0 && r->r > 0) {
+		r->r = input_next(r->in, &rec, &e);
+		if (r->r > 0) {
+			r->h = r->h * 31 + hash_mem(rec.p, rec.size) + rec.file_off;
+			r->n++;
+		} else if (r->r < 0) {
+			snprintf(r->err, sizeof(r->err), "%s @%llu", e.msg, (unsigned long long)e.offset);
+		}
+	}
+}
+
+static void share_case(int mb, bool truncate)
+{
+	int fd = share_file(mb, truncate);
+	struct share_reader ref, a, b, c;
+	share_open(&ref, fd, NULL, 0);
+	share_step(&ref, LONG_MAX);
+	CHECK(truncate ? ref.r < 0 : ref.r == 0);
+	if (ref.n <= 50)
+		fprintf(stderr, "ref: %ld records, %d, %s\n", ref.n, ref.r, ref.err);
+	CHECK(ref.n > 50);
+	uint64_t bytes = input_stats(ref.in)->bytes_read;
+
+	/* one reader alone: what reading once takes (a shared chunk is
+	 * read whole, the tail of the one before with it) */
+	struct input_share *s = input_share_new(1);
+	share_open(&a, fd, s, 0);
+	share_step(&a, LONG_MAX);
+	CHECK_EQ(a.h, ref.h);
+	input_free(a.in);
+	uint64_t once = input_share_bytes(s);
+	CHECK(once >= bytes);
+	input_share_free(s);
+
+	/* three readers, one after the other in steps of many sizes */
+	s = input_share_new(3);
+	share_open(&a, fd, s, 0);
+	share_open(&b, fd, s, 1);
+	share_open(&c, fd, s, 2);
+	for (long k = 1; a.r > 0 || b.r > 0 || c.r > 0; k = k * 3 % 101 + 1) {
+		share_step(&a, k);
+		share_step(&b, 2 * k);
+		share_step(&c, 100 - k);
+	}
+	struct share_reader *all[] = { &a, &b, &c };
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(all[i]->n, ref.n);
+		CHECK_EQ(all[i]->h, ref.h);
+		CHECK_EQ(all[i]->r, ref.r);
+		CHECK(!strcmp(all[i]->err, ref.err));
+		CHECK_EQ(input_stats(all[i]->in)->bytes_read, bytes);
+		input_free(all[i]->in);
+	}
+	CHECK_EQ(input_share_bytes(s), once);
+	input_share_free(s);
+
+	/* one reader goes through it all before the other starts: the
+	 * table cannot hold that much, the chunks it dropped are read again;
+	 * a third leaves half way */
+	s = input_share_new(3);
+	share_open(&a, fd, s, 0);
+	share_open(&b, fd, s, 1);
+	share_open(&c, fd, s, 2);
+	share_step(&c, ref.n / 2);
+	input_free(c.in);
+	share_step(&a, LONG_MAX);
+	share_step(&b, LONG_MAX);
+	CHECK_EQ(a.h, ref.h);
+	CHECK_EQ(b.h, ref.h);
+	CHECK(!strcmp(b.err, ref.err));
+	CHECK(input_share_bytes(s) >= once);
+	if (mb > 32) /* more than the table holds */
+		CHECK(input_share_bytes(s) > once);
+	input_free(a.in);
+	input_free(b.in);
+	input_share_free(s);
+
+	/* a reader that never comes (its open failed) */
+	s = input_share_new(2);
+	share_open(&a, fd, s, 0);
+	input_share_leave(s, 1);
+	share_step(&a, LONG_MAX);
+	CHECK_EQ(a.h, ref.h);
+	input_free(a.in);
+	input_share_free(s);
+
+	input_free(ref.in);
+	close(fd);
+}
+
+TEST(input_shared_reading)
+{
+	share_case(6, false);
+	share_case(40, false); /* more than the table holds */
+	share_case(3, true);
 }
