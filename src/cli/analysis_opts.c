@@ -29,7 +29,7 @@ const char opts_analysis_help[] =
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
 	"  -j, --jobs N            threads (default 1; script from a file: N threads\n"
-	"                          each reading it, 0: one per CPU; else worker\n"
+	"                          each parsing it, 0: one per CPU; else worker\n"
 	"                          threads, 0: online CPUs - 1)\n";
 
 void cli_analysis_init(struct cli_analysis *a, const char *cmd)

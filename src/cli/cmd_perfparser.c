@@ -413,9 +413,10 @@ int cmd_perfparser(int argc, char **argv)
 	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL, NULL };
 	struct err e;
 	memset(&e, 0, sizeof(e));
-	/* -j N on a file: N threads each read it and resolve every N-th block;
-	 * the stream is made in record order from what they keep
-	 * (analyze/blocks.h); else worker threads (analyze/workers.h) */
+	/* -j N on a file: N threads each parse it (reading it once between
+	 * them) and resolve every N-th block; the stream is made in record
+	 * order from what they keep (analyze/blocks.h); else worker threads
+	 * (analyze/workers.h) */
 	struct blocks_config bc = { .n = (int)jobs, .ordered = &sink };
 	int rc = jobs >= 2 ? blocks_run(&cfg, &bc, &e) : 1;
 	if (rc == 1)
