@@ -277,6 +277,25 @@ static int on_done(void *ctx, int index, uint64_t no)
 	return stop ? 1 : 0;
 }
 
+/* The input changes its attrs or header after block `no` - 1: what was
+ * kept before is written first, with what they said then (pipeline.c,
+ * block_meta). Every thread has cut its blocks at the same record. */
+static int on_barrier(void *ctx, int index, uint64_t no)
+{
+	struct blocks *B = ctx;
+	(void)index;
+	pthread_mutex_lock(&B->mu);
+	for (;;) {
+		write_ready(B);
+		if (B->abort || B->next >= no || stuck(B))
+			break;
+		pthread_cond_wait(&B->cv, &B->mu);
+	}
+	bool stop = B->abort;
+	pthread_mutex_unlock(&B->mu);
+	return stop ? 1 : 0;
+}
+
 /* Thread t is done with its blocks (rc: its result). Under mu. */
 static void drain(struct blocks *B, struct bthread *t, int rc)
 {
@@ -545,6 +564,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
+			.barrier = on_barrier,
 			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);

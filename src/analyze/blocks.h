@@ -31,7 +31,12 @@
  * - warnings: the resolvers' once per cause across the threads (the order
  *   of different causes may differ from one thread's); the pipelines' own
  *   (late MMAPs, AUX data, damaged features) only from thread 0, whose
- *   counts are everyone's.
+ *   counts are everyone's;
+ * - attrs and header as of the record: a record that changes them, read
+ *   after records were delivered, ends the current block in every
+ *   pipeline (all read it at the same record) and waits until every block
+ *   before it is written, so kept records are written with the attrs and
+ *   header they were delivered with.
  *
  * A sink that must see every record in order (perfparser: the stream
  * numbers strings and locations by first use) is one sink: each thread

@@ -61,6 +61,8 @@ struct input {
 	struct input_chunk *pool;  /* free chunks */
 	struct input_share *share; /* shared reading (input_share_attach) */
 	int share_reader;
+	int (*meta_fn)(void *ctx);  /* input_set_meta_hook */
+	void *meta_ctx;
 	/* decompression */
 	ZSTD_DStream *zd;
 	struct buf dbuf;
@@ -1003,6 +1005,9 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 		if (payload) {
 			bool keep = type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data &&
 				    payload < CHUNK_LIMIT / 2;
+			int hr = keep && in->meta_fn ? in->meta_fn(in->meta_ctx) : 0;
+			if (hr)
+				return hr;
 			/* the record itself is copied: filling may replace the chunk */
 			in->scratch.len = 0;
 			if (buf_append(&in->scratch, p, size))
@@ -1047,6 +1052,12 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 	}
 }
 
+void input_set_meta_hook(struct input *in, int (*fn)(void *ctx), void *ctx)
+{
+	in->meta_fn = fn;
+	in->meta_ctx = ctx;
+}
+
 int input_next(struct input *in, struct input_rec *rec, struct err *e)
 {
 	int r = next_raw(in, rec, e);
@@ -1055,6 +1066,17 @@ int input_next(struct input *in, struct input_rec *rec, struct err *e)
 			return err_at(e, in->comp_off, "compressed data ends inside a record (%zu bytes left over)",
 				      in->dbuf.len - in->dpos);
 		return r;
+	}
+	if (in->meta_fn) {
+		uint32_t type;
+		memcpy(&type, rec->p, 4);
+		if (type == PERF_RECORD_HEADER_ATTR || type == PERF_RECORD_HEADER_FEATURE ||
+		    type == PERF_RECORD_HEADER_BUILD_ID || type == PERF_RECORD_ID_INDEX ||
+		    type == PERF_RECORD_EVENT_UPDATE) {
+			int hr = in->meta_fn(in->meta_ctx);
+			if (hr)
+				return hr;
+		}
 	}
 	int rc = absorb(in, rec, e);
 	return rc ? rc : 1;

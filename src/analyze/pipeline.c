@@ -45,8 +45,9 @@ struct pipeline {
 	uint64_t aux_bytes, auxtrace_bytes, aux_records;
 	int aux_attr;
 	/* block-parallel (cfg->blocks): records delivered so far, the current
-	 * block, whether it is this pipeline's, whether its done was called */
-	uint64_t nrec, blk;
+	 * block and its first record, whether it is this pipeline's, whether
+	 * its done was called */
+	uint64_t nrec, blk, blk_start;
 	bool blk_mine, blk_closed;
 	struct pipeline *view;       /* ordered blocks: the replays' view of this pipeline */
 };
@@ -114,22 +115,49 @@ static void route_warning(void *ctx, const struct resolver_warning *w)
 
 /* Block mode: count the record; whether the sink gets it (else it is in
  * another pipeline's block). *rc: the done callback's nonzero return. */
+static int block_next(struct pipeline *p)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (p->blk_mine && !p->blk_closed) {
+		p->blk_closed = true;
+		int rc = b->done(b->ctx, b->index, p->blk);
+		if (rc)
+			return rc;
+	}
+	p->blk++;
+	p->blk_start = p->nrec;
+	p->blk_mine = p->blk % (uint64_t)b->n == (uint64_t)b->index;
+	p->blk_closed = false;
+	return 0;
+}
+
 static bool block_step(struct pipeline *p, int *rc)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
-	uint64_t blk = p->nrec++ / b->size;
 	*rc = 0;
-	if (blk != p->blk) {
-		if (p->blk_mine) {
-			p->blk_closed = true;
-			if ((*rc = b->done(b->ctx, b->index, p->blk)))
-				return false;
-		}
-		p->blk = blk;
-		p->blk_mine = blk % (uint64_t)b->n == (uint64_t)b->index;
-		p->blk_closed = false;
-	}
+	if (p->nrec - p->blk_start >= b->size && (*rc = block_next(p)))
+		return false;
+	p->nrec++;
 	return p->blk_mine;
+}
+
+/*
+ * Block mode: the input is about to change its attrs or header (a
+ * HEADER_ATTR, EVENT_UPDATE, ... after records were delivered). Records
+ * already delivered but not yet written (kept, to be replayed or named
+ * later) must be written as they were delivered, with the attrs and header
+ * of before; so the current block ends here (every pipeline reads the same
+ * change at the same place, so all cut their blocks alike) and the change
+ * waits until every block before it is written.
+ */
+static int block_meta(void *ctx)
+{
+	struct pipeline *p = ctx;
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (!p->nrec)
+		return 0;
+	int rc = p->nrec > p->blk_start ? block_next(p) : 0;
+	return rc ? rc : b->barrier(b->ctx, b->index, p->blk);
 }
 
 /* What a sink may read about the input as of the record leaving the queue now. */
@@ -219,6 +247,7 @@ static int pipeline_start(struct pipeline *p)
 		resolver_set_warn(p->res, route_warning, (void *)c);
 	if (c->blocks) {
 		p->blk_mine = c->blocks->index == 0;
+		input_set_meta_hook(p->in, block_meta, p);
 		if (p->res) {
 			/* names decided in order across the pipelines */
 			resolver_defer_a2l(p->res);

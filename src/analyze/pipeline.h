@@ -94,7 +94,8 @@ struct pipeline_recstate {
  * Block-parallel runs (analyze/blocks.h): n pipelines read the same input,
  * each on its own thread with its own session and resolver. Records are
  * counted as they leave the ordering queue (the same order in every
- * pipeline), in blocks of `size`; every pipeline applies every record to
+ * pipeline), in blocks of `size` (a block also ends where the input
+ * changes its attrs or header: barrier); every pipeline applies every record to
  * its session, and only the one with index == block % n hands the block's
  * records to its sink (and resolves its samples).
  */
@@ -115,6 +116,10 @@ struct pipeline_blocks {
 	int (*hand)(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
 		    const struct perf_event *ev, const struct resolved_sample *rs,
 		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
+	/* Returns once every block before `block` is written (or the run
+	 * stops: nonzero). Called before the input changes its attrs or
+	 * header, the blocks cut there. */
+	int (*barrier)(void *ctx, int index, uint64_t block);
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
 	/* After the last done, before the sink's end (rc: the pipeline's
