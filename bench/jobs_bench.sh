@@ -7,6 +7,8 @@
 # turn, so that a change of machine load hits all of them alike:
 #   scorch script -j 1 / -j 2              (> /dev/null)
 #   scorch perfparser -j 1 / -j 2          (--output /dev/null)
+#   both -j 2 again with SCORCH_SHARED_READ=0 ("apart": each thread reads
+#   the whole file, as before shared reading)
 #   hotspot-perfparser                     (--output /dev/null; single-threaded,
 #                                           the peer of scorch perfparser)
 # and prints per command the median wall and CPU (user + sys) seconds, and
@@ -37,18 +39,21 @@ cmp -s "$W/s1" "$W/s2" && cmp -s "$W/p1" "$W/p2" ||
 	{ echo "jobs_bench: -j 1 and -j 2 outputs differ" >&2; exit 1; }
 rm -f "$W"/s? "$W"/p?
 
-names=("script -j 1" "script -j 2" "perfparser -j 1" "perfparser -j 2" "hotspot-perfparser")
+names=("script -j 1" "script -j 2" "script -j 2 (apart)" "perfparser -j 1" "perfparser -j 2"
+       "perfparser -j 2 (apart)" "hotspot-perfparser")
 run() { # INDEX
 	case $1 in
 	0) "$S" script -j 1 -i "$F" ;;
 	1) "$S" script -j 2 -i "$F" ;;
-	2) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
-	3) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
-	4) "$HP" --input "$F" --output /dev/null ;;
+	2) SCORCH_SHARED_READ=0 "$S" script -j 2 -i "$F" ;;
+	3) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
+	4) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
+	5) SCORCH_SHARED_READ=0 "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
+	6) "$HP" --input "$F" --output /dev/null ;;
 	esac
 }
 n=${#names[@]}
-[ -x "$HP" ] || n=4
+[ -x "$HP" ] || n=6
 echo "load before: $(uptime | sed 's/.*load average: //')"
 cat "$F" > /dev/null
 for r in $(seq "$RUNS"); do
@@ -60,19 +65,19 @@ for r in $(seq "$RUNS"); do
 done
 echo "load after:  $(uptime | sed 's/.*load average: //')"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf "%-20s %8s %8s %10s\n" command "wall s" "cpu s" "cpu/wall"
+printf "%-26s %8s %8s %10s\n" command "wall s" "cpu s" "cpu/wall"
 for i in $(seq 0 $((n - 1))); do
 	wall[$i]=$(awk '{print $1}' "$W/r$i" | median)
 	cpu[$i]=$(awk '{print $2 + $3}' "$W/r$i" | median)
-	printf "%-20s %8.3f %8.3f %10.2f\n" "${names[$i]}" "${wall[$i]}" "${cpu[$i]}" \
+	printf "%-26s %8.3f %8.3f %10.2f\n" "${names[$i]}" "${wall[$i]}" "${cpu[$i]}" \
 		"$(echo "${cpu[$i]} / ${wall[$i]}" | bc -l)"
 done
 ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
-echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x"
-echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[2]}" "${wall[3]}")x"
-if [ "$n" = 5 ]; then
-	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[4]}" "${wall[2]}")x, cpu $(ratio "${cpu[4]}" "${cpu[2]}")x"
-	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[4]}" "${wall[3]}")x, cpu $(ratio "${cpu[4]}" "${cpu[3]}")x"
+echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (threads reading apart: $(ratio "${wall[0]}" "${wall[2]}")x)"
+echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (threads reading apart: $(ratio "${wall[3]}" "${wall[5]}")x)"
+if [ "$n" = 7 ]; then
+	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[6]}" "${wall[3]}")x, cpu $(ratio "${cpu[6]}" "${cpu[3]}")x"
+	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[6]}" "${wall[4]}")x, cpu $(ratio "${cpu[6]}" "${cpu[4]}")x"
 else
 	echo "hotspot-perfparser: not installed, no ratio"
 fi
