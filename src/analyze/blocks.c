@@ -280,7 +280,7 @@ static int on_done(void *ctx, int index, uint64_t no)
 /* The input changes its attrs or header after block `no` - 1: what was
  * kept before is written first, with what they said then (pipeline.c,
  * block_meta). Every thread has cut its blocks at the same record. */
-static int on_barrier(void *ctx, int index, uint64_t no)
+static void on_barrier(void *ctx, int index, uint64_t no)
 {
 	struct blocks *B = ctx;
 	(void)index;
@@ -291,9 +291,7 @@ static int on_barrier(void *ctx, int index, uint64_t no)
 			break;
 		pthread_cond_wait(&B->cv, &B->mu);
 	}
-	bool stop = B->abort;
 	pthread_mutex_unlock(&B->mu);
-	return stop ? 1 : 0;
 }
 
 /* Thread t is done with its blocks (rc: its result). Under mu. */

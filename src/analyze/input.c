@@ -61,7 +61,7 @@ struct input {
 	struct input_chunk *pool;  /* free chunks */
 	struct input_share *share; /* shared reading (input_share_attach) */
 	int share_reader;
-	int (*meta_fn)(void *ctx);  /* input_set_meta_hook */
+	void (*meta_fn)(void *ctx); /* input_set_meta_hook */
 	void *meta_ctx;
 	/* decompression */
 	ZSTD_DStream *zd;
@@ -1005,9 +1005,8 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 		if (payload) {
 			bool keep = type == PERF_RECORD_HEADER_TRACING_DATA && !in->hdr.tracing_data &&
 				    payload < CHUNK_LIMIT / 2;
-			int hr = keep && in->meta_fn ? in->meta_fn(in->meta_ctx) : 0;
-			if (hr)
-				return hr;
+			if (keep && in->meta_fn)
+				in->meta_fn(in->meta_ctx);
 			/* the record itself is copied: filling may replace the chunk */
 			in->scratch.len = 0;
 			if (buf_append(&in->scratch, p, size))
@@ -1052,7 +1051,7 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 	}
 }
 
-void input_set_meta_hook(struct input *in, int (*fn)(void *ctx), void *ctx)
+void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx)
 {
 	in->meta_fn = fn;
 	in->meta_ctx = ctx;
@@ -1072,11 +1071,8 @@ int input_next(struct input *in, struct input_rec *rec, struct err *e)
 		memcpy(&type, rec->p, 4);
 		if (type == PERF_RECORD_HEADER_ATTR || type == PERF_RECORD_HEADER_FEATURE ||
 		    type == PERF_RECORD_HEADER_BUILD_ID || type == PERF_RECORD_ID_INDEX ||
-		    type == PERF_RECORD_EVENT_UPDATE) {
-			int hr = in->meta_fn(in->meta_ctx);
-			if (hr)
-				return hr;
-		}
+		    type == PERF_RECORD_EVENT_UPDATE)
+			in->meta_fn(in->meta_ctx);
 	}
 	int rc = absorb(in, rec, e);
 	return rc ? rc : 1;

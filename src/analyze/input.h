@@ -77,9 +77,8 @@ void input_free(struct input *in);
 int input_next(struct input *in, struct input_rec *rec, struct err *e);
 /* fn is called just before a record changes what input_evlist or
  * input_header say (HEADER_ATTR, HEADER_FEATURE, HEADER_BUILD_ID,
- * ID_INDEX, EVENT_UPDATE, the tracing data), as input_next reads it; a
- * nonzero return is input_next's (stop). */
-void input_set_meta_hook(struct input *in, int (*fn)(void *ctx), void *ctx);
+ * ID_INDEX, EVENT_UPDATE, the tracing data), as input_next reads it. */
+void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx);
 
 struct perf_evlist *input_evlist(struct input *in);
 struct perf_header *input_header(struct input *in);

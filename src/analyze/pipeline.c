@@ -150,14 +150,17 @@ static bool block_step(struct pipeline *p, int *rc)
  * change at the same place, so all cut their blocks alike) and the change
  * waits until every block before it is written.
  */
-static int block_meta(void *ctx)
+static void block_meta(void *ctx)
 {
 	struct pipeline *p = ctx;
 	const struct pipeline_blocks *b = p->cfg->blocks;
 	if (!p->nrec)
-		return 0;
-	int rc = p->nrec > p->blk_start ? block_next(p) : 0;
-	return rc ? rc : b->barrier(b->ctx, b->index, p->blk);
+		return;
+	/* a stop (the run was aborted) is not taken here: the next block's
+	 * done says it again, and nothing more is written meanwhile */
+	if (p->nrec > p->blk_start)
+		block_next(p);
+	b->barrier(b->ctx, b->index, p->blk);
 }
 
 /* What a sink may read about the input as of the record leaving the queue now. */

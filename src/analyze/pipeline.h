@@ -117,9 +117,9 @@ struct pipeline_blocks {
 		    const struct perf_event *ev, const struct resolved_sample *rs,
 		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
 	/* Returns once every block before `block` is written (or the run
-	 * stops: nonzero). Called before the input changes its attrs or
+	 * was aborted). Called before the input changes its attrs or
 	 * header, the blocks cut there. */
-	int (*barrier)(void *ctx, int index, uint64_t block);
+	void (*barrier)(void *ctx, int index, uint64_t block);
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
 	/* After the last done, before the sink's end (rc: the pipeline's
