@@ -113,15 +113,31 @@ void input_chunk_put(struct input_chunk *c)
 	}
 }
 
-static struct input_chunk *chunk_new(struct input *in, size_t cap)
+/* A chunk of at least cap bytes off a free list, or NULL. */
+static struct input_chunk *pool_take(struct input_chunk **pool, size_t cap)
 {
-	struct input_chunk **pp = &in->pool;
+	struct input_chunk **pp = pool;
 	while (*pp && (*pp)->cap < cap)
 		pp = &(*pp)->next;
 	struct input_chunk *c = *pp;
-	if (c) {
+	if (c)
 		*pp = c->next;
-	} else {
+	return c;
+}
+
+static void pool_free(struct input_chunk **pool)
+{
+	while (*pool) {
+		struct input_chunk *c = *pool;
+		*pool = c->next;
+		free(c);
+	}
+}
+
+static struct input_chunk *chunk_new(struct input *in, size_t cap)
+{
+	struct input_chunk *c = pool_take(&in->pool, cap);
+	if (!c) {
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
@@ -238,11 +254,7 @@ void input_share_free(struct input_share *s)
 		return;
 	for (int i = 0; i < s->nent; i++)
 		free(s->ent[i].c); /* the table's reference was the last */
-	while (s->pool) {
-		struct input_chunk *c = s->pool;
-		s->pool = c->next;
-		free(c);
-	}
+	pool_free(&s->pool);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	free(s->at);
@@ -252,6 +264,13 @@ void input_share_free(struct input_share *s)
 uint64_t input_share_bytes(struct input_share *s)
 {
 	return __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
+}
+
+/* Under the lock: entry i leaves the table (the order of the rest kept). */
+static void share_remove(struct input_share *s, int i)
+{
+	memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
+	s->nent--;
 }
 
 static int share_find(struct input_share *s, uint64_t off, size_t want, uint64_t end)
@@ -319,19 +338,14 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 			for (int i = 0; i < s->nent; i++)
 				if (s->ent[i].c) {
 					drop[nd++] = s->ent[i].c;
-					memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
-					s->nent--;
+					share_remove(s, i);
 					break;
 				}
 		if (s->nent < SHARE_ENTRIES) {
 			s->ent[s->nent++] = (struct share_ent){ .off = off, .want = want, .end = in->rd_end };
 			publish = true;
 		}
-		struct input_chunk **pp = &s->pool;
-		while (*pp && (*pp)->cap < want)
-			pp = &(*pp)->next;
-		if ((c = *pp))
-			*pp = c->next;
+		c = pool_take(&s->pool, want);
 	}
 	pthread_mutex_unlock(&s->mu);
 	put_all(drop, nd);
@@ -356,9 +370,7 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 			pthread_mutex_lock(&s->mu);
 			int i = share_find(s, off, want, in->rd_end);
 			if (rc) {
-				/* whoever waits for it reads it for itself */
-				memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
-				s->nent--;
+				share_remove(s, i); /* whoever waits for it reads it for itself */
 			} else {
 				s->ent[i].c = c;
 				s->ent[i].eof = eof;
@@ -754,11 +766,7 @@ void input_free(struct input *in)
 	if (in->share)
 		input_share_leave(in->share, in->share_reader);
 	input_chunk_put(in->whole);
-	while (in->pool) {
-		struct input_chunk *c = in->pool;
-		in->pool = c->next;
-		free(c);
-	}
+	pool_free(&in->pool);
 	buf_release(&in->dbuf);
 	buf_release(&in->scratch);
 	perf_header_release(&in->hdr);

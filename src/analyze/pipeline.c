@@ -113,8 +113,8 @@ static void route_warning(void *ctx, const struct resolver_warning *w)
 	resolver_warning_route(ctx, w);
 }
 
-/* Block mode: count the record; whether the sink gets it (else it is in
- * another pipeline's block). *rc: the done callback's nonzero return. */
+/* Block mode: the current block ends (done, if it is this pipeline's);
+ * the next begins at the next record. The done callback's nonzero return. */
 static int block_next(struct pipeline *p)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
@@ -131,6 +131,8 @@ static int block_next(struct pipeline *p)
 	return 0;
 }
 
+/* Block mode: count the record; whether the sink gets it (else it is in
+ * another pipeline's block). *rc: the done callback's nonzero return. */
 static bool block_step(struct pipeline *p, int *rc)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
