@@ -69,6 +69,7 @@ struct resolver {
 	bool check_files, kallsyms_checked;
 	const char *sysroot, *app_path, *extra_paths, *kallsyms;
 	struct hmap files_checked; /* filename pointer -> 1 */
+	const char *checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
 };
 
 static void report(struct resolver *r, const struct resolver_warning *w)
@@ -365,8 +366,9 @@ static const char *perfmap_name(struct resolver *r, uint32_t pid)
 	snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
 	return symbols_intern(r->syms, b);
 }
+/* hint: the unwinder's lookups for ip in r->cur.proc, or NULL */
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
-			     struct frame *f)
+			     struct frame *f, const struct unwind_frame *hint)
 {
 	memset(f, 0, sizeof(*f));
 	f->ip = ip;
@@ -395,7 +397,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		frame_set_sym(f, y, ip);
 		return NULL;
 	}
-	const struct map *m = process_find_map(r->cur.proc, ip);
+	const struct map *m = hint && hint->map_set ? hint->map : process_find_map(r->cur.proc, ip);
 	f->map = m;
 	if (!m) {
 		/* JIT code without a mapping record */
@@ -423,7 +425,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 		frame_set_sym(f, y, ip);
 		return NULL;
 	}
-	struct dso *d = symbols_dso(r->syms, m->filename, m->build_id, m->build_id_size);
+	struct dso *d = hint && hint->dso_set ? hint->dso
+					     : symbols_dso(r->syms, m->filename, m->build_id, m->build_id_size);
 	f->dso_handle = d ? (const void *)d : (const void *)m->filename;
 	f->dso_ident = d ? d->ident : 0;
 	if (!d || d->missing)
@@ -441,7 +444,7 @@ void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t k
 {
 	r->cur.proc = session_process(r->s, pid);
 	r->cur.kernel = session_process(r->s, SESSION_KERNEL_PID);
-	struct dso *d = symbolize(r, pid, ip, kind, f);
+	struct dso *d = symbolize(r, pid, ip, kind, f, NULL);
 	if (d) {
 		const struct inline_entry *e;
 		unsigned n = dso_inlines(d, f->rel, &e);
@@ -462,7 +465,14 @@ static const char *base_name(const char *path)
 /* Once per file name: a mapped file hotspot-perfparser would not find. */
 static void check_elf(struct resolver *r, const char *path)
 {
-	if (!path || hmap_get(&r->files_checked, (uint64_t)(uintptr_t)path))
+	if (!path)
+		return;
+	const char **fast = &r->checked_fast[hash_u64((uintptr_t)path) & 63];
+	if (*fast == path)
+		return;
+	bool seen = hmap_get(&r->files_checked, (uint64_t)(uintptr_t)path) != NULL;
+	*fast = path;
+	if (seen)
 		return;
 	hmap_put(&r->files_checked, (uint64_t)(uintptr_t)path, (void *)1);
 	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
@@ -558,7 +568,7 @@ static int grow(struct resolver *r, size_t need)
 
 /* Append the frame(s) of one address: its inline chain, or the plain frame. */
 static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, uint64_t ip,
-		uint8_t kind, uint32_t *physical, bool inlines)
+		uint8_t kind, uint32_t *physical, bool inlines, const struct unwind_frame *hint)
 {
 	if (*physical >= (uint32_t)r->max_frames) {
 		r->st.truncated++;
@@ -566,7 +576,7 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	}
 	(*physical)++;
 	struct frame f;
-	struct dso *d = symbolize(r, pid, ip, kind, &f);
+	struct dso *d = symbolize(r, pid, ip, kind, &f, hint);
 	if (r->check_files)
 		check_files(r, &f);
 	const struct inline_entry *e = NULL;
@@ -678,11 +688,15 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	r->st.dwarf_samples++;
 	if (n == 0)
 		return 0; /* no usable registers */
+	/* frames unwound here carry the unwinder's map and DSO lookups (in
+	 * proc, this resolver's symbols); others are looked up again */
+	bool hints = uf == r->uf;
 	for (int i = 0; i < n; i++) {
+		const struct unwind_frame *hint = hints ? &uf[i] : NULL;
 		/* perf reports nothing past an address in no mapping */
-		if (!process_find_map(proc, uf[i].pc))
+		if (!(hint && hint->map_set ? hint->map : process_find_map(proc, uf[i].pc)))
 			break;
-		int rc = push(r, out, s->pid, uf[i].pc, FRAME_USER, physical, true);
+		int rc = push(r, out, s->pid, uf[i].pc, FRAME_USER, physical, true, hint);
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
@@ -746,7 +760,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			}
 			if (kind == FRAME_USER && (dwarf || lbr))
 				break; /* the user part comes from the stack copy / LBR */
-			if ((rc = push(r, out, s->pid, ip, kind, &physical, false)))
+			if ((rc = push(r, out, s->pid, ip, kind, &physical, false, NULL)))
 				break;
 		}
 		if (rc < 0)
@@ -762,20 +776,20 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			if ((rc = unwind_user(r, attr, s, out, &physical)) < 0)
 				return rc;
 			if (out->nr_frames == before && !s->callchain_nr &&
-			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
+			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL)) < 0)
 				return rc;
 		} else if (lbr) {
 			/* perf's LBR call stack (callee order): the target of the
 			 * newest call (the current function), then the call site of
 			 * every entry */
 			r->st.lbr_samples++;
-			if ((rc = push(r, out, s->pid, s->branch[0].to, FRAME_USER, &physical, false)) < 0)
+			if ((rc = push(r, out, s->pid, s->branch[0].to, FRAME_USER, &physical, false, NULL)) < 0)
 				return rc;
 			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
-				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false)) < 0)
+				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false, NULL)) < 0)
 					return rc;
 		} else if (!s->callchain_nr) {
-			if ((rc = push(r, out, s->pid, s->ip, kind, &physical, false)) < 0)
+			if ((rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL)) < 0)
 				return rc;
 		}
 	}

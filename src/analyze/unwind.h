@@ -29,6 +29,13 @@ struct unwind_frame {
 			     * deeper than the copy), not because the CFI ended.
 			     * No unwinder can go on from there (libdwfl stops at
 			     * the same frame); see docs/resolve.md */
+	/* Found on the way, for the caller's symbolization of pc (which
+	 * would look them up again): with map_set, the map of pc in the
+	 * process unwound (NULL: none); with dso_set too, symbols_dso's
+	 * answer for that map, with the unwinder's symbols. */
+	bool map_set, dso_set;
+	const struct map *map;
+	struct dso *dso;
 };
 
 /* An unwinder finding DSOs in syms; free it before syms (its per-DSO state

@@ -94,6 +94,14 @@ struct unwinder {
 	struct hmap rule_pool; /* hash of a struct urule -> struct rule_node * */
 	struct urule **rule_by_id; /* the pool's rules by number */
 	size_t nr_rules, cap_rules;
+	/* step's lookups for the frame it stepped from */
+	uint64_t seen_pc;
+	const struct map *seen_map;
+	struct dso *seen_dso;
+	bool seen_dso_set;
+	uint64_t reg_at_mask;  /* the sample_regs_user that reg_at is for */
+	bool reg_at_set;
+	int8_t reg_at[NREGS];  /* DWARF register -> its place in a sample's regs, -1: absent */
 	struct unwinder_stats st;
 };
 
@@ -594,8 +602,16 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		pc--;
 	const struct map *map = process_find_map(proc, pc);
 	struct dso *d = NULL;
-	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]")))
+	bool dso_set = false;
+	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
+		dso_set = true;
+	}
+	/* what the caller's symbolization of this frame needs (unwinder_unwind) */
+	u->seen_pc = pc;
+	u->seen_map = map;
+	u->seen_dso = d;
+	u->seen_dso_set = dso_set;
 	uint64_t svma;
 	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
 		struct dso_unwind *du = dso_unwind_of(u, d);
@@ -619,8 +635,15 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 					struct urule tmp;
 					if (rule_from_frame(fr, &tmp)) {
 						uint32_t id = rule_intern(u, &tmp);
-						if (id != AMAP_NONE)
+						if (id != AMAP_NONE) {
 							amap_put(&du->rules, svma, RULE_ID0 + id);
+							/* as a hit does (the same as
+							 * handle_cfi, at a fraction of
+							 * its cost) */
+							apply_rule(u->rule_by_id[id], s, m, next);
+							free(fr);
+							return true;
+						}
 					} else {
 						amap_put(&du->rules, svma, RULE_COMPLEX);
 					}
@@ -667,12 +690,25 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 	if (!s->regs_user_abi || !s->regs_user_nr || max <= 0)
 		return 0;
 	struct ustate st = { .initial = true };
-	int pos[64];
-	int k = 0;
-	for (int i = 0; i < 64; i++)
-		pos[i] = (regs_mask >> i) & 1 ? k++ : -1;
+	if (!u->reg_at_set || u->reg_at_mask != regs_mask) {
+		/* perf register i is in the sample when bit i of the mask is
+		 * set, at the place of that bit among the set ones (the mask
+		 * is the attr's: worked out again only when it changes) */
+		for (int r = 0; r < NREGS; r++) {
+			unsigned bit = (unsigned)x86_64_dwarf_to_perf[r];
+			int at = -1;
+			if ((regs_mask >> bit) & 1) {
+				at = 0;
+				for (unsigned b = 0; b < bit; b++)
+					at += (int)((regs_mask >> b) & 1);
+			}
+			u->reg_at[r] = (int8_t)at;
+		}
+		u->reg_at_mask = regs_mask;
+		u->reg_at_set = true;
+	}
 	for (int r = 0; r < NREGS; r++) {
-		int at = pos[x86_64_dwarf_to_perf[r]];
+		int at = u->reg_at[r];
 		if (at >= 0 && (uint32_t)at < s->regs_user_nr) {
 			st.regs[r] = s->regs_user[at];
 			st.valid |= 1u << r;
@@ -699,6 +735,12 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		out[n].pc = act ? st.pc : st.pc - 1;
 		out[n].activation = act;
 		out[n].copy_end = false;
+		/* step looked up st's pc - 1 for a caller, its pc else; the
+		 * reported pc differs only for a caller of a signal frame */
+		out[n].map_set = u->seen_pc == out[n].pc;
+		out[n].dso_set = out[n].map_set && u->seen_dso_set;
+		out[n].map = out[n].map_set ? u->seen_map : NULL;
+		out[n].dso = out[n].dso_set ? u->seen_dso : NULL;
 		n++;
 		if (!ok || !next.pc_set) {
 			out[n - 1].copy_end = m.above && (st.valid & (1u << REG_SP));

@@ -56,6 +56,7 @@ struct ppsink {
 	uint64_t mmap_violations;
 	struct frame_cache_entry *fcache;
 	struct hmap elf_checked;  /* filename pointer -> 1 */
+	const char *elf_checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
 	struct hmap elf_checked_names; /* hash of a checked filename -> 1 */
 	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
@@ -99,7 +100,14 @@ static void file_warn(void *ctx, const struct resolver_warning *w)
 static void check_elf(struct ppsink *ps, const struct frame *f)
 {
 	const char *path = f->map ? f->map->filename : f->dso;
-	if (!path || hmap_get(&ps->elf_checked, (uint64_t)(uintptr_t)path))
+	if (!path)
+		return;
+	const char **fast = &ps->elf_checked_fast[hash_u64((uintptr_t)path) & 63];
+	if (*fast == path)
+		return;
+	bool seen = hmap_get(&ps->elf_checked, (uint64_t)(uintptr_t)path) != NULL;
+	*fast = path;
+	if (seen)
 		return;
 	hmap_put(&ps->elf_checked, (uint64_t)(uintptr_t)path, (void *)1);
 	/* by content too: with -j the same name may come from several resolvers */

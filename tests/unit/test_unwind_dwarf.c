@@ -149,6 +149,26 @@ TEST(unwind_dwarf_own_stack)
 				name_of(syms, proc, out[i].pc));
 	}
 	CHECK_EQ(w, 4);
+	/* each frame's map and DSO, handed to the symbolization, are what
+	 * looking its pc up again gives */
+	int hinted = 0;
+	for (int i = 0; i < n; i++) {
+		if (!out[i].map_set) {
+			CHECK(!out[i].dso_set);
+			continue;
+		}
+		hinted++;
+		const struct map *m = process_find_map(proc, out[i].pc);
+		CHECK(out[i].map == m);
+		if (out[i].dso_set) {
+			CHECK(m != NULL);
+			if (m)
+				CHECK(out[i].dso == symbols_dso(syms, m->filename, m->build_id,
+								m->build_id_size));
+		}
+	}
+	CHECK_EQ(hinted, n); /* no signal frame here: every frame has them */
+	CHECK(out[0].dso_set && out[0].dso != NULL);
 	/* the rule cache answers the second walk */
 	uint64_t misses = unwinder_stats(u)->rule_misses;
 	int n2 = unwinder_unwind(u, proc, &smp, capture_mask, out, 64);
