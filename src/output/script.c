@@ -31,6 +31,7 @@
 #include "output/script.h"
 #include "output/tpformat.h"
 #include "util/buf.h"
+#include "util/fmt.h"
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
 #include <stdlib.h>
@@ -234,6 +235,58 @@ static const char *event_name(const struct perf_attr *pa, char *b, size_t n)
 	return b;
 }
 
+/* format_header's line put together by hand (one per sample: snprintf's
+ * format parsing was most of its cost), when buf has room for all of it
+ * whatever the numbers; else -1 and the caller uses snprintf (the same
+ * text, cut at the buffer's end). */
+static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, const char *comm,
+			      const char *name, bool callchain_mode, int name_width, uint32_t fl)
+{
+	size_t lc = strlen(comm), ln = strlen(name);
+	if (name_width < 0 || name_width > 4096 ||
+	    n < 16 + lc + ln + (size_t)name_width + 4 * FMT_ROOM + 16)
+		return -1;
+	char *p = buf;
+	if (!callchain_mode && lc < 16) { /* "%16s" */
+		memset(p, ' ', 16 - lc);
+		p += 16 - lc;
+	}
+	memcpy(p, comm, lc);
+	p += lc;
+	*p++ = ' ';
+	if (fl & SF_TID) { /* "%5d " */
+		p += fmt_sdec(p, (int)s->tid, 5);
+		*p++ = ' ';
+	}
+	if (fl & SF_CPU) { /* "[%03u] " */
+		*p++ = '[';
+		p += fmt_dec(p, s->cpu, 3, 1);
+		*p++ = ']';
+		*p++ = ' ';
+	}
+	if (fl & SF_TIME) { /* "%5lu.%06lu: " */
+		p += fmt_dec(p, s->time / 1000000000u, 5, 0);
+		*p++ = '.';
+		p += fmt_dec(p, (s->time % 1000000000u) / 1000, 6, 1);
+		*p++ = ':';
+		*p++ = ' ';
+	}
+	if (fl & SF_PERIOD) { /* "%10lu " */
+		p += fmt_dec(p, s->period, 10, 0);
+		*p++ = ' ';
+	}
+	if ((size_t)name_width > ln) { /* "%*s: " */
+		memset(p, ' ', (size_t)name_width - ln);
+		p += (size_t)name_width - ln;
+	}
+	memcpy(p, name, ln);
+	p += ln;
+	*p++ = ':';
+	*p++ = ' ';
+	*p = 0;
+	return (int)(p - buf);
+}
+
 static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width, uint32_t fl)
 {
@@ -246,6 +299,11 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 		snprintf(commbuf, sizeof(commbuf), ":%d", (int)s->tid);
 		comm = commbuf;
 	}
+	char nb[160];
+	const char *name = event_name(pa, nb, sizeof nb);
+	int fast = format_header_fast(buf, n, s, comm, name, callchain_mode, name_width, fl);
+	if (fast >= 0)
+		return fast;
 	int k = clampk(callchain_mode ? snprintf(buf, n, "%s ", comm) : snprintf(buf, n, "%16s ", comm), n);
 	if (fl & SF_TID)
 		k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->tid), n);
@@ -256,8 +314,7 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			      (uint64_t)(s->time / 1000000000u), (uint64_t)((s->time % 1000000000u) / 1000)), n);
 	if (fl & SF_PERIOD) /* perf prints it, fixed or not */
 		k = clampk(k + snprintf(buf + k, n - k, "%10" PRIu64 " ", s->period), n);
-	char nb[160];
-	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, event_name(pa, nb, sizeof nb)), n);
+	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, name), n);
 	return k;
 }
 
@@ -315,17 +372,10 @@ static void lw_str(struct linew *w, const char *s)
 static void lw_hex(struct linew *w, uint64_t v, int width)
 {
 	/* digits: 1 for 0, else one per started nibble (from the top bit) */
-	int k = v ? (67 - __builtin_clzll(v)) >> 2 : 1;
-	int pad = width > k ? width - k : 0;
-	if ((size_t)(w->end - w->p) >= (size_t)(pad + k)) {
-		/* the common case: room for all of it, no check per byte */
-		memset(w->p, ' ', (size_t)pad);
-		char *q = w->p + pad + k;
-		w->p = q;
-		do {
-			*--q = "0123456789abcdef"[v & 15];
-			v >>= 4;
-		} while (--k);
+	if ((size_t)(w->end - w->p) >= 16 && width <= 16) {
+		/* the common case: room for all of it (fmt_hex stores 16 bytes
+		 * at most), no check per byte */
+		w->p += fmt_hex(w->p, v, width);
 		return;
 	}
 	char d[16];

@@ -93,3 +93,56 @@ TEST(tracing_parse_keeps_what_it_read)
 	CHECK(ti.header_ok && ti.nr == 0);
 	tracing_release(&ti);
 }
+
+/* The sample header made by hand (a big buffer) is the snprintf one (a
+ * buffer just big enough, which takes snprintf), for every field set,
+ * comm length, sign and width */
+TEST(script_header_by_hand_as_snprintf)
+{
+	const char *comms[] = { NULL, "", "cc1", "fifteen-chars-x", "sixteen-chars-xy",
+				"seventeen-chars-z", "a-comm-name-much-longer-than-sixteen" };
+	uint32_t tids[] = { 0, 7, 12345, 4294967295u, 99999999 };
+	uint64_t times[] = { 0, 999, 1234567890123ull, 18446744073709551615ull };
+	uint64_t sts[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD,
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD };
+	int widths[] = { 0, 5, 9, 10, 30 };
+	int checked = 0, bad = 0;
+	for (size_t c = 0; c < sizeof comms / sizeof *comms; c++)
+	for (size_t t = 0; t < sizeof tids / sizeof *tids; t++)
+	for (size_t m = 0; m < sizeof times / sizeof *times; m++)
+	for (size_t k = 0; k < sizeof sts / sizeof *sts; k++)
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+	for (int cc = 0; cc < 2; cc++) {
+		struct perf_attr pa;
+		memset(&pa, 0, sizeof pa);
+		pa.attr.type = PERF_TYPE_SOFTWARE;
+		pa.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		pa.attr.sample_type = sts[k];
+		pa.name = (char *)"cpu-clock";
+		pa.name_recorded = true;
+		struct perf_event ev;
+		memset(&ev, 0, sizeof ev);
+		ev.type = PERF_RECORD_SAMPLE;
+		ev.s.tid = ev.s.pid = tids[t];
+		ev.s.cpu = (uint32_t)(t * 517);
+		ev.s.time = times[m];
+		ev.s.period = times[m] / 7 + t;
+		struct resolved_sample rs;
+		memset(&rs, 0, sizeof rs);
+		rs.ev = &ev;
+		rs.comm = comms[c];
+		char big[4096], small[4096];
+		int n1 = script_format_header(big, sizeof big, &rs, &pa, cc, widths[w]);
+		int n2 = script_format_header(small, (size_t)n1 + 1, &rs, &pa, cc, widths[w]);
+		checked++;
+		if (n1 != n2 || strcmp(big, small)) {
+			if (!bad)
+				fprintf(stderr, "by hand '%s'\nsnprintf '%s'\n", big, small);
+			bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(checked > 1000);
+}

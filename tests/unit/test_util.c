@@ -5,6 +5,7 @@
 #include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/fmt.h"
 #include "util/hugeheap.h"
 #include "util/ksort.h"
 #include <stddef.h>
@@ -300,4 +301,63 @@ TEST(cachedir_max_parses_size)
 	} else {
 		unsetenv("SCORCH_CACHE_MAX");
 	}
+}
+
+/* fmt.h's numbers are printf's, digit for digit, at every length and width */
+TEST(fmt_numbers_as_printf)
+{
+	uint64_t vals[200];
+	size_t nv = 0;
+	vals[nv++] = 0;
+	for (int b = 0; b < 64; b++) {
+		vals[nv++] = 1ull << b;
+		vals[nv++] = (1ull << b) - 1 + (b ? 0 : 1);
+		vals[nv++] = ((1ull << b) | 0xa5a5a5a5a5a5a5a5ull) >> (63 - b);
+	}
+	vals[nv++] = UINT64_MAX;
+	vals[nv++] = 0xfedcba9876543210ull;
+	vals[nv++] = 999999;
+	vals[nv++] = 1000000;
+	char want[64], got[64 + FMT_ROOM];
+	int bad = 0;
+	for (size_t i = 0; i < nv; i++) {
+		for (int w = 0; w <= 20; w++) {
+			if (w <= 16) {
+				memset(got, 'x', sizeof got);
+				int n = fmt_hex(got, vals[i], w);
+				snprintf(want, sizeof want, "%*llx", w, (unsigned long long)vals[i]);
+				bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+			}
+			memset(got, 'x', sizeof got);
+			int n = fmt_dec(got, vals[i], w, 0);
+			snprintf(want, sizeof want, "%*llu", w, (unsigned long long)vals[i]);
+			bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+			n = fmt_dec(got, vals[i], w, 1);
+			snprintf(want, sizeof want, "%0*llu", w, (unsigned long long)vals[i]);
+			bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+			int64_t sv[3] = { (int64_t)vals[i], -(int64_t)(vals[i] >> 1), INT64_MIN };
+			for (int j = 0; j < 3; j++) {
+				n = fmt_sdec(got, sv[j], w);
+				snprintf(want, sizeof want, "%*lld", w, (long long)sv[j]);
+				bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+	/* pseudo-random values */
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t v = x >> (x & 63);
+		int w = (int)(x >> 58) % 17;
+		int n = fmt_hex(got, v, w);
+		snprintf(want, sizeof want, "%*llx", w, (unsigned long long)v);
+		bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+		n = fmt_dec(got, v, w, (int)(x & 1));
+		snprintf(want, sizeof want, x & 1 ? "%0*llu" : "%*llu", w, (unsigned long long)v);
+		bad += n != (int)strlen(want) || memcmp(got, want, strlen(want));
+	}
+	CHECK_EQ(bad, 0);
 }
