@@ -33,6 +33,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -115,8 +116,9 @@ __attribute__((noinline, cold)) static void mem_miss(struct stackmem *m, uint64_
 
 static inline bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
 {
-	if (addr >= m->sp && addr - m->sp <= m->size && m->size - (addr - m->sp) >= 8) {
-		memcpy(out, m->data + (addr - m->sp), 8);
+	uint64_t o = addr - m->sp;
+	if (addr >= m->sp && m->size >= 8 && o <= m->size - 8) {
+		memcpy(out, m->data + o, 8);
 		return true;
 	}
 	mem_miss(m, addr);
@@ -341,10 +343,12 @@ struct urule {
 	int32_t cfa_off;
 	int32_t off[NREGS];
 	/* the same rules for apply_rule: registers kept as they are (a mask),
-	 * then only the others */
+	 * then the others by kind: loaded from CFA + offset, or set to it */
 	uint32_t same_mask;
-	uint8_t nops;
-	uint8_t op_reg[NREGS];
+	uint8_t ra_undef;      /* the return address's rule is "undefined" */
+	uint8_t nload, nval;
+	uint8_t load_reg[NREGS], val_reg[NREGS];
+	int32_t load_off[NREGS], val_off[NREGS];
 };
 
 static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
@@ -394,10 +398,22 @@ static bool rule_from_frame(Dwarf_Frame *fr, struct urule *r)
 		r->off[reg] = (int32_t)off;
 	}
 	for (unsigned reg = 0; reg < NREGS; reg++) {
-		if (r->kind[reg] == R_SAME)
+		switch (r->kind[reg]) {
+		case R_SAME:
 			r->same_mask |= 1u << reg;
-		else
-			r->op_reg[r->nops++] = (uint8_t)reg;
+			break;
+		case R_UNDEF: /* only ever the return address's */
+			r->ra_undef = 1;
+			break;
+		case R_OFFSET:
+			r->load_reg[r->nload] = (uint8_t)reg;
+			r->load_off[r->nload++] = r->off[reg];
+			break;
+		default:
+			r->val_reg[r->nval] = (uint8_t)reg;
+			r->val_off[r->nval++] = r->off[reg];
+			break;
+		}
 	}
 	return true;
 }
@@ -414,31 +430,20 @@ static void apply_rule(const struct urule *r, const struct ustate *s, struct sta
 	next->initial = false;
 	next->signal = r->signal;
 	uint64_t cfa, v;
-	bool have_cfa = reg_get(s, (unsigned)r->cfa_reg, &cfa);
-	if (have_cfa)
+	if (reg_get(s, (unsigned)r->cfa_reg, &cfa)) {
 		cfa += (int64_t)r->cfa_off;
-	bool ra_undefined = false;
-	for (unsigned i = 0; i < r->nops; i++) {
-		unsigned reg = r->op_reg[i];
-		switch (r->kind[reg]) {
-		case R_UNDEF:
-			if ((int)reg == r->ra)
-				ra_undefined = true;
-			continue;
-		case R_OFFSET:
-			if (!have_cfa || !mem_read(m, cfa + (int64_t)r->off[reg], &v))
+		for (unsigned i = 0; i < r->nload; i++) {
+			if (!mem_read(m, cfa + (int64_t)r->load_off[i], &v))
 				continue;
-			break;
-		default:
-			if (!have_cfa)
-				continue;
-			v = cfa + (int64_t)r->off[reg];
-			break;
+			next->regs[r->load_reg[i]] = v;
+			next->valid |= 1u << r->load_reg[i];
 		}
-		next->regs[reg] = v;
-		next->valid |= 1u << reg;
+		for (unsigned i = 0; i < r->nval; i++) {
+			next->regs[r->val_reg[i]] = cfa + (int64_t)r->val_off[i];
+			next->valid |= 1u << r->val_reg[i];
+		}
 	}
-	if (!ra_undefined && r->ra >= 0 && reg_get(next, (unsigned)r->ra, &next->pc))
+	if (!r->ra_undef && r->ra >= 0 && reg_get(next, (unsigned)r->ra, &next->pc))
 		next->pc_set = next->pc != 0;
 }
 
@@ -554,7 +559,8 @@ struct rule_node {
  * first), or AMAP_NONE without memory. */
 static uint32_t rule_intern(struct unwinder *u, const struct urule *r)
 {
-	uint64_t h = hash_mem(r, sizeof *r);
+	/* the rules themselves (the rest is made from them) */
+	uint64_t h = hash_mem(r, offsetof(struct urule, same_mask));
 	struct rule_node *first = hmap_get(&u->rule_pool, h);
 	for (struct rule_node *n = first; n; n = n->next)
 		if (!memcmp(&n->r, r, sizeof *r))
@@ -727,30 +733,34 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		m.size = 0;
 	u->st.unwinds++;
 	int n = 0;
-	struct ustate next;
+	/* the frame and its caller, swapped at each step (not copied) */
+	struct ustate other;
+	struct ustate *cur = &st, *next = &other;
 	while (n < max) {
 		m.above = false;
-		bool ok = step(u, proc, &st, &m, &next);
-		bool act = st.initial || st.signal || (ok && next.pc_set && next.signal);
-		out[n].pc = act ? st.pc : st.pc - 1;
+		bool ok = step(u, proc, cur, &m, next);
+		bool act = cur->initial || cur->signal || (ok && next->pc_set && next->signal);
+		out[n].pc = act ? cur->pc : cur->pc - 1;
 		out[n].activation = act;
 		out[n].copy_end = false;
-		/* step looked up st's pc - 1 for a caller, its pc else; the
+		/* step looked up cur's pc - 1 for a caller, its pc else; the
 		 * reported pc differs only for a caller of a signal frame */
 		out[n].map_set = u->seen_pc == out[n].pc;
 		out[n].dso_set = out[n].map_set && u->seen_dso_set;
 		out[n].map = out[n].map_set ? u->seen_map : NULL;
 		out[n].dso = out[n].dso_set ? u->seen_dso : NULL;
 		n++;
-		if (!ok || !next.pc_set) {
-			out[n - 1].copy_end = m.above && (st.valid & (1u << REG_SP));
+		if (!ok || !next->pc_set) {
+			out[n - 1].copy_end = m.above && (cur->valid & (1u << REG_SP));
 			break;
 		}
 		/* no progress: a loop in broken CFI */
-		if (next.pc == st.pc && (next.valid & (1u << REG_SP)) &&
-		    next.regs[REG_SP] == (st.valid & (1u << REG_SP) ? st.regs[REG_SP] : 0))
+		if (next->pc == cur->pc && (next->valid & (1u << REG_SP)) &&
+		    next->regs[REG_SP] == (cur->valid & (1u << REG_SP) ? cur->regs[REG_SP] : 0))
 			break;
-		st = next;
+		struct ustate *t = cur;
+		cur = next;
+		next = t;
 	}
 	u->st.frames += (uint64_t)n;
 	return n;
