@@ -93,6 +93,7 @@ struct bthread {
 	size_t seen_cap;
 	FILE *out;
 	struct block *cur;
+	struct buf *cur_text;            /* &cur->text, for the sink's set_text */
 	int pending;                     /* its finished blocks not yet written */
 	struct err e;
 	int rc;
@@ -274,6 +275,7 @@ static int on_done(void *ctx, int index, uint64_t no)
 	bool stop = B->abort;
 	pthread_mutex_unlock(&B->mu);
 	t->cur = block_get(B, index);
+	t->cur_text = &t->cur->text;
 	return stop ? 1 : 0;
 }
 
@@ -566,6 +568,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
+		t->cur_text = &t->cur->text;
 		if (B->ordered) {
 			t->sink = (struct sink){ .ctx = t, .begin = stand_in_begin,
 						 .sample = B->ordered->sample ? stand_in_sample : NULL };
@@ -581,6 +584,8 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 			rc = -EINVAL;
 			break;
 		}
+		if (t->sink.set_text)
+			t->sink.set_text(t->sink.ctx, &t->cur_text);
 		setvbuf(t->out, NULL, _IOFBF, 1 << 16);
 	}
 	if (rc) {

@@ -42,6 +42,12 @@ struct sink {
 	 * held for names decided in order), decoded, not resolved, in its
 	 * place, for state that depends on the samples before. */
 	void (*sample_seen)(void *ctx, struct pipeline *p, const struct perf_event *ev);
+	/* Optional, in block-parallel runs of a text sink (analyze/blocks.h):
+	 * *text is the text of the block being made (the pointer changes from
+	 * block to block). The sink may append its output there directly
+	 * instead of writing it to its FILE, once what it wrote to the FILE
+	 * is flushed. */
+	void (*set_text)(void *ctx, struct buf *const *text);
 };
 
 struct pipeline_config {

@@ -410,7 +410,8 @@ int cmd_perfparser(int argc, char **argv)
 	struct sink out_sink;
 	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
-	struct sink sink = { &w, wrap_begin, wrap_event, out_sink.sample ? wrap_sample : NULL, wrap_end, NULL, NULL };
+	struct sink sink = { .ctx = &w, .begin = wrap_begin, .event = wrap_event,
+			     .sample = out_sink.sample ? wrap_sample : NULL, .end = wrap_end };
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	/* -j N on a file: N threads each parse it (reading it once between

@@ -513,5 +513,6 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 	pthread_mutex_init(&ps->mu, NULL);
 	c->file_warn = file_warn;
 	c->file_warn_ctx = ps;
-	*sink = (struct sink){ ps, sink_begin, sink_event, sink_sample, sink_end, NULL, NULL };
+	*sink = (struct sink){ .ctx = ps, .begin = sink_begin, .event = sink_event,
+				.sample = sink_sample, .end = sink_end };
 }

@@ -34,6 +34,7 @@
 #include "util/fmt.h"
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ struct script {
 	bool tp_tried;
 	struct buf text;
 	struct buf sbuf;  /* one sample's text, made in order */
+	struct buf *const *direct; /* blocks: the block's text, appended to directly (set_text) */
 	int ready;        /* name_width and fields decided: workers may format (atomic) */
 };
 
@@ -737,10 +739,22 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
 	bool cc = sample_cc(fl, pa);
 	if (!(fl & (SF_TRACE | SF_DATA_SRC))) {
-		sc->sbuf.len = 0;
-		if (!format_sample(sc, rs, fl, cc, &sc->sbuf, sc->line, sizeof(sc->line))) {
-			fwrite(sc->sbuf.data, 1, sc->sbuf.len, sc->out);
-			return ferror(sc->out) ? -5 : 0;
+		if (sc->direct) {
+			/* into the block's text, after what went to the FILE */
+			if (__fpending(sc->out) && fflush(sc->out))
+				return -5;
+			struct buf *t = *sc->direct;
+			size_t at = t->len;
+			if (!format_sample(sc, rs, fl, cc, t, sc->line, sizeof(sc->line)) &&
+			    t->len - at <= SAMPLE_TEXT_MAX)
+				return 0;
+			t->len = at; /* as sbuf's cap would have had it: the FILE's way */
+		} else {
+			sc->sbuf.len = 0;
+			if (!format_sample(sc, rs, fl, cc, &sc->sbuf, sc->line, sizeof(sc->line))) {
+				fwrite(sc->sbuf.data, 1, sc->sbuf.len, sc->out);
+				return ferror(sc->out) ? -5 : 0;
+			}
 		}
 	}
 	format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width, fl);
@@ -784,6 +798,12 @@ static int script_end(void *ctx, struct pipeline *p, int rc)
 	return r;
 }
 
+static void script_set_text(void *ctx, struct buf *const *text)
+{
+	struct script *sc = ctx;
+	sc->direct = text;
+}
+
 int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 {
 	struct script *sc = xcalloc(1, sizeof(*sc));
@@ -799,5 +819,6 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	sink->end = script_end;
 	sink->format = script_format;
 	sink->sample_seen = script_sample_seen;
+	sink->set_text = script_set_text;
 	return 0;
 }

@@ -103,7 +103,7 @@ static int run(struct rec_sink *r, const struct synth_buf *b, int jobs, bool fil
 		c.file_warn = file_warn;
 		c.file_warn_ctx = r;
 	}
-	struct sink s = { r, s_begin, s_event, s_sample, s_end, NULL, NULL };
+	struct sink s = { .ctx = r, .begin = s_begin, .event = s_event, .sample = s_sample, .end = s_end };
 	struct err e = { 0 };
 	int rc = pipeline_run(&c, &s, &e);
 	close(fd);
