@@ -16,6 +16,7 @@
 #include "analyze/blocks.h"
 #include "analyze/a2l.h"
 #include "analyze/resolver.h"
+#include "analyze/unwind.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -556,6 +557,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	 * SCORCH_SHARED_READ is 0 (tests and benchmarks: each reads it all) */
 	const char *sr = getenv("SCORCH_SHARED_READ");
 	struct input_share *share = sr && !strcmp(sr, "0") ? NULL : input_share_new(n);
+	/* and their unwinders convert each CFI row once between them, unless
+	 * SCORCH_SHARED_UNWIND is 0 (tests: the output is the same) */
+	const char *su = getenv("SCORCH_SHARED_UNWIND");
+	struct unwind_share *ush = su && !strcmp(su, "0") ? NULL : unwind_share_new();
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		t->B = B;
@@ -565,7 +570,8 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
-			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share };
+			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share,
+			.unwind_share = ush };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		t->cur_text = &t->cur->text;
@@ -670,6 +676,12 @@ out:
 		block_free(b);
 	}
 	input_share_free(share);
+	if (ush && getenv("SCORCH_DEBUG_SHARE")) {
+		uint64_t rows, hits;
+		unwind_share_counts(ush, &rows, &hits);
+		fprintf(stderr, "unwind share: %llu rows, %llu hits\n", (unsigned long long)rows, (unsigned long long)hits);
+	}
+	unwind_share_free(ush);
 	a2l_state_release(&B->a2l);
 	hmap_release(&B->warned);
 	pthread_cond_destroy(&B->cv);

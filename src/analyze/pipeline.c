@@ -257,6 +257,8 @@ static int pipeline_start(struct pipeline *p)
 			/* names decided in order across the pipelines */
 			resolver_defer_a2l(p->res);
 			resolver_set_warn(p->res, c->blocks->warn, c->blocks->ctx);
+			if (c->blocks->unwind_share)
+				resolver_set_unwind_share(p->res, c->blocks->unwind_share);
 		}
 	} else if (sink->sample && (c->parallel_samples || c->parallel_ordered) && !c->unordered) {
 		/* default: one worker per CPU beside the thread driving the

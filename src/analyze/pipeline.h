@@ -135,6 +135,8 @@ struct pipeline_blocks {
 	void *ctx;
 	/* The pipelines' inputs read the data once between them (input.h). */
 	struct input_share *share;
+	/* Their unwinders share the CFI rows they convert (unwind.h). */
+	struct unwind_share *unwind_share;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

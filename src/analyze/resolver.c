@@ -70,6 +70,7 @@ struct resolver {
 	const char *sysroot, *app_path, *extra_paths, *kallsyms;
 	struct hmap files_checked; /* filename pointer -> 1 */
 	const char *checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
+	const char *checked_last;     /* the last frame's, checked */
 };
 
 static void report(struct resolver *r, const struct resolver_warning *w)
@@ -214,6 +215,11 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 {
 	r->warn = fn;
 	r->warn_ctx = ctx;
+}
+
+void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh)
+{
+	unwinder_set_share(r->unw, sh);
 }
 
 void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
@@ -545,7 +551,11 @@ static void check_files(struct resolver *r, const struct frame *f)
 		if (!r->kallsyms_checked)
 			check_kallsyms(r);
 	} else if (f->map || f->dso) {
-		check_elf(r, f->map ? f->map->filename : f->dso);
+		const char *path = f->map ? f->map->filename : f->dso;
+		if (path != r->checked_last) { /* most frames are in the DSO of the one before */
+			check_elf(r, path);
+			r->checked_last = path;
+		}
 	}
 }
 

@@ -74,6 +74,9 @@ uint64_t resolver_warning_hash(const struct resolver_warning *w);
 struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
 			      const struct perf_header *h);
 void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx);
+/* The unwinder takes and gives CFI rows through sh (unwind.h). */
+struct unwind_share;
+void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh);
 void resolver_free(struct resolver *r);
 
 /*

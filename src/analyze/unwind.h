@@ -44,6 +44,22 @@ struct unwinder *unwinder_new(struct symbols *syms);
 void unwinder_free(struct unwinder *u);
 
 /*
+ * The unwind rules of the unwinders of a block-parallel run (one per thread,
+ * analyze/blocks.h), by DSO (struct dso's ident: build id and name, the
+ * same in every symbol cache) and address: a CFI row one unwinder has
+ * converted is taken by the others instead of asking libdw again, and a DSO
+ * whose rows all come from there never has its CFI opened. The rules are
+ * what libdw's rows make, whichever unwinder converts them, so the output
+ * does not depend on which one does. Thread-safe; outlives its unwinders.
+ */
+struct unwind_share;
+struct unwind_share *unwind_share_new(void);
+void unwind_share_free(struct unwind_share *sh);
+void unwinder_set_share(struct unwinder *u, struct unwind_share *sh);
+/* Rows the share holds, and how many of the lookups it answered. */
+void unwind_share_counts(struct unwind_share *sh, uint64_t *rows, uint64_t *hits);
+
+/*
  * Unwind the user stack of sample s (of process proc) whose attr recorded
  * regs_mask user registers. Maps are read from proc at each frame. Fills up
  * to max frames; returns their number (0: the sample has no usable

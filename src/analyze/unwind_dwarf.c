@@ -33,6 +33,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,14 @@ struct stackmem {
 /* What the unwinder keeps per DSO: created on the DSO's first unwound
  * frame, freed by unwinder_free. */
 struct dso_unwind {
+	bool cfi_open;         /* eh_cfi, rt_dwarf, dbg_cfi opened (on first need) */
+	struct amap *sh_rules; /* the share's rules of this DSO (NULL: none yet) */
 	Dwarf_CFI *eh_cfi;     /* .eh_frame of the file itself */
 	struct unwind_eh_view eh_view; /* what eh_cfi reads when not d->elf */
 	Dwarf *rt_dwarf;       /* the file itself, for its .debug_frame */
 	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
 	struct amap rules;     /* svma -> RULE_NONE, RULE_COMPLEX or RULE_ID0 + the
-				* pool's number of the rule (struct unwinder.rule_by_id) */
+				* pool's number of the rule (struct unwinder.pool) */
 };
 
 /* Distinct rules are few (a build's 85,000 cached addresses had 514
@@ -87,14 +90,23 @@ struct dso_unwind {
  * equal hashes. */
 struct rule_node;
 
+struct rule_pool {
+	struct hmap h;         /* hash of a struct urule -> struct rule_node * */
+	struct urule **by_id;  /* the pool's rules by number */
+	size_t n, cap;
+};
+
 struct unwinder {
 	struct symbols *syms;
 	struct hmap dsos;      /* (uintptr_t)struct dso * -> struct dso_unwind * */
 	const struct dso *last_dso;   /* one-entry cache in front of dsos */
 	struct dso_unwind *last;
-	struct hmap rule_pool; /* hash of a struct urule -> struct rule_node * */
-	struct urule **rule_by_id; /* the pool's rules by number */
-	size_t nr_rules, cap_rules;
+	struct rule_pool pool;
+	struct unwind_share *share;
+	/* the share's pool numbers of this pool's rules and back (+ 1; 0:
+	 * not known yet), so a rule is hashed once per unwinder, not per row */
+	uint32_t *loc2sh, *sh2loc;
+	size_t cap_loc2sh, cap_sh2loc;
 	/* step's lookups for the frame it stepped from */
 	uint64_t seen_pc;
 	const struct map *seen_map;
@@ -536,17 +548,26 @@ static struct dso_unwind *dso_unwind_of(struct unwinder *u, const struct dso *d)
 	if (!du) {
 		du = xcalloc(1, sizeof(*du));
 		amap_init(&du->rules);
-		if (d->elf) {
-			du->eh_cfi = unwind_eh_cfi(d->elf, d->fd, &du->eh_view);
-			du->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-			if (du->rt_dwarf)
-				du->dbg_cfi = dwarf_getcfi(du->rt_dwarf);
-		}
 		hmap_put(&u->dsos, key, du);
 	}
 	u->last_dso = d;
 	u->last = du;
 	return du;
+}
+
+/* The CFI of d's file, opened on the first row libdw must give (with a
+ * share, a DSO whose rows all come from it is never opened). */
+static void du_open_cfi(struct dso_unwind *du, const struct dso *d)
+{
+	if (du->cfi_open)
+		return;
+	du->cfi_open = true;
+	if (d->elf) {
+		du->eh_cfi = unwind_eh_cfi(d->elf, d->fd, &du->eh_view);
+		du->rt_dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+		if (du->rt_dwarf)
+			du->dbg_cfi = dwarf_getcfi(du->rt_dwarf);
+	}
 }
 
 struct rule_node {
@@ -557,25 +578,24 @@ struct rule_node {
 
 /* The pool's number of r (whose padding is zero: rule_from_frame clears it
  * first), or AMAP_NONE without memory. */
-static uint32_t rule_intern(struct unwinder *u, const struct urule *r)
+static uint32_t pool_intern(struct rule_pool *p, const struct urule *r)
 {
 	/* the rules themselves (the rest is made from them) */
 	uint64_t h = hash_mem(r, offsetof(struct urule, same_mask));
-	struct rule_node *first = hmap_get(&u->rule_pool, h);
+	struct rule_node *first = hmap_get(&p->h, h);
 	for (struct rule_node *n = first; n; n = n->next)
 		if (!memcmp(&n->r, r, sizeof *r))
 			return n->id;
-	if (u->nr_rules >= UINT32_MAX - RULE_ID0 - 1 ||
-	    ARRAY_GROW(u->rule_by_id, u->cap_rules, u->nr_rules + 1, 1u << 20))
+	if (p->n >= UINT32_MAX - RULE_ID0 - 1 || ARRAY_GROW(p->by_id, p->cap, p->n + 1, 1u << 20))
 		return AMAP_NONE;
 	struct rule_node *n = malloc(sizeof *n);
 	if (!n)
 		return AMAP_NONE;
 	n->r = *r;
-	n->id = (uint32_t)u->nr_rules;
+	n->id = (uint32_t)p->n;
 	n->next = first;
-	hmap_put(&u->rule_pool, h, n);
-	u->rule_by_id[u->nr_rules++] = &n->r;
+	hmap_put(&p->h, h, n);
+	p->by_id[p->n++] = &n->r;
 	return n->id;
 }
 
@@ -585,6 +605,157 @@ static void rule_chain_free(void *v)
 		next = n->next;
 		free(n);
 	}
+}
+
+static void pool_release(struct rule_pool *p)
+{
+	hmap_release_vals(&p->h, rule_chain_free);
+	free(p->by_id);
+}
+
+/* ---- rules shared between unwinders (unwind.h) ---- */
+
+struct unwind_share {
+	pthread_mutex_t mu;
+	struct rule_pool pool;
+	struct hmap dsos;      /* struct dso.ident -> struct amap * (svma -> RULE_NONE,
+				* RULE_COMPLEX or RULE_ID0 + the share's pool number) */
+	uint64_t rows, hits;
+};
+
+struct unwind_share *unwind_share_new(void)
+{
+	struct unwind_share *sh = xcalloc(1, sizeof(*sh));
+	pthread_mutex_init(&sh->mu, NULL);
+	hmap_init(&sh->pool.h);
+	hmap_init(&sh->dsos);
+	return sh;
+}
+
+static void amap_free(void *v)
+{
+	amap_release(v);
+	free(v);
+}
+
+void unwind_share_free(struct unwind_share *sh)
+{
+	if (!sh)
+		return;
+	hmap_release_vals(&sh->dsos, amap_free);
+	pool_release(&sh->pool);
+	pthread_mutex_destroy(&sh->mu);
+	free(sh);
+}
+
+void unwinder_set_share(struct unwinder *u, struct unwind_share *sh)
+{
+	u->share = sh;
+}
+
+void unwind_share_counts(struct unwind_share *sh, uint64_t *rows, uint64_t *hits)
+{
+	pthread_mutex_lock(&sh->mu);
+	*rows = sh->rows;
+	*hits = sh->hits;
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/* Room for index need - 1 in a (its new entries zero); nonzero without memory. */
+static int grow_zeroed(uint32_t **a, size_t *cap, size_t need)
+{
+	size_t old = *cap;
+	if (need <= old)
+		return 0;
+	if (ARRAY_GROW(*a, *cap, need, (size_t)1 << 20))
+		return -1;
+	memset(*a + old, 0, (*cap - old) * sizeof(**a));
+	return 0;
+}
+
+/* The share's rules of du's DSO (made on first use); NULL without memory. */
+static struct amap *share_rules(struct unwind_share *sh, struct dso_unwind *du, uint64_t ident)
+{
+	if (du->sh_rules)
+		return du->sh_rules;
+	pthread_mutex_lock(&sh->mu);
+	struct amap *m = hmap_get(&sh->dsos, ident);
+	if (!m) {
+		m = malloc(sizeof(*m));
+		if (m) {
+			amap_init(m);
+			hmap_put(&sh->dsos, ident, m);
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	du->sh_rules = m;
+	return m;
+}
+
+/* What the share holds for svma of du's DSO, in u's terms: AMAP_NONE
+ * (nothing yet, or no memory), RULE_NONE, RULE_COMPLEX, or RULE_ID0 + u's
+ * pool number of the rule. */
+static uint32_t share_get(struct unwinder *u, struct dso_unwind *du, uint64_t ident, uint64_t svma)
+{
+	struct unwind_share *sh = u->share;
+	struct amap *m = share_rules(sh, du, ident);
+	if (!m)
+		return AMAP_NONE;
+	pthread_mutex_lock(&sh->mu);
+	uint32_t v = amap_get(m, svma);
+	if (v != AMAP_NONE)
+		sh->hits++;
+	struct urule r;
+	uint32_t sid = v >= RULE_ID0 && v != AMAP_NONE ? v - RULE_ID0 : UINT32_MAX;
+	bool copy = sid != UINT32_MAX && (sid >= u->cap_sh2loc || !u->sh2loc[sid]);
+	if (copy)
+		r = *sh->pool.by_id[sid];
+	pthread_mutex_unlock(&sh->mu);
+	if (sid == UINT32_MAX)
+		return v;
+	if (copy) {
+		uint32_t id = pool_intern(&u->pool, &r);
+		if (id == AMAP_NONE || grow_zeroed(&u->sh2loc, &u->cap_sh2loc, (size_t)sid + 1) ||
+		    grow_zeroed(&u->loc2sh, &u->cap_loc2sh, (size_t)id + 1))
+			return AMAP_NONE;
+		u->sh2loc[sid] = id + 1;
+		u->loc2sh[id] = sid + 1;
+	}
+	return RULE_ID0 + u->sh2loc[sid] - 1;
+}
+
+/* Keep what u's libdw row made for svma of du's DSO: RULE_NONE,
+ * RULE_COMPLEX, or RULE_ID0 + u's pool number of the rule. Without
+ * memory, nothing is kept. */
+static void share_put(struct unwinder *u, struct dso_unwind *du, uint64_t ident, uint64_t svma,
+		      uint32_t v)
+{
+	struct unwind_share *sh = u->share;
+	struct amap *m = share_rules(sh, du, ident);
+	if (!m)
+		return;
+	uint32_t lid = v >= RULE_ID0 ? v - RULE_ID0 : UINT32_MAX;
+	if (lid != UINT32_MAX && grow_zeroed(&u->loc2sh, &u->cap_loc2sh, (size_t)lid + 1))
+		return;
+	pthread_mutex_lock(&sh->mu);
+	if (amap_get(m, svma) == AMAP_NONE) {
+		if (lid != UINT32_MAX) {
+			if (!u->loc2sh[lid]) {
+				uint32_t sid = pool_intern(&sh->pool, u->pool.by_id[lid]);
+				if (sid != AMAP_NONE) {
+					u->loc2sh[lid] = sid + 1;
+					if (!grow_zeroed(&u->sh2loc, &u->cap_sh2loc, (size_t)sid + 1))
+						u->sh2loc[sid] = lid + 1;
+				}
+			}
+			v = u->loc2sh[lid] ? RULE_ID0 + u->loc2sh[lid] - 1 : AMAP_NONE;
+		}
+		if (v != AMAP_NONE) {
+			amap_put(m, svma, v);
+			sh->rows++;
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
 }
 
 static void dso_unwind_free(void *v)
@@ -622,15 +793,32 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
 		struct dso_unwind *du = dso_unwind_of(u, d);
 		uint32_t r = amap_get(&du->rules, svma);
+		bool shared = false; /* r came from the share just now */
+		if (r == AMAP_NONE && u->share) {
+			/* another unwinder of the run may have converted it */
+			uint32_t v = share_get(u, du, d->ident, svma);
+			if (v != AMAP_NONE && v >= RULE_ID0) {
+				u->st.rule_misses++;
+				amap_put(&du->rules, svma, v);
+				apply_rule(u->pool.by_id[v - RULE_ID0], s, m, next);
+				return true;
+			} else if (v != AMAP_NONE) {
+				u->st.rule_misses++;
+				amap_put(&du->rules, svma, v);
+				r = v; /* no CFI there, or libdw every time */
+				shared = true;
+			}
+		}
 		if (r != AMAP_NONE && r != RULE_COMPLEX) {
-			u->st.rule_hits++;
+			u->st.rule_hits += !shared;
 			if (r != RULE_NONE) {
-				apply_rule(u->rule_by_id[r - RULE_ID0], s, m, next);
+				apply_rule(u->pool.by_id[r - RULE_ID0], s, m, next);
 				return true;
 			}
 		} else {
 			bool miss = r == AMAP_NONE;
 			u->st.rule_misses += miss;
+			du_open_cfi(du, d);
 			Dwarf_CFI *cfis[2] = { du->eh_cfi, du->dbg_cfi };
 			for (int i = 0; i < 2; i++) {
 				Dwarf_Frame *fr;
@@ -640,26 +828,33 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 				if (miss) {
 					struct urule tmp;
 					if (rule_from_frame(fr, &tmp)) {
-						uint32_t id = rule_intern(u, &tmp);
+						uint32_t id = pool_intern(&u->pool, &tmp);
 						if (id != AMAP_NONE) {
 							amap_put(&du->rules, svma, RULE_ID0 + id);
+							if (u->share)
+								share_put(u, du, d->ident, svma, RULE_ID0 + id);
 							/* as a hit does (the same as
 							 * handle_cfi, at a fraction of
 							 * its cost) */
-							apply_rule(u->rule_by_id[id], s, m, next);
+							apply_rule(u->pool.by_id[id], s, m, next);
 							free(fr);
 							return true;
 						}
 					} else {
 						amap_put(&du->rules, svma, RULE_COMPLEX);
+						if (u->share)
+							share_put(u, du, d->ident, svma, RULE_COMPLEX);
 					}
 				}
 				handle_cfi(s, m, fr, next);
 				free(fr);
 				return true;
 			}
-			if (miss)
+			if (miss) {
 				amap_put(&du->rules, svma, RULE_NONE);
+				if (u->share)
+					share_put(u, du, d->ident, svma, RULE_NONE);
+			}
 		}
 	}
 	u->st.fp_fallbacks++;
@@ -671,7 +866,7 @@ struct unwinder *unwinder_new(struct symbols *syms)
 	struct unwinder *u = xcalloc(1, sizeof *u);
 	u->syms = syms;
 	hmap_init(&u->dsos);
-	hmap_init(&u->rule_pool);
+	hmap_init(&u->pool.h);
 	return u;
 }
 
@@ -680,8 +875,9 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	hmap_release_vals(&u->dsos, dso_unwind_free);
-	hmap_release_vals(&u->rule_pool, rule_chain_free);
-	free(u->rule_by_id);
+	pool_release(&u->pool);
+	free(u->loc2sh);
+	free(u->sh2loc);
 	free(u);
 }
 

@@ -57,6 +57,7 @@ struct ppsink {
 	struct frame_cache_entry *fcache;
 	struct hmap elf_checked;  /* filename pointer -> 1 */
 	const char *elf_checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
+	const char *elf_checked_last;     /* the last frame's, checked */
 	struct hmap elf_checked_names; /* hash of a checked filename -> 1 */
 	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
@@ -456,7 +457,12 @@ static int sink_sample(void *ctx, struct pipeline *p, const struct resolved_samp
 			if (!ps->kallsyms_checked)
 				check_kallsyms(ps);
 		} else if (f->map || f->dso) {
-			check_elf(ps, f);
+			/* most frames are in the DSO of the frame before */
+			const char *path = f->map ? f->map->filename : f->dso;
+			if (path != ps->elf_checked_last) {
+				check_elf(ps, f);
+				ps->elf_checked_last = path;
+			}
 		}
 		ps->frame_ids[nids++] = frame_group(ps, rs->pid, f, j - i + 1);
 		i = j + 1;

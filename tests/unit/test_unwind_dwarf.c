@@ -184,6 +184,64 @@ TEST(unwind_dwarf_own_stack)
 	session_free(sess);
 }
 
+/* Two unwinders with a share (each with symbols of its own, as the threads
+ * of a block-parallel run): the second takes every row from the share,
+ * asks libdw for none, and walks the stack as a lone unwinder does. */
+TEST(unwind_dwarf_share_between_unwinders)
+{
+	static struct capture c;
+	unwind_level1(&c);
+	uint32_t pid = (uint32_t)getpid();
+	struct session *sess = session_new();
+	load_self_maps(sess, pid);
+	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
+	struct symbols *s0 = symbols_new(&sc), *s1 = symbols_new(&sc), *s2 = symbols_new(&sc);
+	struct unwinder *lone = unwinder_new(s0), *u1 = unwinder_new(s1), *u2 = unwinder_new(s2);
+	struct unwind_share *sh = unwind_share_new();
+	unwinder_set_share(u1, sh);
+	unwinder_set_share(u2, sh);
+	struct perf_sample smp;
+	memset(&smp, 0, sizeof smp);
+	smp.pid = smp.tid = pid;
+	smp.regs_user_abi = 2;
+	smp.regs_user_nr = 3;
+	smp.regs_user = c.regs;
+	smp.stack_user = c.stack;
+	smp.stack_user_size = STACK_COPY;
+	smp.stack_user_dyn_size = c.size;
+	const struct process *proc = session_process(sess, pid);
+	struct unwind_frame a[64], b[64], d[64];
+	int na = unwinder_unwind(lone, proc, &smp, capture_mask, a, 64);
+	int nb = unwinder_unwind(u1, proc, &smp, capture_mask, b, 64);
+	uint64_t rows, hits;
+	unwind_share_counts(sh, &rows, &hits);
+	CHECK(rows > 0);
+	CHECK_EQ(hits, 0);
+	CHECK(unwinder_stats(u1)->cfi_rows > 0);
+	int nd = unwinder_unwind(u2, proc, &smp, capture_mask, d, 64);
+	CHECK(na >= 4);
+	CHECK_EQ(nb, na);
+	CHECK_EQ(nd, na);
+	for (int i = 0; i < na && i < nb && i < nd; i++) {
+		CHECK_EQ(b[i].pc, a[i].pc);
+		CHECK_EQ(d[i].pc, a[i].pc);
+		CHECK_EQ(d[i].activation, a[i].activation);
+	}
+	/* every row the lone unwinder asked libdw for, u2 had from the share */
+	CHECK_EQ(unwinder_stats(u2)->cfi_rows, 0);
+	CHECK_EQ(unwinder_stats(u2)->fp_fallbacks, unwinder_stats(lone)->fp_fallbacks);
+	unwind_share_counts(sh, &rows, &hits);
+	CHECK(hits > 0);
+	unwinder_free(lone);
+	unwinder_free(u1);
+	unwinder_free(u2);
+	unwind_share_free(sh);
+	symbols_free(s0);
+	symbols_free(s1);
+	symbols_free(s2);
+	session_free(sess);
+}
+
 TEST(unwind_dwarf_truncated_stack)
 {
 	/* a stack copy of 0 bytes: the first frame, then the walk stops */
