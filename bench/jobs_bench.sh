@@ -73,8 +73,14 @@ for i in $(seq 0 $((n - 1))); do
 		"$(echo "${cpu[$i]} / ${wall[$i]}" | bc -l)"
 done
 ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
-echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (threads reading apart: $(ratio "${wall[0]}" "${wall[2]}")x)"
-echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (threads reading apart: $(ratio "${wall[3]}" "${wall[5]}")x)"
+# rounds A B: the median and the range of the rounds' wall ratios A / B
+# (within a round the two ran back to back, under about the same load)
+rounds() {
+	paste "$W/r$1" "$W/r$2" | awk '{printf "%.4f\n", $1 / $4}' | sort -n |
+		awk '{a[NR]=$1} END {printf "%.2fx (rounds %.2f to %.2f)", a[int((NR+1)/2)], a[1], a[NR]}'
+}
+echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (threads reading apart: $(ratio "${wall[0]}" "${wall[2]}")x); median of the rounds: $(rounds 0 1)"
+echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (threads reading apart: $(ratio "${wall[3]}" "${wall[5]}")x); median of the rounds: $(rounds 3 4)"
 if [ "$n" = 7 ]; then
 	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[6]}" "${wall[3]}")x, cpu $(ratio "${cpu[6]}" "${cpu[3]}")x"
 	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[6]}" "${wall[4]}")x, cpu $(ratio "${cpu[6]}" "${cpu[4]}")x"
