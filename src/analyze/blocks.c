@@ -46,6 +46,13 @@ struct kept {
 	uint32_t nd;
 };
 
+/* A resolver's warning, said when its block is written (so in the order
+ * -j 1 says them: the first block that has it says it). */
+struct bwarn {
+	int kind;
+	char *file, *msg;
+};
+
 struct block {
 	uint64_t no;
 	int owner;
@@ -53,6 +60,8 @@ struct block {
 	struct buf data;                 /* the kept records, frames, maps, names */
 	struct kept *kept;
 	size_t nr_kept, cap_kept;
+	struct bwarn *warns;             /* the resolver's warnings while making it */
+	size_t nr_warns, cap_warns;
 	struct block *next;              /* finished list / free list */
 };
 
@@ -110,6 +119,17 @@ static ssize_t cookie_write(void *ctx, const char *data, size_t n)
 	return (ssize_t)n;
 }
 
+static void say_warning(struct blocks *B, const struct resolver_warning *w);
+
+static void warns_clear(struct block *b)
+{
+	for (size_t i = 0; i < b->nr_warns; i++) {
+		free(b->warns[i].file);
+		free(b->warns[i].msg);
+	}
+	b->nr_warns = 0;
+}
+
 static struct block *block_get(struct blocks *B, int owner)
 {
 	pthread_mutex_lock(&B->mu);
@@ -125,6 +145,7 @@ static struct block *block_get(struct blocks *B, int owner)
 	b->text.len = 0;
 	b->data.len = 0;
 	b->nr_kept = 0;
+	warns_clear(b);
 	b->owner = owner;
 	b->next = NULL;
 	return b;
@@ -132,6 +153,8 @@ static struct block *block_get(struct blocks *B, int owner)
 
 static void block_free(struct block *b)
 {
+	warns_clear(b);
+	free(b->warns);
 	free(b->kept);
 	buf_release(&b->text);
 	buf_release(&b->data);
@@ -170,6 +193,13 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 static int block_write(struct blocks *B, struct block *b)
 {
 	struct bthread *t = &B->t[b->owner];
+	/* its warnings first: a sink's replay may read what they say (the
+	 * perfparser stream's missing files) */
+	for (size_t i = 0; i < b->nr_warns; i++) {
+		const struct bwarn *bw = &b->warns[i];
+		struct resolver_warning w = { .kind = bw->kind, .file = bw->file, .msg = bw->msg };
+		say_warning(B, &w);
+	}
 	size_t pos = 0;
 	struct buf tmp;
 	buf_init(&tmp, BLOCK_TEXT_MAX);
@@ -456,9 +486,9 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 }
 
 /* The resolvers' warnings once per cause across the threads (as workers.c). */
-static void on_warn(void *ctx, const struct resolver_warning *w)
+/* Say w unless said before (once per cause across the threads). */
+static void say_warning(struct blocks *B, const struct resolver_warning *w)
 {
-	struct blocks *B = ctx;
 	uint64_t h = resolver_warning_hash(w);
 	pthread_mutex_lock(&B->mu);
 	if (!hmap_get(&B->warned, h)) {
@@ -468,9 +498,35 @@ static void on_warn(void *ctx, const struct resolver_warning *w)
 	pthread_mutex_unlock(&B->mu);
 }
 
+/* The thread running a pipeline (its resolver's warnings go to its block). */
+static __thread struct bthread *this_thread;
+
+static void on_warn(void *ctx, const struct resolver_warning *w)
+{
+	struct blocks *B = ctx;
+	struct bthread *t = this_thread;
+	struct block *b = t && t->B == B ? t->cur : NULL;
+	if (b && (b->nr_warns < b->cap_warns ||
+		  !ARRAY_GROW(b->warns, b->cap_warns, b->nr_warns + 1, (size_t)1 << 16))) {
+		/* said when the block is written, in block order */
+		struct bwarn *bw = &b->warns[b->nr_warns];
+		bw->kind = (int)w->kind;
+		bw->file = w->file ? strdup(w->file) : NULL;
+		bw->msg = w->msg ? strdup(w->msg) : NULL;
+		if ((!w->file || bw->file) && (!w->msg || bw->msg)) {
+			b->nr_warns++;
+			return;
+		}
+		free(bw->file);
+		free(bw->msg);
+	}
+	say_warning(B, w); /* no block (or no memory): now */
+}
+
 static void *thread_main(void *arg)
 {
 	struct bthread *t = arg;
+	this_thread = t;
 	t->rc = pipeline_run(&t->cfg, &t->sink, &t->e);
 	/* a pipeline that ended before its finish (it could not open the
 	 * input): the others must not wait for it, nor for thread 0's sink */

@@ -147,6 +147,24 @@ if command -v perf > /dev/null; then
 		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
 		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
 		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
+		# the resolvers' warnings (every file missing: a sysroot and a home
+		# without them) come in -j 1's order, not as the threads meet them:
+		# each block says its own when it is written
+		HOME=/nonexistent "$SCORCH" script -j 1 --sysroot /nonexistent -i "$W/dwarf.data" > "$W/w1" 2> "$W/we1"
+		HOME=/nonexistent "$SCORCH" perfparser -j 1 --sysroot /nonexistent --input "$W/dwarf.data" \
+			--output "$W/wp1" 2> "$W/wpe1"
+		nw=$(wc -l < "$W/we1")
+		same=0
+		for k in 1 2 3 4 5; do
+			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((k * 7)) "$SCORCH" script -j $((2 + k % 2)) --sysroot /nonexistent \
+				-i "$W/dwarf.data" > "$W/w2" 2> "$W/we2"
+			cmp -s "$W/we1" "$W/we2" && cmp -s "$W/w1" "$W/w2" && same=$((same + 1))
+			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((k * 5)) "$SCORCH" perfparser -j 2 --sysroot /nonexistent \
+				--input "$W/dwarf.data" --output "$W/wp2" 2> "$W/wpe2"
+			cmp -s "$W/wpe1" "$W/wpe2" && cmp -s "$W/wp1" "$W/wp2" && same=$((same + 1))
+		done
+		check "jobs_parity blocks: $nw warnings in -j 1's order (10 runs of -j 2 and -j 3: $same)" \
+			[ "$nw" -ge 3 -a "$same" = 10 ]
 		# the unwinders' shared CFI rows: with them, the other thread asks
 		# libdw for fewer rows; without them, the same output
 		SCORCH_SHARED_UNWIND=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s8" 2> /dev/null
