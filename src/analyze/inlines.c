@@ -641,6 +641,12 @@ static struct inl_result no_inl;
 unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **out)
 {
 	struct dso_dwarf *dw = dso_dwarf_of(d);
+	if (!dw->dwarf) {
+		/* no DWARF in the DSO (most of a build's binaries): no chain at
+		 * any address, nothing to keep per address */
+		*out = no_inl.e;
+		return 0;
+	}
 	uint32_t v = amap_get(&dw->inl, rel);
 	struct inl_result *r;
 	if (v != AMAP_NONE) {
