@@ -485,8 +485,7 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	return 0;
 }
 
-/* The resolvers' warnings once per cause across the threads (as workers.c). */
-/* Say w unless said before (once per cause across the threads). */
+/* Say w unless said before (once per cause across the threads, as workers.c). */
 static void say_warning(struct blocks *B, const struct resolver_warning *w)
 {
 	uint64_t h = resolver_warning_hash(w);

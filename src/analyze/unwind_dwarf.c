@@ -591,7 +591,7 @@ static uint32_t pool_intern(struct rule_pool *p, const struct urule *r)
 	struct rule_node *n = malloc(sizeof *n);
 	if (!n)
 		return AMAP_NONE;
-	n->r = *r;
+	memcpy(&n->r, r, sizeof(n->r)); /* padding too: compared as bytes */
 	n->id = (uint32_t)p->n;
 	n->next = first;
 	hmap_put(&p->h, h, n);
@@ -709,7 +709,7 @@ static uint32_t share_get(struct unwinder *u, struct dso_unwind *du, uint64_t id
 	uint32_t sid = v >= RULE_ID0 && v != AMAP_NONE ? v - RULE_ID0 : UINT32_MAX;
 	bool copy = sid != UINT32_MAX && (sid >= u->cap_sh2loc || !u->sh2loc[sid]);
 	if (copy)
-		r = *sh->pool.by_id[sid];
+		memcpy(&r, sh->pool.by_id[sid], sizeof(r)); /* padding too: pool_intern compares bytes */
 	pthread_mutex_unlock(&sh->mu);
 	if (sid == UINT32_MAX)
 		return v;
