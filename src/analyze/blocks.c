@@ -46,13 +46,6 @@ struct kept {
 	uint32_t nd;
 };
 
-/* A resolver's warning, said when its block is written (so in the order
- * -j 1 says them: the first block that has it says it). */
-struct bwarn {
-	int kind;
-	char *file, *msg;
-};
-
 struct block {
 	uint64_t no;
 	int owner;
@@ -60,8 +53,9 @@ struct block {
 	struct buf data;                 /* the kept records, frames, maps, names */
 	struct kept *kept;
 	size_t nr_kept, cap_kept;
-	struct bwarn *warns;             /* the resolver's warnings while making it */
-	size_t nr_warns, cap_warns;
+	/* the resolver's warnings while making it, said when it is written
+	 * (so in -j 1's order: the first block that has one says it) */
+	struct resolver_warnings warns;
 	struct block *next;              /* finished list / free list */
 };
 
@@ -121,15 +115,6 @@ static ssize_t cookie_write(void *ctx, const char *data, size_t n)
 
 static void say_warning(struct blocks *B, const struct resolver_warning *w);
 
-static void warns_clear(struct block *b)
-{
-	for (size_t i = 0; i < b->nr_warns; i++) {
-		free(b->warns[i].file);
-		free(b->warns[i].msg);
-	}
-	b->nr_warns = 0;
-}
-
 static struct block *block_get(struct blocks *B, int owner)
 {
 	pthread_mutex_lock(&B->mu);
@@ -145,7 +130,7 @@ static struct block *block_get(struct blocks *B, int owner)
 	b->text.len = 0;
 	b->data.len = 0;
 	b->nr_kept = 0;
-	warns_clear(b);
+	resolver_warnings_clear(&b->warns);
 	b->owner = owner;
 	b->next = NULL;
 	return b;
@@ -153,8 +138,7 @@ static struct block *block_get(struct blocks *B, int owner)
 
 static void block_free(struct block *b)
 {
-	warns_clear(b);
-	free(b->warns);
+	resolver_warnings_free(&b->warns);
 	free(b->kept);
 	buf_release(&b->text);
 	buf_release(&b->data);
@@ -195,11 +179,8 @@ static int block_write(struct blocks *B, struct block *b)
 	struct bthread *t = &B->t[b->owner];
 	/* its warnings first: a sink's replay may read what they say (the
 	 * perfparser stream's missing files) */
-	for (size_t i = 0; i < b->nr_warns; i++) {
-		const struct bwarn *bw = &b->warns[i];
-		struct resolver_warning w = { .kind = bw->kind, .file = bw->file, .msg = bw->msg };
-		say_warning(B, &w);
-	}
+	for (size_t i = 0; i < b->warns.n; i++)
+		say_warning(B, &b->warns.w[i]);
 	size_t pos = 0;
 	struct buf tmp;
 	buf_init(&tmp, BLOCK_TEXT_MAX);
@@ -505,21 +486,10 @@ static void on_warn(void *ctx, const struct resolver_warning *w)
 	struct blocks *B = ctx;
 	struct bthread *t = this_thread;
 	struct block *b = t && t->B == B ? t->cur : NULL;
-	if (b && (b->nr_warns < b->cap_warns ||
-		  !ARRAY_GROW(b->warns, b->cap_warns, b->nr_warns + 1, (size_t)1 << 16))) {
-		/* said when the block is written, in block order */
-		struct bwarn *bw = &b->warns[b->nr_warns];
-		bw->kind = (int)w->kind;
-		bw->file = w->file ? strdup(w->file) : NULL;
-		bw->msg = w->msg ? strdup(w->msg) : NULL;
-		if ((!w->file || bw->file) && (!w->msg || bw->msg)) {
-			b->nr_warns++;
-			return;
-		}
-		free(bw->file);
-		free(bw->msg);
-	}
-	say_warning(B, w); /* no block (or no memory): now */
+	/* said when the block is written, in block order; with no block
+	 * (or no memory), now */
+	if (!b || resolver_warnings_add(&b->warns, w))
+		say_warning(B, w);
 }
 
 static void *thread_main(void *arg)

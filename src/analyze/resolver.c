@@ -97,6 +97,37 @@ uint64_t resolver_warning_hash(const struct resolver_warning *w)
 	return h;
 }
 
+int resolver_warnings_add(struct resolver_warnings *l, const struct resolver_warning *w)
+{
+	if (l->n == l->cap && ARRAY_GROW(l->w, l->cap, l->n + 1, (size_t)1 << 16))
+		return -ENOMEM;
+	char *file = w->file ? strdup(w->file) : NULL, *msg = w->msg ? strdup(w->msg) : NULL;
+	if ((w->file && !file) || (w->msg && !msg)) {
+		free(file);
+		free(msg);
+		return -ENOMEM;
+	}
+	l->w[l->n++] = (struct resolver_warning){ .kind = w->kind, .file = file, .msg = msg };
+	return 0;
+}
+
+void resolver_warnings_clear(struct resolver_warnings *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->w[i].file);
+		free((char *)l->w[i].msg);
+	}
+	l->n = 0;
+}
+
+void resolver_warnings_free(struct resolver_warnings *l)
+{
+	resolver_warnings_clear(l);
+	free(l->w);
+	l->w = NULL;
+	l->cap = 0;
+}
+
 void resolver_warning_route(const struct pipeline_config *c, const struct resolver_warning *w)
 {
 	if (w->kind != RESOLVER_WARN_NOTE) {

@@ -63,6 +63,17 @@ void resolver_warning_route(const struct pipeline_config *c, const struct resolv
  * said once per cause. */
 uint64_t resolver_warning_hash(const struct resolver_warning *w);
 
+/* Warnings held to be said later, in -j 1's order (with the block or the
+ * sample they came with): copies, strings included. */
+struct resolver_warnings {
+	struct resolver_warning *w;
+	size_t n, cap;
+};
+/* 0, or nonzero without memory (nothing held then). */
+int resolver_warnings_add(struct resolver_warnings *l, const struct resolver_warning *w);
+void resolver_warnings_clear(struct resolver_warnings *l);
+void resolver_warnings_free(struct resolver_warnings *l);
+
 /*
  * Create a resolver reading maps and comms from s (not owned) and build ids
  * from h (not owned; may be NULL). Options from c: sysroot, debug_paths,

@@ -77,6 +77,9 @@ struct slot {
 	bool resolve;                   /* a sample to resolve; else delivered as is */
 	bool has_text;                  /* text holds the sink's output for it */
 	struct buf text;
+	/* the resolvers' warnings while resolving it, said when it is
+	 * delivered (so in -j 1's order) */
+	struct resolver_warnings warns;
 	uint8_t aux[WORKERS_AUX];
 	int rc;
 };
@@ -168,10 +171,22 @@ void workers_process_ended(struct workers *w, uint32_t pid)
 		snap_put(hmap_del(&w->snaps, pid)); /* slots in flight keep their own refs */
 }
 
-/* One warning per cause across all workers. */
-static void warn_once(void *ctx, const struct resolver_warning *wr)
+/* The slot a worker thread is resolving (its warnings go with it). */
+static __thread struct slot *this_slot;
+
+/* One warning per cause across all workers, said now. */
+static void say_once(struct workers *w, const struct resolver_warning *wr);
+
+/* A worker's resolver's warning: kept with the slot, said at its delivery. */
+static void warn_held(void *ctx, const struct resolver_warning *wr)
 {
 	struct workers *w = ctx;
+	if (!this_slot || resolver_warnings_add(&this_slot->warns, wr))
+		say_once(w, wr); /* not for a slot (or no memory): now */
+}
+
+static void say_once(struct workers *w, const struct resolver_warning *wr)
+{
 	uint64_t h = resolver_warning_hash(wr);
 	pthread_mutex_lock(&w->warn_mu);
 	bool seen = hmap_get(&w->warned, h) != NULL;
@@ -313,10 +328,12 @@ static void *worker_main(void *arg)
 		}
 		s->state = me->phase == PHASE_SYMBOLIZE ? SLOT_RUNNING2 : SLOT_RUNNING;
 		pthread_mutex_unlock(&w->mu);
+		this_slot = s;
 		if (me->phase == PHASE_UNWIND)
 			unwind_slot(me->r, w->el, s);
 		else
 			resolve_slot(w, me->r, w->el, s, me->phase);
+		this_slot = NULL;
 		pthread_mutex_lock(&w->mu);
 		/* wake the next thread for a batch of slots, not for each: every
 		 * wakeup is a context switch (see workers_new) */
@@ -398,7 +415,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 		t->r = t->phase == PHASE_UNWIND ? resolver_new_unwinder(c, sess, h) : resolver_new(c, sess, h);
 		if (!t->r)
 			break;
-		resolver_set_warn(t->r, warn_once, w);
+		resolver_set_warn(t->r, warn_held, w);
 		resolver_defer_a2l(t->r);
 		if (pthread_create(&t->th, NULL, worker_main, t)) {
 			resolver_free(t->r);
@@ -440,6 +457,10 @@ static int deliver_ready(struct workers *w, bool wait)
 		pthread_mutex_unlock(&w->mu);
 		if (!done)
 			return rc;
+		/* its warnings where -j 1 would say them: before the sample */
+		for (size_t i = 0; i < s->warns.n; i++)
+			say_once(w, &s->warns.w[i]);
+		resolver_warnings_clear(&s->warns);
 		if (s->rc < 0) {
 			rc = s->rc;
 		} else if (!rc && s->resolve) {
@@ -501,6 +522,7 @@ int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
 	s->attr = attr;
 	s->resolve = resolve;
 	s->has_text = false;
+	resolver_warnings_clear(&s->warns); /* none left from an undelivered use */
 	if (aux_size > WORKERS_AUX)
 		aux_size = WORKERS_AUX;
 	if (aux_size)
@@ -580,6 +602,7 @@ void workers_free(struct workers *w)
 		free(w->slots[i].def);
 		free(w->slots[i].uf);
 		buf_release(&w->slots[i].text);
+		resolver_warnings_free(&w->slots[i].warns);
 	}
 	hmap_release_vals(&w->snaps, snap_put);
 	hmap_release(&w->warned);

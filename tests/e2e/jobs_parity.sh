@@ -165,6 +165,20 @@ if command -v perf > /dev/null; then
 		done
 		check "jobs_parity blocks: $nw warnings in -j 1's order (10 runs of -j 2 and -j 3: $same)" \
 			[ "$nw" -ge 3 -a "$same" = 10 ]
+		# the same with the worker threads (a pipe-format file: no blocks),
+		# each sample's warnings said when it is delivered
+		pf="$TOP/tests/data/peer/contentsize.data"
+		"$SCORCH" perfparser -j 1 --input "$pf" --output "$W/cp1" 2> "$W/cpe1"
+		"$SCORCH" script -j 1 -i "$pf" > "$W/cs1" 2> "$W/cse1"
+		same=0
+		for k in 1 2 3 4 5; do
+			"$SCORCH" perfparser -j 2 --input "$pf" --output "$W/cp2" 2> "$W/cpe2"
+			cmp -s "$W/cpe1" "$W/cpe2" && cmp -s "$W/cp1" "$W/cp2" && same=$((same + 1))
+			"$SCORCH" script -j 3 -i "$pf" > "$W/cs2" 2> "$W/cse2"
+			cmp -s "$W/cse1" "$W/cse2" && cmp -s "$W/cs1" "$W/cs2" && same=$((same + 1))
+		done
+		check "jobs_parity workers: $(wc -l < "$W/cpe1") warnings in -j 1's order (10 runs: $same)" \
+			[ "$(wc -l < "$W/cpe1")" -ge 2 -a "$same" = 10 ]
 		# the unwinders' shared CFI rows: with them, the other thread asks
 		# libdw for fewer rows; without them, the same output
 		SCORCH_SHARED_UNWIND=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s8" 2> /dev/null
