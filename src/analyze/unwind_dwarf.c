@@ -107,6 +107,10 @@ struct unwinder {
 	 * not known yet), so a rule is hashed once per unwinder, not per row */
 	uint32_t *loc2sh, *sh2loc;
 	size_t cap_loc2sh, cap_sh2loc;
+	/* the map step found last (its process and index): the next frame is
+	 * often in the same one */
+	const struct process *map_proc;
+	size_t map_idx;
 	/* step's lookups for the frame it stepped from */
 	uint64_t seen_pc;
 	const struct map *seen_map;
@@ -770,6 +774,25 @@ static void dso_unwind_free(void *v)
 	free(du);
 }
 
+/* process_find_map(p, addr), trying the map found last first: it is the
+ * answer exactly when it holds addr and the next map starts after addr
+ * (the binary search's answer is the last map starting at or below addr). */
+static const struct map *find_map(struct unwinder *u, const struct process *p, uint64_t addr)
+{
+	if (p && p == u->map_proc && u->map_idx < p->nr_maps) {
+		const struct map *m = &p->maps[u->map_idx];
+		if (m->start <= addr && addr < m->end &&
+		    (u->map_idx + 1 == p->nr_maps || p->maps[u->map_idx + 1].start > addr))
+			return m;
+	}
+	const struct map *m = process_find_map(p, addr);
+	if (m) {
+		u->map_proc = p;
+		u->map_idx = (size_t)(m - p->maps);
+	}
+	return m;
+}
+
 /* One step: the caller's state of s, false when the walk cannot go on. */
 static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
 		 struct stackmem *m, struct ustate *next)
@@ -777,7 +800,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	uint64_t pc = s->pc;
 	if (!s->initial && !s->signal)
 		pc--;
-	const struct map *map = process_find_map(proc, pc);
+	const struct map *map = find_map(u, proc, pc);
 	struct dso *d = NULL;
 	bool dso_set = false;
 	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
