@@ -135,12 +135,15 @@ if command -v perf > /dev/null; then
 		b3=$(SCORCH_SHARED_READ=0 rd st3 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		b4=$(rd st4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
 		b5=$(SCORCH_SHARED_READ=0 rd st5 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
+		# once: within half of -j 1's bytes (a thread starved by other
+		# load on the machine falls behind the share's table, whose oldest
+		# chunks it then reads again); without sharing, twice
 		check "jobs_parity blocks: script -j 2 reads the file once ($b1 and $b2 bytes)" \
-			[ "$b1" -gt 1000000 -a "$b2" -le $((b1 + b1 / 10)) ]
+			[ "$b1" -gt 1000000 -a "$b2" -le $((b1 + b1 / 2)) ]
 		check "jobs_parity blocks: script -j 2 without shared reading reads it twice ($b3 bytes)" \
 			[ "$b3" -ge $((2 * b1)) ]
 		check "jobs_parity blocks: perfparser -j 2 reads the file once ($b4 bytes)" \
-			[ "$b4" -le $((b1 + b1 / 10)) ]
+			[ "$b4" -le $((b1 + b1 / 2)) ]
 		check "jobs_parity blocks: perfparser -j 2 without shared reading reads it twice ($b5 bytes)" \
 			[ "$b5" -ge $((2 * b1)) ]
 		# and the same output without it
