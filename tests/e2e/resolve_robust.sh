@@ -70,10 +70,21 @@ perf record -q -e cpu-clock -g -o "$W/jit.data" -- "$WL/jit" 200 >/dev/null 2>&1
 perf script -i "$W/jit.data" > "$W/jit.perf" 2>/dev/null
 "$SCORCH" script -i "$W/jit.data" > "$W/jit.scorch" 2>/dev/null
 rm -f /tmp/perf-"$(awk '/jit_spin_loop/{print; exit}' "$W/jit.perf" | sed -E 's/.*perf-([0-9]+)\.map.*/\1/')".map
-if grep -q "jit_spin_loop+0x[0-9a-f]* (/tmp/perf-[0-9]*.map)" "$W/jit.scorch" && cmp -s "$W/jit.perf" "$W/jit.scorch"; then
-	pass resolve-jit-perf-map
+# perf 6.1 names a sample in this binary's first PLT entry (clock_gettime@plt,
+# 0x1030) _init+0x30, seen in 1 run of 15: its unsized _init seems to reach
+# over the name@plt symbols it synthesizes; scorch (and perf for the other
+# entries) names it clock_gettime@plt. Those lines (the same address, perf's
+# _init+N, scorch's name@plt+M) are counted apart; every other line must be
+# perf's.
+plt=$(paste -d '\n' "$W/jit.perf" "$W/jit.scorch" | awk 'NR % 2 { p = $0; next }
+	p != $0 && p ~ / _init\+0x/ && $0 ~ /@plt\+0x/ && split(p, a) && a[1] == $1 { n++ }
+	END { print n + 0 }')
+ndiff=$(diff "$W/jit.perf" "$W/jit.scorch" | grep -c '^<')
+if grep -q "jit_spin_loop+0x[0-9a-f]* (/tmp/perf-[0-9]*.map)" "$W/jit.scorch" &&
+	[ "$(wc -l < "$W/jit.perf")" = "$(wc -l < "$W/jit.scorch")" ] && [ "$ndiff" = "$plt" ]; then
+	pass "resolve-jit-perf-map ($plt PLT lines perf names _init+N)"
 else
-	fail "resolve-jit-perf-map ($(diff "$W/jit.perf" "$W/jit.scorch" | grep -c '^<') lines differ)"
+	fail "resolve-jit-perf-map ($ndiff lines differ, $plt of them perf's _init+N)"
 fi
 
 # 7a. MiniDebugInfo (.gnu_debugdata): a stripped binary still names its
