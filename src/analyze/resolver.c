@@ -68,9 +68,7 @@ struct resolver {
 	/* hotspot's missing-file reports (check_files) */
 	bool check_files, kallsyms_checked;
 	const char *sysroot, *app_path, *extra_paths, *kallsyms;
-	struct hmap files_checked; /* filename pointer -> 1 */
-	const char *checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
-	const char *checked_last;     /* the last frame's, checked */
+	struct ptrset files_checked; /* file name pointers */
 };
 
 static void report(struct resolver *r, const struct resolver_warning *w)
@@ -168,7 +166,7 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 		r->extra_paths = c->extra_paths;
 		r->kallsyms = c->kallsyms;
 	}
-	hmap_init(&r->files_checked);
+	ptrset_init(&r->files_checked);
 	r->hdr = h;
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
@@ -269,7 +267,7 @@ void resolver_free(struct resolver *r)
 	free(r->sysroot_kallsyms);
 	hmap_release(&r->kmod_ids);
 	a2l_state_release(&r->a2l);
-	hmap_release(&r->files_checked);
+	ptrset_release(&r->files_checked);
 	free(r->def);
 	symbols_free(r->syms);
 	free(r->frames);
@@ -499,19 +497,10 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Once per file name: a mapped file hotspot-perfparser would not find. */
+/* A file name met for the first time: a mapped file hotspot-perfparser
+ * would not find. */
 static void check_elf(struct resolver *r, const char *path)
 {
-	if (!path)
-		return;
-	const char **fast = &r->checked_fast[hash_u64((uintptr_t)path) & 63];
-	if (*fast == path)
-		return;
-	bool seen = hmap_get(&r->files_checked, (uint64_t)(uintptr_t)path) != NULL;
-	*fast = path;
-	if (seen)
-		return;
-	hmap_put(&r->files_checked, (uint64_t)(uintptr_t)path, (void *)1);
 	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
 	    !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)"))
 		return;
@@ -583,10 +572,8 @@ static void check_files(struct resolver *r, const struct frame *f)
 			check_kallsyms(r);
 	} else if (f->map || f->dso) {
 		const char *path = f->map ? f->map->filename : f->dso;
-		if (path != r->checked_last) { /* most frames are in the DSO of the one before */
+		if (path && ptrset_put(&r->files_checked, path))
 			check_elf(r, path);
-			r->checked_last = path;
-		}
 	}
 }
 

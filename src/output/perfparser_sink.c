@@ -55,9 +55,7 @@ struct ppsink {
 	uint64_t progress_next, progress_step, data_off, data_size;
 	uint64_t mmap_violations;
 	struct frame_cache_entry *fcache;
-	struct hmap elf_checked;  /* filename pointer -> 1 */
-	const char *elf_checked_fast[64]; /* some of them, direct-mapped: a lookup per frame */
-	const char *elf_checked_last;     /* the last frame's, checked */
+	struct ptrset elf_checked; /* file name pointers */
 	struct hmap elf_checked_names; /* hash of a checked filename -> 1 */
 	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
@@ -97,20 +95,10 @@ static void file_warn(void *ctx, const struct resolver_warning *w)
 	pthread_mutex_unlock(&ps->mu);
 }
 
-/* Once per file: a mapped ELF file that cannot be found (hotspot lists these). */
-static void check_elf(struct ppsink *ps, const struct frame *f)
+/* A file name pointer met for the first time: a mapped ELF file that
+ * cannot be found (hotspot lists these). */
+static void check_elf(struct ppsink *ps, const char *path)
 {
-	const char *path = f->map ? f->map->filename : f->dso;
-	if (!path)
-		return;
-	const char **fast = &ps->elf_checked_fast[hash_u64((uintptr_t)path) & 63];
-	if (*fast == path)
-		return;
-	bool seen = hmap_get(&ps->elf_checked, (uint64_t)(uintptr_t)path) != NULL;
-	*fast = path;
-	if (seen)
-		return;
-	hmap_put(&ps->elf_checked, (uint64_t)(uintptr_t)path, (void *)1);
 	/* by content too: with -j the same name may come from several resolvers */
 	uint64_t h = hash_bytes(path, strlen(path));
 	if (hmap_get(&ps->elf_checked_names, h))
@@ -457,12 +445,9 @@ static int sink_sample(void *ctx, struct pipeline *p, const struct resolved_samp
 			if (!ps->kallsyms_checked)
 				check_kallsyms(ps);
 		} else if (f->map || f->dso) {
-			/* most frames are in the DSO of the frame before */
 			const char *path = f->map ? f->map->filename : f->dso;
-			if (path != ps->elf_checked_last) {
-				check_elf(ps, f);
-				ps->elf_checked_last = path;
-			}
+			if (path && ptrset_put(&ps->elf_checked, path))
+				check_elf(ps, path);
 		}
 		ps->frame_ids[nids++] = frame_group(ps, rs->pid, f, j - i + 1);
 		i = j + 1;
@@ -495,7 +480,7 @@ static int sink_end(void *ctx, struct pipeline *p, int rc)
 	free(ps->costs);
 	free(ps->kallsyms_path);
 	free(ps->kallsyms_why);
-	hmap_release(&ps->elf_checked);
+	ptrset_release(&ps->elf_checked);
 	hmap_release(&ps->elf_checked_names);
 	hmap_release(&ps->dso_ids);
 	hmap_release(&ps->missing);
@@ -512,7 +497,7 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 	ps->pp = pp;
 	ps->arch = arch ? arch : "x86";
 	ps->kernel_path_id = -2;
-	hmap_init(&ps->elf_checked);
+	ptrset_init(&ps->elf_checked);
 	hmap_init(&ps->elf_checked_names);
 	hmap_init(&ps->dso_ids);
 	hmap_init(&ps->missing);

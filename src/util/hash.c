@@ -164,3 +164,14 @@ uint64_t hash_mem(const void *p, size_t n)
 	}
 	return h;
 }
+
+void ptrset_init(struct ptrset *s)
+{
+	memset(s, 0, sizeof(*s));
+	hmap_init(&s->m);
+}
+
+void ptrset_release(struct ptrset *s)
+{
+	hmap_release(&s->m);
+}

@@ -38,6 +38,7 @@ void *hmap_put(struct hmap *m, uint64_t key, void *val);
 void *hmap_del(struct hmap *m, uint64_t key);
 /* Iterate: for (size_t i = 0; i < m->cap; i++) if (hmap_used(m, i)) ...m->slot[i].val */
 
+
 /*
  * An index table: a hash set of uint32_t indices into an array the caller
  * owns, for keys too large or too untrusted for a 64-bit hash alone (the
@@ -76,6 +77,34 @@ static inline uint64_t hash_u64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	x ^= x >> 33;
 	return x;
+}
+
+/*
+ * A set of pointers asked about once per frame (the files already checked):
+ * the last one and 64 recent ones, direct-mapped, in front of an hmap of
+ * pointer -> 1. Pointers must stay valid (interned) while the set lives.
+ */
+struct ptrset {
+	struct hmap m;
+	const void *recent[64];
+	const void *last;
+};
+void ptrset_init(struct ptrset *s);
+void ptrset_release(struct ptrset *s);
+/* Put p (not NULL) in s: true when it was not there before. */
+static inline int ptrset_put(struct ptrset *s, const void *p)
+{
+	if (p == s->last)
+		return 0;
+	s->last = p;
+	const void **r = &s->recent[hash_u64((uintptr_t)p) & 63];
+	if (*r == p)
+		return 0;
+	*r = p;
+	if (hmap_get(&s->m, (uint64_t)(uintptr_t)p))
+		return 0;
+	hmap_put(&s->m, (uint64_t)(uintptr_t)p, (void *)1);
+	return 1;
 }
 
 uint64_t hash_bytes(const void *p, size_t n);

@@ -361,3 +361,28 @@ TEST(fmt_numbers_as_printf)
 	}
 	CHECK_EQ(bad, 0);
 }
+
+/* ptrset_put says "new" once per pointer, whatever the order and however
+ * many share a recent slot */
+TEST(ptrset_once_per_pointer)
+{
+	static char objs[1000];
+	struct ptrset s;
+	ptrset_init(&s);
+	int news = 0, bad = 0;
+	uint64_t x = 88172645463325252ull;
+	for (int round = 0; round < 20000; round++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		const char *p = &objs[x % 1000];
+		bool had = hmap_get(&s.m, (uint64_t)(uintptr_t)p) != NULL;
+		int n = ptrset_put(&s, p);
+		bad += n == had;
+		news += n;
+		bad += ptrset_put(&s, p) != 0; /* again at once: the last one */
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(news > 900 && news <= 1000);
+	ptrset_release(&s);
+}
