@@ -100,6 +100,21 @@ static void load_self_maps(struct session *s, uint32_t pid)
 		fclose(f);
 }
 
+/* A DWARF sample of pid from a capture: its registers, the whole copy. */
+static struct perf_sample capture_sample(const struct capture *c, uint32_t pid)
+{
+	struct perf_sample smp;
+	memset(&smp, 0, sizeof smp);
+	smp.pid = smp.tid = pid;
+	smp.regs_user_abi = 2; /* PERF_SAMPLE_REGS_ABI_64 */
+	smp.regs_user_nr = 3;
+	smp.regs_user = c->regs;
+	smp.stack_user = c->stack;
+	smp.stack_user_size = STACK_COPY;
+	smp.stack_user_dyn_size = c->size;
+	return smp;
+}
+
 static const char *name_of(struct symbols *syms, const struct process *proc, uint64_t pc)
 {
 	const struct map *m = process_find_map(proc, pc);
@@ -120,15 +135,7 @@ TEST(unwind_dwarf_own_stack)
 	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
 	struct symbols *syms = symbols_new(&sc);
 	struct unwinder *u = unwinder_new(syms);
-	struct perf_sample smp;
-	memset(&smp, 0, sizeof smp);
-	smp.pid = smp.tid = pid;
-	smp.regs_user_abi = 2; /* PERF_SAMPLE_REGS_ABI_64 */
-	smp.regs_user_nr = 3;
-	smp.regs_user = c.regs;
-	smp.stack_user = c.stack;
-	smp.stack_user_size = STACK_COPY;
-	smp.stack_user_dyn_size = c.size;
+	struct perf_sample smp = capture_sample(&c, pid);
 	struct unwind_frame out[64];
 	const struct process *proc = session_process(sess, pid);
 	int n = unwinder_unwind(u, proc, &smp, capture_mask, out, 64);
@@ -200,15 +207,7 @@ TEST(unwind_dwarf_share_between_unwinders)
 	struct unwind_share *sh = unwind_share_new();
 	unwinder_set_share(u1, sh);
 	unwinder_set_share(u2, sh);
-	struct perf_sample smp;
-	memset(&smp, 0, sizeof smp);
-	smp.pid = smp.tid = pid;
-	smp.regs_user_abi = 2;
-	smp.regs_user_nr = 3;
-	smp.regs_user = c.regs;
-	smp.stack_user = c.stack;
-	smp.stack_user_size = STACK_COPY;
-	smp.stack_user_dyn_size = c.size;
+	struct perf_sample smp = capture_sample(&c, pid);
 	const struct process *proc = session_process(sess, pid);
 	struct unwind_frame a[64], b[64], d[64];
 	int na = unwinder_unwind(lone, proc, &smp, capture_mask, a, 64);
@@ -253,13 +252,9 @@ TEST(unwind_dwarf_truncated_stack)
 	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
 	struct symbols *syms = symbols_new(&sc);
 	struct unwinder *u = unwinder_new(syms);
-	struct perf_sample smp;
-	memset(&smp, 0, sizeof smp);
-	smp.regs_user_abi = 2;
-	smp.regs_user_nr = 3;
-	smp.regs_user = c.regs;
-	smp.stack_user = c.stack;
+	struct perf_sample smp = capture_sample(&c, pid);
 	smp.stack_user_size = 0;
+	smp.stack_user_dyn_size = 0;
 	struct unwind_frame out[64];
 	int n = unwinder_unwind(u, session_process(sess, pid), &smp, capture_mask, out, 64);
 	CHECK(n >= 1 && n <= 2);
@@ -281,15 +276,7 @@ TEST(unwind_dwarf_copy_end)
 	struct symbols *syms = symbols_new(&sc);
 	struct unwinder *u = unwinder_new(syms);
 	const struct process *proc = session_process(sess, pid);
-	struct perf_sample full;
-	memset(&full, 0, sizeof full);
-	full.pid = full.tid = pid;
-	full.regs_user_abi = 2;
-	full.regs_user_nr = 3;
-	full.regs_user = c.regs;
-	full.stack_user = c.stack;
-	full.stack_user_size = STACK_COPY;
-	full.stack_user_dyn_size = c.size;
+	struct perf_sample full = capture_sample(&c, pid);
 	struct unwind_frame ref[64], out[64];
 	int nref = unwinder_unwind(u, proc, &full, capture_mask, ref, 64);
 	CHECK(nref >= 4);
