@@ -440,13 +440,16 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 		if (fat < 0)
 			return -ENOMEM;
 		k->frames = (size_t)fat;
+		uint32_t lj = 0; /* the map of the frame before: most often this one's */
 		for (uint32_t f = 0; f < rs->nr_frames; f++) {
 			const struct map *m = rs->frames[f].map;
 			if (!m)
 				continue;
-			uint32_t j = 0;
-			while (j < nm && t->seen[j] != m)
-				j++;
+			uint32_t j = lj;
+			if (j >= nm || t->seen[j] != m)
+				for (j = 0; j < nm && t->seen[j] != m;)
+					j++;
+			lj = j;
 			if (j == nm) {
 				if (data_put(b, m, sizeof(*m)) < 0)
 					return -ENOMEM;

@@ -62,6 +62,7 @@ struct symbols {
 	struct sym_fast *symfast;
 	struct debugfile files;
 	struct dso_fast fast[DSO_FAST];
+	struct dso_fast last;   /* the answer given last (consecutive frames share a DSO) */
 	struct hmap dsos;       /* hash(build id or name) -> struct dso_node * */
 	struct hmap bid_by_path;/* hash(path) -> struct bid_node * */
 	struct hmap perfmaps;   /* pid -> struct symtab * (or &no_symtab) */
@@ -489,11 +490,16 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 	/* 4-way sets: the pointers differ from run to run, and two hot DSOs
 	 * in one direct-mapped slot took turns evicting each other (120 k
 	 * slow lookups in a run that usually has 1 k) */
+	if (s->last.name == name && s->last.bid_size == build_id_size && s->last.key == fk &&
+	    s->last.dso)
+		return s->last.dso;
 	struct dso_fast *set = &s->fast[(hash_u64(fk) & (DSO_FAST / DSO_WAYS - 1)) * DSO_WAYS];
 	for (int i = 0; i < DSO_WAYS; i++)
 		if (set[i].name == name && set[i].bid_size == build_id_size && set[i].key == fk &&
-		    set[i].dso)
+		    set[i].dso) {
+			s->last = set[i];
 			return set[i].dso;
+		}
 	struct dso *d = symbols_dso_slow(s, name, build_id, build_id_size);
 	/* the newest first: the others move down one, the last one goes */
 	memmove(&set[1], &set[0], (DSO_WAYS - 1) * sizeof(*set));
@@ -502,6 +508,7 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 	fe->bid_size = build_id_size;
 	fe->key = fk;
 	fe->dso = d;
+	s->last = *fe;
 	return d;
 }
 
