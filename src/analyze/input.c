@@ -41,6 +41,7 @@ struct input {
 	bool own_fd;
 	bool pipe;          /* pipe format (records only) */
 	bool from_stream;   /* size unknown (a pipe) */
+	bool from_file_spill; /* a file-format stream, put in a temporary file (spill_stream) */
 	bool memwalk;       /* data walked in memory (a file-format stream read whole) */
 	bool eof;
 	bool feed;          /* fed from memory (input_feed), never at its end */
@@ -643,9 +644,115 @@ static struct input *input_alloc(const char *name)
 	return in;
 }
 
+/* A temporary file, already unlinked, in $TMPDIR (else /tmp); -1 when
+ * none can be made. */
+static int temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* a file system without O_TMPFILE */
+	char path[4096];
+	if (snprintf(path, sizeof(path), "%s/scorch-input-XXXXXX", dir) >= (int)sizeof(path))
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A file-format stream (from a pipe: its features come after the data, and
+ * they say which files the samples ran in) is kept in an unlinked
+ * temporary file, then read as any file: memory stays that of a file
+ * however big the stream. The bytes read so far (in->cur) go first. 1: the
+ * input is now that file; 0: no temporary file could be made (the caller
+ * reads the stream into memory instead); negative: an error, in e.
+ */
+static int spill_stream(struct input *in, struct err *e)
+{
+	int fd = temp_file();
+	if (fd < 0)
+		return 0;
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	uint64_t total = in->cur->len;
+	int rc = write_all(fd, in->cur->data, in->cur->len);
+	uint8_t *buf = NULL;
+	bool use_splice = true;
+	while (!rc) {
+		ssize_t r;
+		if (use_splice) {
+			r = splice(in->fd, NULL, fd, NULL, (size_t)1 << 20, SPLICE_F_MOVE);
+			if (r < 0 && errno == EINVAL) {
+				use_splice = false; /* not a pipe: read and write */
+				continue;
+			}
+			if (r < 0 && errno != EINTR) {
+				rc = -errno; /* the file's side, mostly (ENOSPC) */
+				break;
+			}
+		} else {
+			if (!buf && !(buf = malloc(PIPE_CHUNK))) {
+				rc = -ENOMEM;
+				break;
+			}
+			r = read(in->fd, buf, PIPE_CHUNK);
+			if (r > 0 && (rc = write_all(fd, buf, (size_t)r)))
+				break;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = err_at(e, total, "read error: %s", strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		total += (uint64_t)r;
+	}
+	free(buf);
+	if (rc && !e->set)
+		err_at(e, total, "cannot keep the input stream in %s: %s", dir, strerror(-rc));
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	input_chunk_put(in->cur);
+	in->cur = NULL;
+	in->cpos = 0;
+	in->cur_off = in->rd_off = 0;
+	in->eof = false;
+	in->st.bytes_read = 0;
+	if (in->own_fd)
+		close(in->fd);
+	in->fd = fd;
+	in->own_fd = true;
+	return 1;
+}
+
 static struct input *open_common(struct input *in, struct err *e)
 {
 	struct stat st;
+again:
 	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		/* the header, attrs and features are read through a mapping; the
 		 * data section with pread into chunks: cheaper than faulting in
@@ -688,6 +795,19 @@ static struct input *open_common(struct input *in, struct err *e)
 		in->cpos = 16;
 		return in;
 	}
+	if (!in->feed && !in->from_file_spill) {
+		in->from_file_spill = true;
+		r = spill_stream(in, e);
+		if (r < 0) {
+			input_free(in);
+			return NULL;
+		}
+		if (r > 0) {
+			in->from_stream = false;
+			goto again;
+		}
+	}
+	/* no temporary file: the stream is read whole into memory */
 	while ((r = chunk_fill(in, in->cur->len + 1, e)) > 0)
 		;
 	if (r < 0) {

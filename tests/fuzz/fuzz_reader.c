@@ -9,6 +9,8 @@
  * (analyze/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
  * script text per thread (bit 0 clear) or one sink fed in order (bit 0
  * set): the output and the result must be the same, else abort().
+ * Bit 4, on the pipe path: no temporary file can be made, so a file-format
+ * stream is read into memory instead of kept in a file (input.c).
  */
 #include "analyze/blocks.h"
 #include "analyze/pipeline.h"
@@ -17,7 +19,9 @@
 #include "output/stats.h"
 #include "fuzz_fd.h"
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -129,6 +133,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_blocks(data, size, mode & 1);
 		return 0;
 	}
+	/* a file-format stream is kept in a temporary file in $TMPDIR; bit 4:
+	 * none can be made there, so it is read into memory and walked there */
+	static char *tmpdir;
+	static bool tmpdir_saved;
+	if (!tmpdir_saved) {
+		const char *t = getenv("TMPDIR");
+		tmpdir = t ? strdup(t) : NULL;
+		tmpdir_saved = true;
+	}
+	if (mode & 16)
+		setenv("TMPDIR", "/nonexistent/scorch-fuzz", 1);
+	else if (tmpdir)
+		setenv("TMPDIR", tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
 	int fd = fuzz_fd(data, size, mode & 1);
 	if (fd < 0)
 		return 0;
