@@ -9,6 +9,9 @@
 #   scorch perfparser -j 1 / -j 2          (--output /dev/null)
 #   both -j 2 again with SCORCH_SHARED_READ=0 ("apart": each thread reads
 #   the whole file, as before shared reading)
+#   two scorch script -j 1 at once         (the machine's ceiling for two
+#                                           threads: what -j 2 would reach if
+#                                           its threads repeated no work)
 #   hotspot-perfparser                     (--output /dev/null; single-threaded,
 #                                           the peer of scorch perfparser)
 # and prints per command the median wall and CPU (user + sys) seconds, and
@@ -40,7 +43,7 @@ cmp -s "$W/s1" "$W/s2" && cmp -s "$W/p1" "$W/p2" ||
 rm -f "$W"/s? "$W"/p?
 
 names=("script -j 1" "script -j 2" "script -j 2 (apart)" "perfparser -j 1" "perfparser -j 2"
-       "perfparser -j 2 (apart)" "hotspot-perfparser")
+       "perfparser -j 2 (apart)" "2 x script -j 1 at once" "hotspot-perfparser")
 run() { # INDEX
 	case $1 in
 	0) "$S" script -j 1 -i "$F" ;;
@@ -49,11 +52,12 @@ run() { # INDEX
 	3) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
 	4) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
 	5) SCORCH_SHARED_READ=0 "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
-	6) "$HP" --input "$F" --output /dev/null ;;
+	6) "$S" script -j 1 -i "$F" > /dev/null & "$S" script -j 1 -i "$F" > /dev/null; wait ;;
+	7) "$HP" --input "$F" --output /dev/null ;;
 	esac
 }
 n=${#names[@]}
-[ -x "$HP" ] || n=6
+[ -x "$HP" ] || n=7
 echo "load before: $(uptime | sed 's/.*load average: //')"
 cat "$F" > /dev/null
 for r in $(seq "$RUNS"); do
@@ -81,9 +85,14 @@ rounds() {
 }
 echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (threads reading apart: $(ratio "${wall[0]}" "${wall[2]}")x); median of the rounds: $(rounds 0 1)"
 echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (threads reading apart: $(ratio "${wall[3]}" "${wall[5]}")x); median of the rounds: $(rounds 3 4)"
-if [ "$n" = 7 ]; then
-	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[6]}" "${wall[3]}")x, cpu $(ratio "${cpu[6]}" "${cpu[3]}")x"
-	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[6]}" "${wall[4]}")x, cpu $(ratio "${cpu[6]}" "${cpu[4]}")x"
+# two -j 1 at once do twice the work of one in this wall time: 2 x alone / both
+# is the most any -j 2 can gain here (cores shared with other work, caches
+# and memory bandwidth shared between the two)
+ceil=$(paste "$W/r0" "$W/r6" | awk '{printf "%.4f\n", 2 * $1 / $4}' | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+echo "machine ceiling for 2 threads (2 x script -j 1 alone / both at once, median of the rounds): ${ceil}x"
+if [ "$n" = 8 ]; then
+	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[7]}" "${wall[3]}")x, cpu $(ratio "${cpu[7]}" "${cpu[3]}")x"
+	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[7]}" "${wall[4]}")x, cpu $(ratio "${cpu[7]}" "${cpu[4]}")x"
 else
 	echo "hotspot-perfparser: not installed, no ratio"
 fi

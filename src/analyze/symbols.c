@@ -217,18 +217,6 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 	free(sec);
 }
 
-bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
-{
-	for (unsigned i = 0; i < d->nr_segs; i++) {
-		const struct load_seg *g = &d->segs[i];
-		if (rel >= g->off && rel < g->off + (g->memsz > g->filesz ? g->memsz : g->filesz)) {
-			*svma = rel - g->off + g->vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
 bool dso_svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel)
 {
 	for (unsigned i = 0; i < d->nr_segs; i++) {
@@ -255,7 +243,9 @@ static void load_segments(struct dso *d, Elf *e)
 			d->first_vaddr = ph.p_vaddr - (ph.p_offset & 4095);
 			first = false;
 		}
-		d->segs[d->nr_segs++] = (struct load_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz };
+		d->segs[d->nr_segs++] = (struct load_seg){
+			ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz,
+			ph.p_offset + (ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz) };
 	}
 }
 
@@ -476,23 +466,33 @@ static uint64_t dso_key(const char *name, const uint8_t *id, size_t size)
 	return hash_bytes(name, strlen(name));
 }
 
+static struct dso *symbols_dso_sets(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size, uint64_t fk) __attribute__((noinline));
+
 struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *build_id,
 			size_t build_id_size)
 {
 	/* fast path: the session interns file names, so (name pointer, build
-	 * id) identifies a lookup; a direct-mapped cache in front of the hash */
+	 * id) identifies a lookup; the answer given last (consecutive frames
+	 * mostly share a DSO), then a cache in front of the hash */
 	uint64_t fk = (uint64_t)(uintptr_t)name ^ build_id_size;
 	if (build_id_size >= 8) {
 		uint64_t w;
 		memcpy(&w, build_id, 8);
 		fk ^= w;
 	}
-	/* 4-way sets: the pointers differ from run to run, and two hot DSOs
-	 * in one direct-mapped slot took turns evicting each other (120 k
-	 * slow lookups in a run that usually has 1 k) */
 	if (s->last.name == name && s->last.bid_size == build_id_size && s->last.key == fk &&
 	    s->last.dso)
 		return s->last.dso;
+	return symbols_dso_sets(s, name, build_id, build_id_size, fk);
+}
+
+static struct dso *symbols_dso_sets(struct symbols *s, const char *name, const uint8_t *build_id,
+				    size_t build_id_size, uint64_t fk)
+{
+	/* 4-way sets: the pointers differ from run to run, and two hot DSOs
+	 * in one direct-mapped slot took turns evicting each other (120 k
+	 * slow lookups in a run that usually has 1 k) */
 	struct dso_fast *set = &s->fast[(hash_u64(fk) & (DSO_FAST / DSO_WAYS - 1)) * DSO_WAYS];
 	for (int i = 0; i < DSO_WAYS; i++)
 		if (set[i].name == name && set[i].bid_size == build_id_size && set[i].key == fk &&

@@ -38,6 +38,7 @@ struct dso_dwarf;
 
 struct load_seg {
 	uint64_t off, vaddr, filesz, memsz;
+	uint64_t rel_end;      /* off + the larger of filesz and memsz */
 };
 
 struct dso {
@@ -96,7 +97,18 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 const struct sym *dso_find_sym(struct dso *d, uint64_t rel);
 
 /* rel -> svma, false when rel is in no PT_LOAD segment. */
-bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma);
+static inline bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
+{
+	for (unsigned i = 0; i < d->nr_segs; i++) {
+		const struct load_seg *g = &d->segs[i];
+		if (rel >= g->off && rel < g->rel_end) {
+			*svma = rel - g->off + g->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* svma -> rel, false when svma is in no PT_LOAD segment. */
 bool dso_svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel);
 
