@@ -15,6 +15,7 @@
  * unwinder keeps its own per-DSO state (unwind_dwarf.c).
  */
 #include "analyze/symbols.h"
+#include "analyze/symcache.h"
 #include "analyze/debugfile.h"
 #include "analyze/demangle.h"
 #include "analyze/elffile.h"
@@ -34,8 +35,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The version of the way load_dso builds a table (collect_syms, the PLT
+ * and entry symbols, symtab_build): part of a cached table's identity
+ * (symcache.h), so a change here must count it up. */
+#define SYMCACHE_VERSION 1
 
 #define DSO_FAST 256
 #define DSO_WAYS 4
@@ -428,6 +435,14 @@ static void load_dso(struct symbols *s, struct dso *d)
 
 	if (s->cfg.no_symtab)
 		return;
+	/* built before from the same files: the cached table (symcache.h) */
+	struct symcache_id cid;
+	bool cacheable = d->name[0] == '/' && symcache_id_of(d->fd, d->debug_fd, &cid);
+	if (cacheable) {
+		cid.version = SYMCACHE_VERSION;
+		if (!symcache_load(&d->symtab, &cid, &d->symtab_map, &d->symtab_map_size))
+			return;
+	}
 	struct rawsyms raw = { 0 };
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -455,6 +470,8 @@ static void load_dso(struct symbols *s, struct dso *d)
 		raw.v[i].idx = (uint32_t)i;
 	symtab_build(&d->symtab, raw.v, raw.n);
 	free(raw.v);
+	if (cacheable && d->symtab.nr >= SYMCACHE_MIN_SYMS)
+		symcache_store(&d->symtab, &cid);
 }
 
 /* ---- the DSO cache ----------------------------------------------------- */
@@ -721,6 +738,8 @@ static void dso_release(struct dso *d)
 	free(d->path);
 	free(d->debug_path);
 	symtab_release(&d->symtab);
+	if (d->symtab_map)
+		munmap(d->symtab_map, d->symtab_map_size);
 	symtab_release(&d->a2l_syms);
 }
 

@@ -1,6 +1,6 @@
 /*
  * cachedir.h: where scorch keeps what it derives from files and can build
- * again (decompressed debug files, parsed kallsyms): under
+ * again (decompressed debug files, parsed kallsyms, symbol tables): under
  * $XDG_CACHE_HOME/scorch/, else ~/.cache/scorch/, one versioned directory
  * per kind. SCORCH_NO_CACHE=1 turns every such cache off.
  *

@@ -14,9 +14,16 @@
  * Input starting with the image magic ("SCKSYMS1"): read as an image for
  * the identity its header names; when it is accepted, lookups at the
  * addresses its entries hold (and next to them) must not crash.
+ *
+ * A DSO's symbol table has an image of its own (symcache.c, also under the
+ * cache directory): every parsed kallsyms table is also written as one and
+ * read back (symcache_image, symcache_parse), and lookups through it must
+ * give the same symbols; input starting with its magic ("SCSYMTB1") is
+ * read as such an image, and lookups in an accepted one must not crash.
  */
 #include "analyze/kallsyms.h"
 #include "analyze/kscache.h"
+#include "analyze/symcache.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +81,70 @@ static void image_input(const uint8_t *data, size_t size)
 	free(p);
 }
 
+static void symtab_image_input(const uint8_t *data, size_t size)
+{
+	struct symcache_id id;
+	if (size < 8 + sizeof id)
+		return;
+	memcpy(&id, data + 8, sizeof id);
+	uint8_t *p = malloc(size);
+	if (!p)
+		return;
+	memcpy(p, data, size);
+	struct symtab t;
+	if (symcache_parse(&t, p, size, &id) == 0) {
+		for (size_t i = 0; i < t.nr && i < 4096; i++) {
+			uint64_t probe[4] = { t.syms[i].start, t.syms[i].start - 1, t.syms[i].end,
+					      t.syms[i].end - 1 };
+			for (int j = 0; j < 4; j++) {
+				const struct sym *y = symtab_find(&t, probe[j]);
+				if (y && (y->start > probe[j] || probe[j] >= y->end))
+					abort();
+				if (y)
+					sink += strlen(y->name);
+			}
+		}
+		symtab_release(&t);
+	}
+	free(p);
+}
+
+/* The DSO table image of t gives the same lookups as t. */
+static void symtab_roundtrip(const struct symtab *t, size_t size)
+{
+	struct symcache_id id = { .bin = { .dev = 1, .ino = 2, .size = size }, .version = 1 };
+	size_t isize;
+	uint8_t *img = symcache_image(t, &id, &isize);
+	struct symtab c;
+	if (t->nr && (!img || symcache_parse(&c, img, isize, &id)))
+		abort();
+	if (!img)
+		return;
+	struct symcache_id other = id;
+	other.dbg.ino = 3;
+	struct symtab d;
+	if (symcache_parse(&d, img, isize, &other) == 0 || symcache_parse(&d, img, isize - 1, &id) == 0)
+		abort(); /* another identity, a cut image: refused */
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct sym *y = &t->syms[i];
+		uint64_t probe[4] = { y->start, y->start - 1, y->end, y->end - 1 };
+		for (int j = 0; j < 4; j++)
+			same_sym(symtab_find(t, probe[j]), symtab_find(&c, probe[j]));
+	}
+	symtab_release(&c);
+	free(img);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
 	if (size >= 8 && !memcmp(data, "SCKSYMS1", 8)) {
 		image_input(data, size);
+		return 0;
+	}
+	if (size >= 8 && !memcmp(data, "SCSYMTB1", 8)) {
+		symtab_image_input(data, size);
 		return 0;
 	}
 	FILE *f = fmemopen((void *)data, size, "r");
@@ -102,6 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			kallsyms_module(&k, y, &a);
 		}
+		symtab_roundtrip(&k.t, size);
 		/* the image gives the same answers */
 		struct kscache_id id = { .dev = 1, .ino = 2, .size = size };
 		size_t isize;

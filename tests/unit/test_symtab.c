@@ -64,3 +64,137 @@ TEST(symtab_enclosing_symbol)
 	CHECK(symtab_find(&empty, 0) == NULL);
 	CHECK(symtab_find(NULL, 0) == NULL);
 }
+
+/* ---- the cached image of a DSO's table (src/analyze/symcache.c) ---- */
+
+#include "analyze/symcache.h"
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void table_of(struct symtab *t, size_t n, char names[][16])
+{
+	struct rawsyms r = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names[i], 16, "f%zu", i * 7919 % 100003);
+		/* every third unsized: extended to the next */
+		add(&r, 0x1000 + 0x40 * i, i % 3 ? 0x30 : 0, names[i], STB_GLOBAL);
+	}
+	symtab_build(t, r.v, r.n);
+	free(r.v);
+}
+
+TEST(symcache_image_roundtrip_and_refusals)
+{
+	static char names[3000][16];
+	struct symtab t;
+	table_of(&t, 3000, names);
+	struct symcache_id id = { .bin = { .dev = 8, .ino = 1234, .size = 99 }, .version = 1 };
+	size_t size;
+	uint8_t *img = symcache_image(&t, &id, &size);
+	CHECK(img != NULL);
+	struct symtab c;
+	CHECK_EQ(symcache_parse(&c, img, size, &id), 0);
+	CHECK_EQ(c.nr, t.nr);
+	for (size_t i = 0; i < t.nr; i++) {
+		CHECK_EQ(c.syms[i].start, t.syms[i].start);
+		CHECK_EQ(c.syms[i].end, t.syms[i].end);
+		CHECK_STR(c.syms[i].name, t.syms[i].name);
+		CHECK(!c.syms[i].demangled);
+	}
+	for (uint64_t a = 0xff0; a < 0x1000 + 0x40 * 3000 + 0x1010; a += 7) {
+		const struct sym *p = symtab_find(&t, a), *q = symtab_find(&c, a);
+		CHECK((p == NULL) == (q == NULL));
+		if (p)
+			CHECK_STR(p->name, q->name);
+	}
+	symtab_release(&c);
+	/* refused: another identity (each field of either file, the version) */
+	struct symcache_id other = id;
+	other.dbg.ino = 1;
+	CHECK_EQ(symcache_parse(&c, img, size, &other), -1);
+	other = id;
+	other.bin.mtime_ns = 1;
+	CHECK_EQ(symcache_parse(&c, img, size, &other), -1);
+	other = id;
+	other.version = 2;
+	CHECK_EQ(symcache_parse(&c, img, size, &other), -1);
+	/* cut short, one byte more, names not ending in a NUL */
+	CHECK_EQ(symcache_parse(&c, img, size - 1, &id), -1);
+	uint8_t *big = malloc(size + 1);
+	memcpy(big, img, size);
+	big[size] = 0;
+	CHECK_EQ(symcache_parse(&c, big, size + 1, &id), -1);
+	free(big);
+	img[size - 1] = 'x';
+	CHECK_EQ(symcache_parse(&c, img, size, &id), -1);
+	img[size - 1] = 0;
+	/* a name offset past the names; starts out of order */
+	size_t hdr = 8 + sizeof id + 16, n = t.nr;
+	uint32_t off, bad = 0x7fffffff;
+	memcpy(&off, img + hdr + 16 * n + 4 * 5, 4);
+	memcpy(img + hdr + 16 * n + 4 * 5, &bad, 4);
+	CHECK_EQ(symcache_parse(&c, img, size, &id), -1);
+	memcpy(img + hdr + 16 * n + 4 * 5, &off, 4);
+	uint64_t s5, s6;
+	memcpy(&s5, img + hdr + 8 * 5, 8);
+	memcpy(&s6, img + hdr + 8 * 6, 8);
+	memcpy(img + hdr + 8 * 5, &s6, 8);
+	CHECK_EQ(symcache_parse(&c, img, size, &id), -1);
+	memcpy(img + hdr + 8 * 5, &s5, 8);
+	CHECK_EQ(symcache_parse(&c, img, size, &id), 0); /* whole again */
+	symtab_release(&c);
+	free(img);
+	/* a table whose names were demangled already is not stored */
+	t.syms[10].demangled = true;
+	CHECK(symcache_image(&t, &id, &size) == NULL);
+	symtab_release(&t);
+}
+
+TEST(symcache_store_load_and_identity)
+{
+	char dir[] = "/tmp/scorch-symcache-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	unsetenv("SCORCH_NO_CACHE");
+	char bin[300];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	int fd = open(bin, O_RDWR | O_CREAT, 0644);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, "x", 1), 1);
+	struct symcache_id id;
+	CHECK(symcache_id_of(fd, -1, &id));
+	struct symcache_id none;
+	CHECK(!symcache_id_of(-1, -1, &none));
+	CHECK(symcache_id_of(fd, -1, &id));
+	id.version = 1;
+	static char names[2000][16];
+	struct symtab t, c;
+	table_of(&t, 2000, names);
+	void *map = NULL;
+	size_t msize = 0;
+	CHECK_EQ(symcache_load(&c, &id, &map, &msize), -1); /* nothing stored yet */
+	symcache_store(&t, &id);
+	CHECK_EQ(symcache_load(&c, &id, &map, &msize), 0);
+	CHECK_EQ(c.nr, t.nr);
+	CHECK_STR(symtab_find(&c, 0x1000 + 0x40 * 1500)->name, symtab_find(&t, 0x1000 + 0x40 * 1500)->name);
+	symtab_release(&c);
+	munmap(map, msize);
+	setenv("SCORCH_NO_CACHE", "1", 1);
+	CHECK_EQ(symcache_load(&c, &id, &map, &msize), -1);
+	unsetenv("SCORCH_NO_CACHE");
+	/* the binary changed: its identity no longer matches the image */
+	CHECK_EQ(write(fd, "y", 1), 1);
+	struct symcache_id changed;
+	CHECK(symcache_id_of(fd, -1, &changed));
+	changed.version = 1;
+	CHECK_EQ(symcache_load(&c, &changed, &map, &msize), -1);
+	close(fd);
+	symtab_release(&t);
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
+	unsetenv("XDG_CACHE_HOME");
+}
