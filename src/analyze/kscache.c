@@ -40,7 +40,6 @@
 #include "util/cachedir.h"
 #include "util/hash.h"
 #include "util/load.h"
-#include "util/sys.h"
 #include "util/xalloc.h"
 
 #include <fcntl.h>
@@ -152,29 +151,22 @@ int kscache_load(struct kallsyms *k, const struct stat *src)
 	char dir[PATH_MAX], p[PATH_MAX + 64];
 	if (!image_path(src, dir, sizeof dir, p, sizeof p))
 		return -1;
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd;
+	size_t size;
+	void *map = cachedir_map(p, KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32, &size, &fd);
+	if (!map)
 		return -1;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
 	struct kscache_id id;
 	kscache_id_of(src, &id);
-	if (kscache_parse(k, map, (size_t)st.st_size, &id)) {
-		munmap(map, (size_t)st.st_size);
+	if (kscache_parse(k, map, size, &id)) {
+		munmap(map, size);
 		close(fd);
 		return -1;
 	}
 	cachedir_used(fd);
 	close(fd);
 	k->map = map;
-	k->map_size = (size_t)st.st_size;
+	k->map_size = size;
 	return 0;
 }
 
@@ -244,17 +236,14 @@ uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, si
 
 void kscache_store(const struct kallsyms *k, const struct stat *src)
 {
-	char dir[PATH_MAX], p[PATH_MAX + 64], tmp[PATH_MAX + 128];
+	char dir[PATH_MAX], p[PATH_MAX + 64];
 	if (!image_path(src, dir, sizeof dir, p, sizeof p))
 		return;
 	struct kscache_id id;
 	kscache_id_of(src, &id);
 	size_t size;
 	uint8_t *img = kscache_image(k, &id, &size);
-	if (!img)
-		return;
-	int fd = cachedir_create(dir, p, tmp, sizeof tmp);
-	if (fd >= 0)
-		cachedir_commit(fd, !sys_write_all(fd, img, size, false), tmp, p);
+	if (img)
+		cachedir_store(dir, p, img, size);
 	free(img);
 }

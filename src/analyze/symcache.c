@@ -36,7 +36,6 @@
 #include "util/cachedir.h"
 #include "util/hash.h"
 #include "util/load.h"
-#include "util/sys.h"
 #include "util/xalloc.h"
 
 #include <fcntl.h>
@@ -146,27 +145,20 @@ int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out
 	char dir[PATH_MAX], p[PATH_MAX + 64];
 	if (!image_path(id, dir, sizeof dir, p, sizeof p))
 		return -1;
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd;
+	size_t size;
+	void *map = cachedir_map(p, SYMCACHE_MAX_NAMES + (uint64_t)SYMCACHE_MAX_SYMS * 24 + 4096, &size, &fd);
+	if (!map)
 		return -1;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= SYMCACHE_MAX_NAMES + (uint64_t)SYMCACHE_MAX_SYMS * 24 + 4096)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	if (symcache_parse(t, map, (size_t)st.st_size, id)) {
-		munmap(map, (size_t)st.st_size);
+	if (symcache_parse(t, map, size, id)) {
+		munmap(map, size);
 		close(fd);
 		return -1;
 	}
 	cachedir_used(fd);
 	close(fd);
 	*map_out = map;
-	*map_size = (size_t)st.st_size;
+	*map_size = size;
 	return 0;
 }
 
@@ -221,15 +213,12 @@ uint8_t *symcache_image(const struct symtab *t, const struct symcache_id *id, si
 
 void symcache_store(const struct symtab *t, const struct symcache_id *id)
 {
-	char dir[PATH_MAX], p[PATH_MAX + 64], tmp[PATH_MAX + 128];
+	char dir[PATH_MAX], p[PATH_MAX + 64];
 	if (!image_path(id, dir, sizeof dir, p, sizeof p))
 		return;
 	size_t size;
 	uint8_t *img = symcache_image(t, id, &size);
-	if (!img)
-		return;
-	int fd = cachedir_create(dir, p, tmp, sizeof tmp);
-	if (fd >= 0)
-		cachedir_commit(fd, !sys_write_all(fd, img, size, false), tmp, p);
+	if (img)
+		cachedir_store(dir, p, img, size);
 	free(img);
 }

@@ -1,5 +1,6 @@
 /* cachedir.c: see cachedir.h. */
 #include "util/cachedir.h"
+#include "util/sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,4 +170,31 @@ void cachedir_trim(const char *kept)
 	for (size_t i = 0; i < n; i++)
 		free(e[i].path);
 	free(e);
+}
+
+void *cachedir_map(const char *path, unsigned long long max, size_t *size, int *fdp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (unsigned long long)st.st_size <= max)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	*size = (size_t)st.st_size;
+	*fdp = fd;
+	return map;
+}
+
+void cachedir_store(char *dir, const char *path, const void *p, size_t size)
+{
+	char tmp[PATH_MAX + 128];
+	int fd = cachedir_create(dir, path, tmp, sizeof tmp);
+	if (fd >= 0)
+		cachedir_commit(fd, !sys_write_all(fd, p, size, false), tmp, path);
 }

@@ -33,6 +33,14 @@ int cachedir_create(char *dir, const char *path, char *tmp, size_t cap);
 void cachedir_commit(int fd, bool ok, const char *tmp, const char *path);
 /* The cache file open as fd was just used: it is now the most recent. */
 void cachedir_used(int fd);
+/* The cache file path mapped read-only, *size bytes (a regular file of 1
+ * to max bytes), its fd open in *fd (for cachedir_used on a hit; the
+ * caller closes it); NULL when there is none. */
+void *cachedir_map(const char *path, unsigned long long max, size_t *size, int *fd);
+/* Store size bytes at p as the cache file path (in dir, made when
+ * missing): cachedir_create, then cachedir_commit. Failures are silent:
+ * a cache is only a shortcut. */
+void cachedir_store(char *dir, const char *path, const void *p, size_t size);
 /* After storing the file `kept` (never deleted): while all of scorch/ is
  * over SCORCH_CACHE_MAX, delete the least recently used files, down to
  * 90% of it (so that not every store pays for a walk and deletions).
