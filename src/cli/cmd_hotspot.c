@@ -44,9 +44,34 @@ static int find_perfparser(char *out, size_t size)
 int cmd_hotspot(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: scorch hotspot [FILE] [HOTSPOT-OPTIONS...]\n"
+		printf("usage: scorch hotspot [-j N] [FILE] [HOTSPOT-OPTIONS...]\n"
+		       "  -j, --jobs N           the parser unwinds and symbolizes on N threads\n"
+		       "                         (scorch perfparser -j N; default 1)\n"
 		       "  FILE                   perf.data file to open (default perf.data)\n");
 		return EXIT_OK;
+	}
+	/* -j N: for the parser hotspot starts, through the environment */
+	if (argc > 1 && (!strncmp(argv[1], "-j", 2) || !strncmp(argv[1], "--jobs", 6))) {
+		const char *v = NULL;
+		int used = 1;
+		if (!strcmp(argv[1], "-j") || !strcmp(argv[1], "--jobs")) {
+			v = argc > 2 ? argv[2] : NULL;
+			used = 2;
+		} else if (!strncmp(argv[1], "--jobs=", 7)) {
+			v = argv[1] + 7;
+		} else if (argv[1][1] == 'j') {
+			v = argv[1] + 2;
+		}
+		char *end = NULL;
+		unsigned long n = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+		if (!v || !end || *end || n < 1 || n > 4096) {
+			fprintf(stderr, "scorch: hotspot: -j wants a number of threads from 1 to 4096, not '%s'\n",
+				v ? v : "");
+			return EXIT_BADINPUT; /* 2: bad options */
+		}
+		setenv("SCORCH_PERFPARSER_JOBS", v, 1);
+		argc -= used;
+		argv += used;
 	}
 	char pp[PATH_MAX];
 	if (find_perfparser(pp, sizeof(pp))) {

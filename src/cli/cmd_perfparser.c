@@ -306,7 +306,12 @@ int cmd_perfparser(int argc, char **argv)
 	a.buffer_size = "32768";
 	a.max_buffer_size = "1048576";
 	a.max_frames = "64";
-	a.jobs = "1"; /* -j 2 is not faster on 2 CPUs yet (docs/resolve.md) */
+	a.jobs = "1"; /* -j 2 takes about twice the memory (docs/resolve.md) */
+	/* hotspot starts its parser with options of its own: `scorch hotspot -j N`
+	 * asks for threads through the environment (-j still decides) */
+	const char *env_jobs = getenv("SCORCH_PERFPARSER_JOBS");
+	if (env_jobs && *env_jobs)
+		a.jobs = env_jobs;
 	a.self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
 	struct opts p = { .cmd = OC_PERFPARSER, .prefix = "scorch perfparser", .set = set, .ctx = &a };
 	if (!opts_parse(&p, argc, argv))

@@ -106,3 +106,24 @@ if [ -x "$REF" ]; then
 		check "perfparser --print-stats --buffer-size $bs == hotspot-perfparser's" cmp -s "$W/st" "$W/st.ref"
 	done
 fi
+
+# threads for the parser hotspot starts: SCORCH_PERFPARSER_JOBS (what
+# `scorch hotspot -j N` sets); -j on the command line still decides
+"$PP" --input "$F" --output "$W/j1" 2> /dev/null
+SCORCH_DEBUG_SHARE=1 SCORCH_PERFPARSER_JOBS=2 "$PP" --input "$F" --output "$W/j2" 2> "$W/j2.err"
+check "perfparser with SCORCH_PERFPARSER_JOBS=2 runs 2 threads" grep -q '^unwind share:' "$W/j2.err"
+check "perfparser with SCORCH_PERFPARSER_JOBS=2: the same stream" cmp -s "$W/j1" "$W/j2"
+SCORCH_DEBUG_SHARE=1 SCORCH_PERFPARSER_JOBS=2 "$PP" -j 1 --input "$F" --output "$W/j3" 2> "$W/j3.err"
+check "perfparser -j 1 wins over SCORCH_PERFPARSER_JOBS" bash -c "! grep -q '^unwind share:' '$W/j3.err'"
+SCORCH_PERFPARSER_JOBS=x "$PP" --input "$F" --output "$W/j4" > /dev/null 2> "$W/j4.err" < /dev/null
+check "perfparser with SCORCH_PERFPARSER_JOBS=x: exit 7, as a bad -j" [ $? = 7 ]
+printf '#!/bin/sh\necho "J=$SCORCH_PERFPARSER_JOBS ARGS=$*"\n' > "$W/fake-hotspot"
+chmod +x "$W/fake-hotspot"
+out=$(HOTSPOT=$W/fake-hotspot "$TOP/build/scorch" hotspot -j 2 "$F" --some-option 2>&1)
+check "scorch hotspot -j 2 FILE: SCORCH_PERFPARSER_JOBS=2 for hotspot's parser, FILE and options passed ($out)" \
+	test "$out" = "J=2 ARGS=--some-option $F"
+out=$(HOTSPOT=$W/fake-hotspot "$TOP/build/scorch" hotspot --jobs=3 "$F" 2>&1)
+check "scorch hotspot --jobs=3 ($out)" test "$out" = "J=3 ARGS=$F"
+HOTSPOT=$W/fake-hotspot "$TOP/build/scorch" hotspot -j 0 "$F" > /dev/null 2> "$W/hs.err"
+rc=$?
+check "scorch hotspot -j 0: exit 2, one line ($(cat "$W/hs.err"))" test $rc = 2 -a "$(wc -l < "$W/hs.err")" = 1
