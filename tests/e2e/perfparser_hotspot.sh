@@ -6,7 +6,7 @@
 # then again with hotspot-perfparser, and checks:
 #   - the parser exits 0 and hotspot logs no stream error;
 #   - hotspot shows as many samples with scorch as with its own parser, and
-#     as perf script prints;
+#     as perf script prints; the same with scorch's parser on 2 threads;
 #   - hotspot's stacks agree with perf script's (function names, inline and
 #     kernel frames): the agreement is printed for scorch and for
 #     hotspot-perfparser, with the kinds of difference;
@@ -75,6 +75,10 @@ for cg in dwarf fp; do
 	run_hotspot "$PP" "$d" "$W/$cg.ours"
 	run_hotspot "$REF" "$d" "$W/$cg.ref"
 	check "perfparser_hotspot $cg: scorch parser exit $(cat "$W/$cg.ours.rc")" [ "$(cat "$W/$cg.ours.rc")" = 0 ]
+	# the parser on two threads (what `scorch hotspot -j 2` asks for)
+	SCORCH_PERFPARSER_JOBS=2 run_hotspot "$PP" "$d" "$W/$cg.j2"
+	check "perfparser_hotspot $cg: hotspot shows the same with SCORCH_PERFPARSER_JOBS=2 (exit $(cat "$W/$cg.j2.rc"))" \
+		all '[ "$(cat "$W/$cg.j2.rc")" = 0 ]' 'cmp -s "$W/$cg.ours" "$W/$cg.j2"'
 	errs=$(grep -ciE 'hotspot\.perfparser|failed to read header magic|invalid event type|did not consume all bytes|unexpected attribute id' "$W/$cg.ours.err")
 	check "perfparser_hotspot $cg: hotspot logs no stream error ($errs)" [ "$errs" = 0 ]
 	nours=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$cg.ours")
