@@ -16,6 +16,7 @@
  */
 #include "analyze/input.h"
 #include "util/load.h"
+#include "util/sys.h"
 #include "util/xalloc.h"
 #include "perf/swap.h"
 #include <byteswap.h>
@@ -644,13 +645,16 @@ static struct input *input_alloc(const char *name)
 	return in;
 }
 
-/* A temporary file, already unlinked, in $TMPDIR (else /tmp); -1 when
- * none can be made. */
-static int temp_file(void)
+/* Where temporary files go: $TMPDIR, else /tmp. */
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
+	return dir && *dir ? dir : "/tmp";
+}
+
+/* A temporary file, already unlinked, in dir; -1 when none can be made. */
+static int temp_file(const char *dir)
+{
 	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		return fd;
@@ -664,20 +668,6 @@ static int temp_file(void)
 	return fd;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * A file-format stream (from a pipe: its features come after the data, and
  * they say which files the samples ran in) is kept in an unlinked
@@ -688,14 +678,12 @@ static int write_all(int fd, const uint8_t *p, size_t n)
  */
 static int spill_stream(struct input *in, struct err *e)
 {
-	int fd = temp_file();
+	const char *dir = temp_dir();
+	int fd = temp_file(dir);
 	if (fd < 0)
 		return 0;
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
 	uint64_t total = in->cur->len;
-	int rc = write_all(fd, in->cur->data, in->cur->len);
+	int rc = sys_write_all(fd, in->cur->data, in->cur->len, false);
 	uint8_t *buf = NULL;
 	bool use_splice = true;
 	while (!rc) {
@@ -716,7 +704,7 @@ static int spill_stream(struct input *in, struct err *e)
 				break;
 			}
 			r = read(in->fd, buf, PIPE_CHUNK);
-			if (r > 0 && (rc = write_all(fd, buf, (size_t)r)))
+			if (r > 0 && (rc = sys_write_all(fd, buf, (size_t)r, false)))
 				break;
 		}
 		if (r < 0 && errno == EINTR)
