@@ -175,12 +175,58 @@ struct lseq {
 	struct dwline_row fm, lm;
 };
 
-struct dwline_lazy {
-	const uint8_t *end;        /* of the unit */
+/* How a table's line program is run: its header's constants, and what each
+ * opcode is (worked out once per table, not per run of the program): its
+ * class, and for special opcodes with one operation per instruction the
+ * line and address steps (ADVANCE's arithmetic without its divisions). */
+enum {
+	/* 1 to DW_LNS_set_isa: that standard opcode, its operand count as
+	 * DWARF says (libdw rejects any other) */
+	OP_SKIP = DW_LNS_set_isa + 1, /* an opcode this decoder does not know:
+				       * skip its ULEB128 operands */
+	OP_EXT,                       /* 0: an extended opcode */
+	OP_SPECIAL,                   /* special, the steps from sp_line/sp_addr */
+	OP_SPECIAL_GEN,               /* special, with op_index (max_ops > 1) */
+	OP_BAD,                       /* a standard opcode with another operand count */
+};
+
+struct prog {
 	unsigned address_size;
 	uint8_t min_len, max_ops, default_is_stmt, line_range, opcode_base;
 	int8_t line_base;
 	uint8_t std_len[256];
+	uint8_t cls[256];
+	int32_t sp_line[256];
+	uint32_t sp_addr[256];
+};
+
+static void prog_init(struct prog *g)
+{
+	static const uint8_t want[] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+	bool sp_fast = g->line_range && g->max_ops == 1;
+	for (unsigned op = 0; op < 256; op++) {
+		g->sp_line[op] = 0;
+		g->sp_addr[op] = 0;
+		if (op >= g->opcode_base) {
+			g->cls[op] = sp_fast ? OP_SPECIAL : OP_SPECIAL_GEN;
+			if (sp_fast) {
+				g->sp_line[op] = g->line_base + (int)(op - g->opcode_base) % g->line_range;
+				g->sp_addr[op] = (uint32_t)(g->min_len *
+							    ((uint32_t)(op - g->opcode_base) / g->line_range));
+			}
+		} else if (op == 0) {
+			g->cls[op] = OP_EXT;
+		} else if (op <= DW_LNS_set_isa) {
+			g->cls[op] = g->std_len[op] == want[op] ? (uint8_t)op : OP_BAD;
+		} else {
+			g->cls[op] = OP_SKIP;
+		}
+	}
+}
+
+struct dwline_lazy {
+	const uint8_t *end;        /* of the unit */
+	struct prog g;
 	struct ckpt *ck;
 	size_t nck, cap_ck;
 	struct lseq *sq;           /* in table order while scanning, then sorted */
@@ -197,6 +243,9 @@ enum run_mode { FULL, SCAN, BLOCK };
 struct run {
 	struct builder *b;         /* FULL, SCAN */
 	struct dwline_lazy *lz;
+	/* SCAN: the rows so far and the most allowed (the table's nrows
+	 * and the builder's max, kept here while the program runs) */
+	size_t nrows, max;
 	/* SCAN: the sequence being read */
 	bool in_seq, monotone, ckpt_due;
 	uint64_t prev;             /* the last row's address */
@@ -342,14 +391,6 @@ static bool read_v5_table(struct rd *r, const struct form_ctx *c, struct builder
 	return true;
 }
 
-/* v as libdw's unsigned int operands; larger: give up (bad) */
-static uint32_t rd_u32(struct rd *r, uint64_t v)
-{
-	if (v > UINT32_MAX)
-		r->bad = true;
-	return (uint32_t)v;
-}
-
 /* A DWARF < 5 list (directories, files) ends with a NUL byte: 1 when it
  * was there (consumed), 0 when an entry follows, -1 at the end of data. */
 static int list_end(struct rd *r)
@@ -388,10 +429,10 @@ static bool read_v4_tables(struct rd *r, struct builder *b, const char *comp_dir
 }
 
 /* SCAN: a sequence starts at row idx */
-static bool seq_begin(struct run *u, uint32_t idx, uint64_t addr)
+static INLINE bool seq_begin(struct run *u, uint32_t idx, uint64_t addr)
 {
 	struct dwline_lazy *z = u->lz;
-	if (ARRAY_GROW(z->sq, z->cap_sq, z->nsq + 1, u->b->max))
+	if (z->nsq >= z->cap_sq && ARRAY_GROW(z->sq, z->cap_sq, z->nsq + 1, u->max))
 		return false;
 	z->sq[z->nsq++] = (struct lseq){ .first_addr = addr, .first = idx, .c0 = (uint32_t)z->nck };
 	u->in_seq = u->monotone = true;
@@ -403,7 +444,7 @@ static bool seq_begin(struct run *u, uint32_t idx, uint64_t addr)
 
 /* SCAN: the sequence ends before row next (at its end row, or where the
  * program ends) */
-static void seq_close(struct run *u, uint32_t next, bool has_end)
+static INLINE void seq_close(struct run *u, uint32_t next, bool has_end)
 {
 	struct lseq *q = &u->lz->sq[u->lz->nsq - 1];
 	q->n = next - q->first;
@@ -442,15 +483,17 @@ static INLINE bool scan_row(struct run *u, uint32_t idx, const struct lstate *s,
 
 static INLINE bool add_row(struct run *u, enum run_mode mode, const struct lstate *s, bool end)
 {
-	/* libdw's Dwarf_Line fields: a value that does not fit is invalid */
-	if (s->line < INT_MIN || s->line > INT_MAX || s->column > 0xffff || s->op_index > 0xff ||
-	    s->isa > 0xff || s->discriminator > 0xffffff)
+	/* libdw's Dwarf_Line fields: a value that does not fit is invalid
+	 * (line an int, column 16 bits, op_index, isa 8, discriminator 24;
+	 * one test of all: (line - INT_MIN) fits 32 bits when line fits) */
+	if (__builtin_expect((((uint64_t)s->line - (uint64_t)INT_MIN) >> 32) | (s->column >> 16) |
+				     (s->op_index >> 8) | (s->isa >> 8) | (s->discriminator >> 24),
+			     0))
 		return false;
 	if (mode == SCAN) {
-		struct dwline *t = u->b->t;
-		if (t->nrows >= u->b->max)
+		if (u->nrows >= u->max)
 			return false; /* as ARRAY_GROW's limit in FULL */
-		return scan_row(u, (uint32_t)t->nrows++, s, end);
+		return scan_row(u, (uint32_t)u->nrows++, s, end);
 	}
 	struct dwline_row *w;
 	uint32_t idx;
@@ -552,73 +595,98 @@ static void sort_rows(struct dwline *t)
 }
 
 /* Run the line program from r->p with registers *st: FULL and SCAN to the
- * end of the unit, BLOCK until u->want rows are out. */
-static INLINE bool run_program(struct rd *r, struct run *u, enum run_mode mode, struct lstate *st,
-			       unsigned address_size, uint8_t min_len, uint8_t max_ops,
-			       uint8_t default_is_stmt, int8_t line_base, uint8_t line_range,
-			       uint8_t opcode_base, const uint8_t *std_len)
+ * end of the unit, BLOCK until u->want rows are out. The read position is
+ * a local (a struct rd whose address reached the out-of-line readers would
+ * live in memory): operands are read inline, the rare long ones through a
+ * copy. Once an opcode's operands are bad the program is (libdw: invalid
+ * data), so each read returns false at once. */
+static INLINE bool run_program(struct rd *r, struct run *ru, enum run_mode mode, struct lstate *st,
+			       const struct prog *g)
 {
+	/* a local copy, so that its fields can live in registers */
+	struct run uu = *ru, *u = &uu;
 	struct lstate s = *st;
-	/* special opcodes, worked out once per table: the line step, and with
-	 * one operation per instruction (op_index stays 0) the address step;
-	 * the same arithmetic as ADVANCE, without its divisions per row */
-	int32_t sp_line[256];
-	uint32_t sp_addr[256];
-	bool sp_fast = line_range && max_ops == 1;
-	if (sp_fast)
-		for (unsigned op = opcode_base; op < 256; op++) {
-			sp_line[op] = line_base + (int)(op - opcode_base) % line_range;
-			sp_addr[op] = (uint32_t)(min_len * ((uint32_t)(op - opcode_base) / line_range));
-		}
+	const uint8_t *p = r->p, *end = r->end;
+	const uint8_t max_ops = g->max_ops, min_len = g->min_len;
 #define ADVANCE(adv)                                                                               \
 	do {                                                                                       \
 		uint32_t a_ = (adv);                                                               \
 		s.addr += (uint32_t)(min_len * ((s.op_index + a_) / max_ops));                     \
 		s.op_index = (s.op_index + a_) % max_ops;                                          \
 	} while (0)
-#define U32(v) rd_u32(r, (v))
-	while (r->p < r->end) {
-		uint8_t op = *r->p++;
-		if (op >= opcode_base && sp_fast) {
-			s.line += sp_line[op];
-			s.addr += sp_addr[op];
+#define ULEB(v)                                                                                    \
+	do {                                                                                       \
+		if (__builtin_expect(p < end && !(*p & 0x80), 1)) {                                \
+			(v) = *p++;                                                                \
+		} else {                                                                           \
+			struct rd t_ = { p, end, false };                                          \
+			(v) = rd_uleb_slow(&t_);                                                   \
+			p = t_.p;                                                                  \
+			if (t_.bad)                                                                \
+				return false;                                                      \
+		}                                                                                  \
+	} while (0)
+	/* libdw's unsigned int operands: larger is invalid */
+#define ULEB32(v)                                                                                  \
+	do {                                                                                       \
+		uint64_t w_;                                                                       \
+		ULEB(w_);                                                                          \
+		if (w_ > UINT32_MAX)                                                               \
+			return false;                                                              \
+		(v) = (uint32_t)w_;                                                                \
+	} while (0)
+	while (p < end) {
+		uint8_t op = *p++;
+		switch (g->cls[op]) {
+		case OP_SPECIAL:
+			s.line += g->sp_line[op];
+			s.addr += g->sp_addr[op];
 			if (!add_row(u, mode, &s, false))
 				return false;
 			s.discriminator = 0;
-		} else if (op >= opcode_base) {
-			if (!line_range)
+			break;
+		case OP_SPECIAL_GEN:
+			if (!g->line_range)
 				return false;
-			s.line += line_base + (op - opcode_base) % line_range;
-			ADVANCE((uint32_t)(op - opcode_base) / line_range);
+			s.line += g->line_base + (op - g->opcode_base) % g->line_range;
+			ADVANCE((uint32_t)(op - g->opcode_base) / g->line_range);
 			if (!add_row(u, mode, &s, false))
 				return false;
 			s.discriminator = 0;
-		} else if (op == 0) {
-			if (r->end - r->p < 2)
+			break;
+		case OP_EXT: {
+			if (end - p < 2)
 				return false;
-			uint8_t len = *r->p++;
-			if (len & 0x80 || (size_t)(r->end - r->p) < len)
+			uint8_t len = *p++;
+			if (len & 0x80 || (size_t)(end - p) < len)
 				return false; /* libdw reads the ULEB128 length as one byte */
-			uint8_t sub = *r->p++;
+			uint8_t sub = *p++;
 			switch (sub) {
 			case DW_LNE_end_sequence:
 				if (!add_row(u, mode, &s, true))
 					return false;
-				s = (struct lstate){ .file = 1, .line = 1, .is_stmt = default_is_stmt };
+				s = (struct lstate){ .file = 1, .line = 1, .is_stmt = g->default_is_stmt };
 				break;
-			case DW_LNE_set_address:
+			case DW_LNE_set_address: {
 				s.op_index = 0;
-				if (address_size != 4 && address_size != 8)
+				if (g->address_size != 4 && g->address_size != 8)
 					return false;
-				s.addr = rd_fixed(r, address_size);
+				struct rd t = { p, end, false };
+				s.addr = rd_fixed(&t, g->address_size);
+				if (t.bad)
+					return false;
+				p = t.p;
 				break;
+			}
 			case DW_LNE_define_file: {
-				const char *name = rd_cstr(r);
-				uint64_t dir = rd_uleb(r);
-				rd_uleb(r);
-				rd_uleb(r);
-				if (r->bad)
+				struct rd t = { p, end, false };
+				const char *name = rd_cstr(&t);
+				uint64_t dir = rd_uleb(&t);
+				rd_uleb(&t);
+				rd_uleb(&t);
+				if (t.bad)
 					return false;
+				p = t.p;
 				/* BLOCK: the scan has added it */
 				if (mode != BLOCK &&
 				    (dir >= u->b->ndirs || !add_file(u->b, join(u->b->dirs[dir], name))))
@@ -626,9 +694,9 @@ static INLINE bool run_program(struct rd *r, struct run *u, enum run_mode mode, 
 				break;
 			}
 			case DW_LNE_set_discriminator:
-				if (std_len[DW_LNE_set_discriminator] != 1)
+				if (g->std_len[DW_LNE_set_discriminator] != 1)
 					return false;
-				s.discriminator = U32(rd_uleb(r));
+				ULEB32(s.discriminator);
 				break;
 			case DW_LNE_NVIDIA_inlined_call:
 			case DW_LNE_NVIDIA_set_function_name:
@@ -637,75 +705,94 @@ static INLINE bool run_program(struct rd *r, struct run *u, enum run_mode mode, 
 				/* skip the operands; a length of 0 steps back onto
 				 * the sub-opcode byte, read next as an opcode (as
 				 * libdw does: zero padding reads as such) */
-				r->p = len ? r->p + len - 1 : r->p - 1;
+				p = len ? p + len - 1 : p - 1;
 				break;
 			}
-		} else if (op <= DW_LNS_set_isa) {
-			static const uint8_t want[] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
-			if (std_len[op] != want[op])
-				return false;
-			switch (op) {
-			case DW_LNS_copy:
-				if (!add_row(u, mode, &s, false))
-					return false;
-				s.discriminator = 0;
-				break;
-			case DW_LNS_advance_pc:
-				ADVANCE(U32(rd_uleb(r)));
-				break;
-			case DW_LNS_advance_line: {
-				int64_t v = rd_sleb(r);
-				if (v < INT_MIN || v > INT_MAX)
-					return false;
-				s.line += v;
-				break;
-			}
-			case DW_LNS_set_file:
-				s.file = U32(rd_uleb(r));
-				break;
-			case DW_LNS_set_column:
-				s.column = U32(rd_uleb(r));
-				break;
-			case DW_LNS_negate_stmt:
-				s.is_stmt = !s.is_stmt;
-				break;
-			case DW_LNS_set_basic_block:
-				break;
-			case DW_LNS_const_add_pc:
-				if (!line_range)
-					return false;
-				ADVANCE((uint32_t)(255 - opcode_base) / line_range);
-				break;
-			case DW_LNS_fixed_advance_pc:
-				s.addr += rd_fixed(r, 2);
-				s.op_index = 0;
-				break;
-			case DW_LNS_set_prologue_end:
-			case DW_LNS_set_epilogue_begin:
-				break;
-			case DW_LNS_set_isa:
-				s.isa = U32(rd_uleb(r));
-				break;
-			}
-		} else {
-			for (unsigned k = std_len[op]; k > 0; k--)
-				rd_uleb(r);
+			break;
 		}
-		if (r->bad)
+		case OP_BAD:
 			return false;
+		case OP_SKIP:
+			for (unsigned k = g->std_len[op]; k > 0; k--) {
+				uint64_t v_;
+				ULEB(v_);
+				(void)v_;
+			}
+			break;
+		case DW_LNS_copy:
+			if (!add_row(u, mode, &s, false))
+				return false;
+			s.discriminator = 0;
+			break;
+		case DW_LNS_advance_pc: {
+			uint32_t v;
+			ULEB32(v);
+			ADVANCE(v);
+			break;
+		}
+		case DW_LNS_advance_line: {
+			int64_t v;
+			if (__builtin_expect(p < end && !(*p & 0x80), 1)) {
+				uint8_t b = *p++;
+				v = b & 0x40 ? (int64_t)b - 0x80 : (int64_t)b;
+			} else {
+				struct rd t = { p, end, false };
+				v = rd_sleb_slow(&t);
+				p = t.p;
+				if (t.bad)
+					return false;
+			}
+			if (v < INT_MIN || v > INT_MAX)
+				return false;
+			s.line += v;
+			break;
+		}
+		case DW_LNS_set_file:
+			ULEB32(s.file);
+			break;
+		case DW_LNS_set_column:
+			ULEB32(s.column);
+			break;
+		case DW_LNS_negate_stmt:
+			s.is_stmt = !s.is_stmt;
+			break;
+		case DW_LNS_set_basic_block:
+			break;
+		case DW_LNS_const_add_pc:
+			if (!g->line_range)
+				return false;
+			ADVANCE((uint32_t)(255 - g->opcode_base) / g->line_range);
+			break;
+		case DW_LNS_fixed_advance_pc:
+			if (end - p < 2)
+				return false;
+			s.addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
+			s.op_index = 0;
+			break;
+		case DW_LNS_set_prologue_end:
+		case DW_LNS_set_epilogue_begin:
+			break;
+		case DW_LNS_set_isa:
+			ULEB32(s.isa);
+			break;
+		}
 		if (mode == SCAN && u->ckpt_due) {
 			struct dwline_lazy *z = u->lz;
-			if (ARRAY_GROW(z->ck, z->cap_ck, z->nck + 1, u->b->max))
+			if (z->nck >= z->cap_ck && ARRAY_GROW(z->ck, z->cap_ck, z->nck + 1, u->max))
 				return false;
-			z->ck[z->nck++] = (struct ckpt){ u->row, s, r->p };
+			z->ck[z->nck++] = (struct ckpt){ u->row, s, p };
 			u->ckpt_due = false;
 		} else if (mode == BLOCK && u->got == u->want) {
 			break;
 		}
 	}
+	r->p = p;
 	*st = s;
+	*ru = uu;
 #undef ADVANCE
-#undef U32
+#undef ULEB
+#undef ULEB32
 	return true;
 }
 
@@ -804,9 +891,12 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 	if (r.bad || !max_ops || opcode_base <= DW_LNE_set_discriminator ||
 	    (size_t)(r.end - r.p) < (size_t)opcode_base - 1)
 		return NULL;
-	uint8_t std_len[256] = { 0 };
+	struct prog g = { .address_size = address_size, .min_len = min_len, .max_ops = max_ops,
+			  .default_is_stmt = default_is_stmt, .line_range = line_range,
+			  .opcode_base = opcode_base, .line_base = line_base };
 	for (unsigned i = 1; i < opcode_base; i++)
-		std_len[i] = *r.p++;
+		g.std_len[i] = *r.p++;
+	prog_init(&g);
 
 	struct dwline *t = xcalloc(1, sizeof *t);
 	struct builder b = { .t = t, .max = unit_length + 1 };
@@ -827,17 +917,14 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 	struct lstate s0 = { .file = 1, .line = 1, .is_stmt = default_is_stmt };
 	if (ok && lazy) {
 		struct dwline_lazy *z = xcalloc(1, sizeof *z);
-		*z = (struct dwline_lazy){ .end = r.end, .address_size = address_size,
-					   .min_len = min_len, .max_ops = max_ops,
-					   .default_is_stmt = default_is_stmt, .line_base = line_base,
-					   .line_range = line_range, .opcode_base = opcode_base };
-		memcpy(z->std_len, std_len, sizeof std_len);
-		struct run u = { .b = &b, .lz = z };
+		z->end = r.end;
+		z->g = g;
+		struct run u = { .b = &b, .lz = z, .max = b.max };
 		struct rd r2 = r;
 		struct lstate s = s0;
 		size_t nfiles = t->nfiles;
-		ok = run_program(&r2, &u, SCAN, &s, address_size, min_len, max_ops, default_is_stmt,
-				 line_base, line_range, opcode_base, std_len);
+		ok = run_program(&r2, &u, SCAN, &s, &g);
+		t->nrows = u.nrows;
 		if (ok && u.in_seq)
 			seq_close(&u, (uint32_t)t->nrows, false);
 		if (ok && lazy_ready(z)) {
@@ -861,8 +948,7 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 	}
 	if (ok) {
 		struct run u = { .b = &b };
-		ok = run_program(&r, &u, FULL, &s0, address_size, min_len, max_ops, default_is_stmt,
-				 line_base, line_range, opcode_base, std_len);
+		ok = run_program(&r, &u, FULL, &s0, &g);
 	}
 	free(b.dirs);
 	if (!ok) {
@@ -904,9 +990,7 @@ static void decode_block(struct dwline_lazy *z, size_t c, uint32_t seq_end)
 		struct rd r = { k->p, z->end, false };
 		struct lstate s = k->s;
 		/* the scan ran these bytes: this cannot fail */
-		run_program(&r, &u, BLOCK, &s, z->address_size, z->min_len, z->max_ops,
-			    z->default_is_stmt, z->line_base, z->line_range, z->opcode_base,
-			    z->std_len);
+		run_program(&r, &u, BLOCK, &s, &z->g);
 	}
 	z->blk = c + 1;
 	z->blk_n = u.got;
