@@ -9,6 +9,7 @@
 #include "analyze/dwdie.h"
 #include "analyze/elffile.h"
 #include "util/buf.h"
+#include "util/hash.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
 
@@ -63,6 +64,9 @@ struct dwdie_cu {
 	 * when this reader knows it; else such lists are libdw's */
 	bool base_ok;
 	uint64_t base;
+	/* dwdie_inlines' scopes: DIE offset -> struct kids *, made on a
+	 * scope's first walk */
+	struct hmap kids;
 };
 
 #define cu dwdie_cu
@@ -438,15 +442,30 @@ static bool cu_base(struct cu *c)
 	return true;
 }
 
-/* Whether the range list at off holds pc, as dwarf_haspc's loop over
- * dwarf_ranges: 1 yes, 0 no; -1 where libdw must answer (what this reader
- * does not read: indexed addresses, an unknown base; and bad data, whose
- * answer is libdw's). */
-static int list_has(const struct cu *c, uint64_t off, uint64_t pc)
+/* The range list at off, as dwarf_haspc's loop over dwarf_ranges reads it:
+ * without rg, whether it holds pc (1 yes); with rg, its ranges [lo, hi)
+ * in order into rg (at most cap; 2 and no more when the list has more).
+ * 0 at the list's end; -1 where libdw must answer (what this reader does
+ * not read: indexed addresses, an unknown base; and bad data, whose answer
+ * is libdw's), the ranges before it kept. */
+static int list_walk(const struct cu *c, uint64_t off, uint64_t pc, uint64_t (*rg)[2], size_t cap,
+		     size_t *n)
 {
 	const struct dwdie_sections *s = c->s;
 	unsigned w = c->addr_size;
 	uint64_t base = c->base, b, e;
+#define RANGE(lo, hi)                                                                              \
+	do {                                                                                       \
+		if (!rg) {                                                                         \
+			if (pc >= (lo) && pc < (hi))                                               \
+				return 1;                                                          \
+		} else if (*n == cap) {                                                            \
+			return 2;                                                                  \
+		} else {                                                                           \
+			rg[*n][0] = (lo);                                                          \
+			rg[(*n)++][1] = (hi);                                                      \
+		}                                                                                  \
+	} while (0)
 	if (!c->base_ok)
 		return -1;
 	if (c->version < 5) {
@@ -465,8 +484,7 @@ static int list_has(const struct cu *c, uint64_t off, uint64_t pc)
 			}
 			if (!b && !e)
 				return 0;
-			if (pc >= b + base && pc < e + base)
-				return 1;
+			RANGE(b + base, e + base);
 		}
 	}
 	if (!s->rnglists || off >= s->rnglists_size)
@@ -501,26 +519,9 @@ static int list_has(const struct cu *c, uint64_t off, uint64_t pc)
 		default: /* indexed (.debug_addr) forms, bad codes */
 			return -1;
 		}
-		if (pc >= b && pc < e)
-			return 1;
+		RANGE(b, e);
 	}
-}
-
-/* dwarf_haspc (d, pc) > 0: 1 yes, 0 no, -1 ask libdw. */
-static int die_haspc(const struct cu *c, const struct die *d, uint64_t pc)
-{
-	if (d->has_low && d->has_high) {
-		/* dwarf_ranges: one range from DW_AT_low_pc and DW_AT_high_pc */
-		if (!d->low_ok || !d->high_ok)
-			return -1;
-		uint64_t hi = d->high_const ? d->low + d->high : d->high;
-		return pc >= d->low && pc < hi;
-	}
-	if (!d->has_ranges)
-		return 0;
-	if (!d->ranges_ok)
-		return -1;
-	return list_has(c, d->ranges, pc);
+#undef RANGE
 }
 
 /* dwarf_siblingof from d: the next sibling into *next (NULL: none);
@@ -618,6 +619,7 @@ struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, 
 	struct rd r = { s->info + cu_off, s->info + s->info_size };
 	struct cu *c = xcalloc(1, sizeof *c);
 	*c = (struct cu){ .s = s, .sec = s->info, .start = r.p, .types = types };
+	hmap_init(&c->kids);
 	uint64_t len, version, x, abbrev_off;
 	if (!fixed(&r, 4, &len))
 		goto fail;
@@ -659,10 +661,13 @@ fail:
 	return NULL;
 }
 
+static void kids_free(void *p);
+
 void dwdie_cu_free(struct dwdie_cu *c)
 {
 	if (!c)
 		return;
+	hmap_release_vals(&c->kids, kids_free);
 	free(c->ab);
 	free(c->spec);
 	free(c);
@@ -680,6 +685,141 @@ static bool is_block(uint32_t tag)
 	       tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt || tag == DW_TAG_common_block;
 }
 
+/*
+ * A scope's children that dwdie_inlines tests (inlined subroutines and
+ * blocks), in DIE order, each with its ranges as dwarf_haspc reads them. A
+ * walk from a function to an address visits every child of each scope on
+ * the way until the one holding the address; in a big function (thousands
+ * of variables, call sites and inlined calls) that was most of the walk,
+ * and a profile asks for many addresses of the same functions. So a
+ * scope's children are read once, all of them, and later walks test only
+ * these, without reading a DIE or a range list again.
+ */
+enum kid_kind {
+	KID_RANGE,     /* DW_AT_low_pc/DW_AT_high_pc: [lo, hi) */
+	KID_LIST,      /* DW_AT_ranges, decoded: rg[first .. first + nr); then
+			* list_bad: -1 (libdw answers), else 0 */
+	KID_LIST_LONG, /* DW_AT_ranges of more than KID_LIST_MAX: read each time */
+	KID_ASK,       /* libdw answers (v->haspc) */
+};
+#define KID_LIST_MAX 16
+
+struct kid {
+	uint64_t off;                /* .debug_info offset */
+	uint64_t lo, hi;             /* KID_RANGE; KID_LIST_LONG: lo is the list */
+	uint32_t first, nr;          /* KID_LIST */
+	uint8_t kind;
+	bool inl;                    /* inlined subroutine, else a block */
+	bool list_bad;
+};
+
+struct kids {
+	size_t n;
+	/* reading the children failed after the last of these: a walk that
+	 * passes them all fails (where the uncached walk would have) */
+	bool bad_tail;
+	uint64_t (*rg)[2];           /* the decoded lists' ranges */
+	struct kid k[];
+};
+
+static void kids_free(void *p)
+{
+	struct kids *ks = p;
+	free(ks->rg);
+	free(ks);
+}
+
+static struct kids *scope_kids(struct cu *c, const struct die *scope)
+{
+	uint64_t key = (uint64_t)(scope->at - c->sec);
+	struct kids *ks = hmap_get(&c->kids, key);
+	if (ks)
+		return ks;
+	size_t n = 0, cap = 8, nrg = 0, cap_rg = 0;
+	uint64_t(*rg)[2] = NULL;
+	ks = xmalloc(sizeof *ks + cap * sizeof ks->k[0]);
+	ks->bad_tail = false;
+	const uint8_t *q;
+	first_child(c, scope, &q);
+	while (q) {
+		struct die d;
+		if (!read_die(c, q, &d, false)) {
+			ks->bad_tail = true;
+			break;
+		}
+		uint32_t tag = d.ab->tag;
+		struct kid k = { .off = (uint64_t)(q - c->sec),
+				 .inl = tag == DW_TAG_inlined_subroutine };
+		bool keep = true;
+		if (tag != DW_TAG_inlined_subroutine && !is_block(tag)) {
+			keep = false;
+		} else if (d.has_low && d.has_high) {
+			/* dwarf_ranges: one range from DW_AT_low_pc and DW_AT_high_pc */
+			k.kind = d.low_ok && d.high_ok ? KID_RANGE : KID_ASK;
+			k.lo = d.low;
+			k.hi = d.high_const ? d.low + d.high : d.high;
+		} else if (!d.has_ranges) {
+			keep = false; /* no ranges: never holds pc */
+		} else if (!d.ranges_ok) {
+			k.kind = KID_ASK;
+		} else {
+			uint64_t tmp[KID_LIST_MAX][2];
+			size_t m = 0;
+			int r = list_walk(c, d.ranges, 0, tmp, KID_LIST_MAX, &m);
+			if (r == 2) {
+				k.kind = KID_LIST_LONG;
+				k.lo = d.ranges;
+			} else {
+				if (ARRAY_GROW(rg, cap_rg, nrg + m, (size_t)1 << 24)) {
+					ks->bad_tail = true; /* not reached: bounded by the DIEs */
+					break;
+				}
+				memcpy(rg + nrg, tmp, m * sizeof tmp[0]);
+				k.kind = KID_LIST;
+				k.first = (uint32_t)nrg;
+				k.nr = (uint32_t)m;
+				k.list_bad = r < 0;
+				nrg += m;
+			}
+		}
+		if (keep) {
+			if (n == cap) {
+				cap *= 2;
+				ks = xrealloc(ks, sizeof *ks + cap * sizeof ks->k[0]);
+			}
+			ks->k[n++] = k;
+		}
+		if (!next_sibling(c, &d, &q)) {
+			ks->bad_tail = true;
+			break;
+		}
+	}
+	ks->n = n;
+	ks->rg = rg;
+	if (n + 1 < cap)
+		ks = xrealloc(ks, sizeof *ks + (n ? n : 1) * sizeof ks->k[0]);
+	hmap_put(&c->kids, key, ks);
+	return ks;
+}
+
+/* dwarf_haspc (k, pc) > 0: 1 yes, 0 no, -1 ask libdw. */
+static int kid_haspc(const struct cu *c, const struct kids *ks, const struct kid *k, uint64_t pc)
+{
+	switch (k->kind) {
+	case KID_RANGE:
+		return pc >= k->lo && pc < k->hi;
+	case KID_LIST:
+		for (uint32_t i = 0; i < k->nr; i++)
+			if (pc >= ks->rg[k->first + i][0] && pc < ks->rg[k->first + i][1])
+				return 1;
+		return k->list_bad ? -1 : 0;
+	case KID_LIST_LONG:
+		return list_walk(c, k->lo, pc, NULL, 0, NULL);
+	default:
+		return -1;
+	}
+}
+
 int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *path, int max,
 		  const struct dwdie_visitor *v)
 {
@@ -691,37 +831,25 @@ int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *pa
 	int n = 0;
 	path[n++] = fn_off;
 	for (int guard = 0; guard < 256 && n < max; guard++) {
-		const uint8_t *q;
-		bool found = false, descend = false;
-		if (!first_child(c, &scope, &q))
-			return -1;
-		while (q) {
-			struct die d;
-			if (!read_die(c, q, &d, false))
-				return -1;
-			uint32_t tag = d.ab->tag;
-			if (tag == DW_TAG_inlined_subroutine || is_block(tag)) {
-				uint64_t off = (uint64_t)(q - c->sec);
-				int h = die_haspc(c, &d, pc);
-				if (h < 0)
-					h = v->haspc(v->ctx, off, pc);
-				if (h > 0) {
-					if (tag == DW_TAG_inlined_subroutine) {
-						path[n++] = off;
-						found = true;
-					} else {
-						descend = true;
-					}
-					if (!read_die(c, q, &scope, true))
-						return -1;
-					break;
-				}
-			}
-			if (!next_sibling(c, &d, &q))
-				return -1;
+		const struct kids *ks = scope_kids(c, &scope);
+		const struct kid *hit = NULL;
+		for (size_t i = 0; i < ks->n && !hit; i++) {
+			const struct kid *k = &ks->k[i];
+			int h = kid_haspc(c, ks, k, pc);
+			if (h < 0)
+				h = v->haspc(v->ctx, k->off, pc);
+			if (h > 0)
+				hit = k;
 		}
-		if (!found && !descend)
+		if (!hit) {
+			if (ks->bad_tail)
+				return -1;
 			break;
+		}
+		if (hit->inl)
+			path[n++] = hit->off;
+		if (!read_die(c, c->sec + hit->off, &scope, true))
+			return -1;
 	}
 	return n;
 }

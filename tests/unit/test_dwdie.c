@@ -329,6 +329,57 @@ TEST(dwdie_inline_walk_dwarf5_rnglists)
 	check_walks(&sec, off);
 }
 
+/* A scope's children are read once and kept (scope_kids): the kept walk
+ * must answer as the walk that reads them each time, asking "libdw" the
+ * same DIEs, with a range list longer than those kept decoded (20 ranges),
+ * a list that turns bad after a range (libdw answers past it), and a DIE
+ * the reader cannot read after them: a walk that finds its inline before
+ * it succeeds, one that passes every child fails, each time. */
+TEST(dwdie_inline_walk_kept_children)
+{
+	struct bytes ab = { .n = 0 }, body = { .n = 0 }, info = { .n = 0 }, rl = { .n = 0 };
+	inline_abbrevs(&ab);
+	uint64_t f = 15 + body.n;
+	u8(&body, 9), u64(&body, 0x1000), u32(&body, 0x100);
+	uint64_t a1 = 15 + body.n;
+	u8(&body, 10), u32(&body, 0), u8(&body, 0);
+	uint64_t a2 = 15 + body.n;
+	u8(&body, 10), u32(&body, 16 + 20 * 16 + 16), u8(&body, 0);
+	u8(&body, 13); /* no such abbreviation */
+	u8(&body, 0), u8(&body, 0);
+	unit(&info, &body);
+	/* at 0: base 0x1000, 20 ranges [0x10 + 4i, 0x12 + 4i), the end; then
+	 * base 0x1000, [0x90, 0xa0), a bad entry (two escapes) */
+	u64(&rl, UINT64_MAX), u64(&rl, 0x1000);
+	for (unsigned i = 0; i < 20; i++)
+		u64(&rl, 0x10 + 4 * i), u64(&rl, 0x12 + 4 * i);
+	u64(&rl, 0), u64(&rl, 0);
+	u64(&rl, UINT64_MAX), u64(&rl, 0x1000), u64(&rl, 0x90), u64(&rl, 0xa0);
+	u64(&rl, UINT64_MAX), u64(&rl, UINT64_MAX);
+	struct dwdie_sections sec = { .info = info.b, .abbrev = ab.b, .ranges = rl.b,
+				      .info_size = info.n, .abbrev_size = ab.n,
+				      .ranges_size = rl.n };
+	struct dwdie_visitor v = { on_range, on_ask, count_haspc, NULL };
+	struct dwdie_cu *c = dwdie_cu_open(&sec, 0, false);
+	CHECK(c != NULL);
+	uint64_t path[8];
+	for (int round = 0; round < 2; round++) {
+		asked = 0;
+		CHECK_EQ(dwdie_inlines(c, f, 0x1055, path, 8, &v), 2); /* A1's 18th range */
+		CHECK_EQ(path[1], a1);
+		CHECK_EQ(dwdie_inlines(c, f, 0x1011, path, 8, &v), 2); /* its first */
+		CHECK_EQ(dwdie_inlines(c, f, 0x1012, path, 8, &v), -1); /* between: to the bad DIE */
+		CHECK_EQ(asked, 1); /* A2's list, past its range */
+		CHECK_EQ(dwdie_inlines(c, f, 0x1095, path, 8, &v), 2); /* A2's range */
+		CHECK_EQ(path[1], a2);
+		CHECK_EQ(asked, 1);
+		CHECK_EQ(dwdie_inlines(c, f, 0x1070, path, 8, &v), 2); /* A2, by "libdw" */
+		CHECK_EQ(path[1], a2);
+		CHECK_EQ(asked, 2);
+	}
+	dwdie_cu_free(c);
+}
+
 /* ---- the same index as libdw's walk on real files ------------------------ */
 
 struct fr {
