@@ -770,11 +770,12 @@ static struct kids *scope_kids(struct cu *c, const struct die *scope)
 				k.kind = KID_LIST_LONG;
 				k.lo = d.ranges;
 			} else {
-				if (ARRAY_GROW(rg, cap_rg, nrg + m, (size_t)1 << 24)) {
+				if (m && ARRAY_GROW(rg, cap_rg, nrg + m, (size_t)1 << 24)) {
 					ks->bad_tail = true; /* not reached: bounded by the DIEs */
 					break;
 				}
-				memcpy(rg + nrg, tmp, m * sizeof tmp[0]);
+				if (m)
+					memcpy(rg + nrg, tmp, m * sizeof tmp[0]);
 				k.kind = KID_LIST;
 				k.first = (uint32_t)nrg;
 				k.nr = (uint32_t)m;

@@ -162,7 +162,7 @@ struct lstate {
 struct ckpt {
 	struct dwline_row row;     /* the row at the checkpoint */
 	struct lstate s;           /* the registers after it */
-	const uint8_t *p;          /* the program after it */
+	uint64_t pos;              /* the program after it: its offset in .debug_line */
 };
 
 struct lseq {
@@ -170,7 +170,7 @@ struct lseq {
 	uint32_t first, n;         /* rows [first, first + n) in table order */
 	uint32_t c0, c1;           /* checkpoints [c0, c1) */
 	uint32_t trailing;         /* rows at end_addr just before the end row */
-	bool has_end, monotone;
+	uint8_t has_end, monotone; /* (bytes: any value of a kept index is one) */
 	/* the first and last rows once the end row is moved (sort_rows) */
 	struct dwline_row fm, lm;
 };
@@ -225,8 +225,11 @@ static void prog_init(struct prog *g)
 }
 
 struct dwline_lazy {
+	const uint8_t *base;       /* .debug_line */
 	const uint8_t *end;        /* of the unit */
 	struct prog g;
+	size_t nfiles_hdr;         /* the header's files (the program may define more) */
+	bool borrowed;             /* ck is a kept index's (dwline_open_indexed), not ours */
 	struct ckpt *ck;
 	size_t nck, cap_ck;
 	struct lseq *sq;           /* in table order while scanning, then sorted */
@@ -781,7 +784,7 @@ static INLINE bool run_program(struct rd *r, struct run *ru, enum run_mode mode,
 			struct dwline_lazy *z = u->lz;
 			if (z->nck >= z->cap_ck && ARRAY_GROW(z->ck, z->cap_ck, z->nck + 1, u->max))
 				return false;
-			z->ck[z->nck++] = (struct ckpt){ u->row, s, p };
+			z->ck[z->nck++] = (struct ckpt){ u->row, s, (uint64_t)(p - z->base) };
 			u->ckpt_due = false;
 		} else if (mode == BLOCK && u->got == u->want) {
 			break;
@@ -852,8 +855,180 @@ static bool lazy_ready(struct dwline_lazy *z)
 	return true;
 }
 
+/*
+ * A table's index: what the scan found (its sequences, sorted, and
+ * checkpoints), kept across runs by the caller (linecache.c) so that a
+ * later run of the same file opens the table without running its program.
+ * Or, for a table the scan found out of order, only that: the next run
+ * decodes it in full at once.
+ *
+ *   struct idx_hdr, then struct lseq[nsq], struct ckpt[nck]
+ *
+ * An index is used only when it checks against the table (adopt_index):
+ * its layout, the header's file count, the rows within the unit, the
+ * sequences in order without overlap, every checkpoint's row inside its
+ * sequence, at most CKPT_ROWS + 1 rows apart, its program position inside
+ * the unit, its line register an int (as the scan's rows). A damaged index can then give a wrong row, never a read or a
+ * write outside the table or the index.
+ */
+enum { DWLINE_IDX_LAZY = 1, DWLINE_IDX_FULL = 2 };
+
+struct idx_hdr {
+	uint32_t version;          /* DWLINE_INDEX_VERSION */
+	uint32_t state;            /* DWLINE_IDX_LAZY or DWLINE_IDX_FULL */
+	uint16_t ckpt_rows, ckpt_size, seq_size, row_size;
+	uint32_t address_size, zero; /* (no padding: every byte written is set) */
+	uint64_t nrows, nfiles, nsq, nck;
+};
+
+#define DWLINE_INDEX_VERSION 1
+
+static void row_copy(struct dwline_row *to, const struct dwline_row *from)
+{
+	to->addr = from->addr;
+	to->line = from->line;
+	to->file = from->file;
+	to->column = from->column;
+	to->end_sequence = from->end_sequence;
+	to->idx = from->idx;
+}
+
+size_t dwline_index(const struct dwline *t, void *out)
+{
+	struct idx_hdr h = { .version = DWLINE_INDEX_VERSION, .ckpt_rows = CKPT_ROWS,
+			     .ckpt_size = sizeof(struct ckpt), .seq_size = sizeof(struct lseq),
+			     .row_size = sizeof(struct dwline_row) };
+	const struct dwline_lazy *z = t->lazy;
+	if (z) {
+		if (z->nfiles_hdr != t->nfiles)
+			return 0; /* the program defines files: only its run has them */
+		h.state = DWLINE_IDX_LAZY;
+		h.address_size = z->g.address_size;
+		h.nrows = t->nrows;
+		h.nfiles = t->nfiles;
+		h.nsq = z->nsq;
+		h.nck = z->nck;
+	} else if (t->scanned_full) {
+		h.state = DWLINE_IDX_FULL;
+	} else {
+		return 0;
+	}
+	size_t size = sizeof h + h.nsq * sizeof(struct lseq) + h.nck * sizeof(struct ckpt);
+	if (out) {
+		/* field by field into zeroed bytes: no padding byte of ours
+		 * (whatever it held) goes to the file */
+		uint8_t *o = out;
+		memset(o, 0, size);
+		memcpy(o, &h, sizeof h);
+		struct lseq *sq = (void *)(o + sizeof h);
+		struct ckpt *ck = (void *)(o + sizeof h + h.nsq * sizeof *sq);
+		for (size_t i = 0; z && i < z->nsq; i++) {
+			const struct lseq *q = &z->sq[i];
+			sq[i].first_addr = q->first_addr;
+			sq[i].end_addr = q->end_addr;
+			sq[i].first = q->first;
+			sq[i].n = q->n;
+			sq[i].c0 = q->c0;
+			sq[i].c1 = q->c1;
+			sq[i].trailing = q->trailing;
+			sq[i].has_end = q->has_end;
+			sq[i].monotone = q->monotone;
+			row_copy(&sq[i].fm, &q->fm);
+			row_copy(&sq[i].lm, &q->lm);
+		}
+		for (size_t i = 0; z && i < z->nck; i++) {
+			const struct ckpt *k = &z->ck[i];
+			row_copy(&ck[i].row, &k->row);
+			ck[i].s.addr = k->s.addr;
+			ck[i].s.op_index = k->s.op_index;
+			ck[i].s.file = k->s.file;
+			ck[i].s.column = k->s.column;
+			ck[i].s.isa = k->s.isa;
+			ck[i].s.discriminator = k->s.discriminator;
+			ck[i].s.line = k->s.line;
+			ck[i].s.is_stmt = k->s.is_stmt;
+			ck[i].pos = k->pos;
+		}
+	}
+	return size;
+}
+
+/* Take the index idx for table t, whose program runs over [prog, end) of
+ * .debug_line (base): DWLINE_IDX_LAZY (t is lazy, its checkpoints those of
+ * idx, which must outlive it), DWLINE_IDX_FULL (decode it in full), or 0
+ * when idx does not fit t. */
+static int adopt_index(struct dwline *t, const struct prog *g, const uint8_t *base,
+		       const uint8_t *prog, const uint8_t *end, size_t max_rows, const void *idx,
+		       size_t size)
+{
+	struct idx_hdr h;
+	if (size < sizeof h || (uintptr_t)idx % _Alignof(struct ckpt))
+		return 0;
+	memcpy(&h, idx, sizeof h);
+	if (h.version != DWLINE_INDEX_VERSION || h.ckpt_rows != CKPT_ROWS ||
+	    h.ckpt_size != sizeof(struct ckpt) || h.seq_size != sizeof(struct lseq) ||
+	    h.row_size != sizeof(struct dwline_row))
+		return 0;
+	if (h.state == DWLINE_IDX_FULL)
+		return size == sizeof h ? DWLINE_IDX_FULL : 0;
+	if (h.state != DWLINE_IDX_LAZY || h.address_size != g->address_size ||
+	    h.nfiles != t->nfiles || h.nrows > max_rows || h.nsq > h.nrows || h.nck > h.nrows ||
+	    size != sizeof h + h.nsq * sizeof(struct lseq) + h.nck * sizeof(struct ckpt))
+		return 0;
+	const uint8_t *p = idx;
+	size_t nsq = (size_t)h.nsq, nck = (size_t)h.nck;
+	uint32_t nrows = (uint32_t)h.nrows;
+	const struct ckpt *ck = (const void *)(p + sizeof h + nsq * sizeof(struct lseq));
+	struct lseq *sq = xmalloc((nsq ? nsq : 1) * sizeof *sq);
+	memcpy(sq, p + sizeof h, nsq * sizeof *sq);
+	uint64_t lo = (uint64_t)(prog - base), hi = (uint64_t)(end - base);
+	bool ok = true;
+	for (size_t i = 0; i < nsq && ok; i++) {
+		struct lseq *q = &sq[i];
+		ok = q->monotone == 1 && q->has_end <= 1 && q->n && q->first < nrows &&
+		     q->n <= nrows - q->first && q->trailing < q->n && q->c0 <= q->c1 &&
+		     q->c1 <= nck;
+		if (!ok)
+			break;
+		seq_ends(q);
+		if (i && row_cmp(&sq[i - 1].lm, &q->fm) > 0)
+			ok = false;
+		uint32_t seq_end = q->first + q->n;
+		for (uint32_t c = q->c0; c < q->c1 && ok; c++) {
+			const struct ckpt *k = &ck[c];
+			uint32_t next = c + 1 < nck ? ck[c + 1].row.idx : seq_end;
+			if (next > seq_end)
+				next = seq_end;
+			ok = k->row.idx >= q->first && k->row.idx < seq_end &&
+			     (c != q->c0 || k->row.idx == q->first) && next > k->row.idx &&
+			     next - k->row.idx <= CKPT_ROWS + 1 && k->pos >= lo && k->pos <= hi &&
+			     k->s.line >= INT_MIN && k->s.line <= INT_MAX &&
+			     (c == q->c0 || (k->row.idx > ck[c - 1].row.idx &&
+					     k->row.addr >= ck[c - 1].row.addr));
+		}
+	}
+	if (!ok) {
+		free(sq);
+		return 0;
+	}
+	struct dwline_lazy *z = xcalloc(1, sizeof *z);
+	z->base = base;
+	z->end = end;
+	z->g = *g;
+	z->nfiles_hdr = t->nfiles;
+	z->borrowed = true;
+	z->ck = (struct ckpt *)ck;
+	z->nck = nck;
+	z->sq = sq;
+	z->nsq = nsq;
+	t->nrows = nrows;
+	t->lazy = z;
+	return DWLINE_IDX_LAZY;
+}
+
 static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off,
-				 const char *comp_dir, unsigned address_size, bool lazy)
+				 const char *comp_dir, unsigned address_size, bool lazy,
+				 const void *idx, size_t idx_size, bool *idx_used)
 {
 	if (!sec->line || off >= sec->line_size)
 		return NULL;
@@ -915,10 +1090,24 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 	if (ok && r.p != header_start + header_length)
 		ok = false;
 	struct lstate s0 = { .file = 1, .line = 1, .is_stmt = default_is_stmt };
+	if (ok && lazy && idx) {
+		/* an earlier run's scan of this table */
+		int st = adopt_index(t, &g, sec->line, r.p, r.end, b.max, idx, idx_size);
+		if (st) {
+			*idx_used = true;
+			if (st == DWLINE_IDX_LAZY) {
+				free(b.dirs);
+				return t;
+			}
+			lazy = false; /* the scan found the table needs sorting */
+		}
+	}
 	if (ok && lazy) {
 		struct dwline_lazy *z = xcalloc(1, sizeof *z);
+		z->base = sec->line;
 		z->end = r.end;
 		z->g = g;
+		z->nfiles_hdr = t->nfiles;
 		struct run u = { .b = &b, .lz = z, .max = b.max };
 		struct rd r2 = r;
 		struct lstate s = s0;
@@ -945,6 +1134,7 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 		while (t->nfiles > nfiles)
 			free(t->files[--t->nfiles]);
 		t->nrows = 0;
+		t->scanned_full = ok;
 	}
 	if (ok) {
 		struct run u = { .b = &b };
@@ -965,13 +1155,21 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
 			   unsigned address_size)
 {
-	return open_table(sec, off, comp_dir, address_size, true);
+	return open_table(sec, off, comp_dir, address_size, true, NULL, 0, NULL);
+}
+
+struct dwline *dwline_open_indexed(const struct dwline_sections *sec, uint64_t off,
+				   const char *comp_dir, unsigned address_size, const void *idx,
+				   size_t size, bool *used)
+{
+	*used = false;
+	return open_table(sec, off, comp_dir, address_size, true, idx, size, used);
 }
 
 struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
 				const char *comp_dir, unsigned address_size)
 {
-	return open_table(sec, off, comp_dir, address_size, false);
+	return open_table(sec, off, comp_dir, address_size, false, NULL, 0, NULL);
 }
 
 /* The rows of checkpoint c's block into z->rows. */
@@ -983,11 +1181,14 @@ static void decode_block(struct dwline_lazy *z, size_t c, uint32_t seq_end)
 	uint32_t next = c + 1 < z->nck ? z->ck[c + 1].row.idx : seq_end;
 	if (next > seq_end)
 		next = seq_end;
+	/* a block is at most CKPT_ROWS rows and an end row (adopt_index
+	 * checks a kept index for that; this holds whatever it holds) */
+	uint32_t want = next > k->row.idx ? next - k->row.idx : 1;
 	struct run u = { .lz = z, .out = z->rows, .got = 1,
-			 .want = next - k->row.idx };
+			 .want = want < CKPT_ROWS + 1 ? want : CKPT_ROWS + 1 };
 	z->rows[0] = k->row;
 	if (u.want > 1) {
-		struct rd r = { k->p, z->end, false };
+		struct rd r = { z->base + k->pos, z->end, false };
 		struct lstate s = k->s;
 		/* the scan ran these bytes: this cannot fail */
 		run_program(&r, &u, BLOCK, &s, &z->g);
@@ -1032,7 +1233,7 @@ static bool lazy_find(struct dwline_lazy *z, uint64_t addr, struct dwline_row *o
 		/* sort_rows put it before the rows at its address: the last of
 		 * those answers, unless it is the table's last row (made an
 		 * end) */
-		if (!q->trailing || last_seq)
+		if (!q->trailing || last_seq || !i)
 			return false;
 		w = &z->rows[i - 1];
 	} else if (last_seq && w->idx == q->first + q->n - 1) {
@@ -1077,7 +1278,8 @@ void dwline_free(struct dwline *t)
 	free(t->files);
 	free(t->rows);
 	if (t->lazy) {
-		free(t->lazy->ck);
+		if (!t->lazy->borrowed)
+			free(t->lazy->ck);
 		free(t->lazy->sq);
 		free(t->lazy);
 	}

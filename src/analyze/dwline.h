@@ -41,6 +41,7 @@ struct dwline {
 	char **files;            /* libdw's Dwarf_Files order; NULL-free */
 	size_t nfiles;
 	struct dwline_lazy *lazy; /* dwline_open: what finds rows without keeping them */
+	bool scanned_full;        /* dwline_open found the rows must be sorted: all kept */
 };
 
 /* The sections a table reads (NULL/0 when absent). */
@@ -59,6 +60,20 @@ bool dwline_sections_of(Elf *e, struct dwline_sections *sec);
  * sequences overlap: see dwline.c. */
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
 			   unsigned address_size);
+/* What dwline_open's scan found for t (its index), for a later run of the
+ * same file to open the table without the scan: the index's size (8-byte
+ * aligned), written to out (that many bytes) unless out is NULL; 0 when t
+ * has none (a table from dwline_open_full, or whose program defines files).
+ * The layout is this build's (host byte order, versioned). */
+size_t dwline_index(const struct dwline *t, void *out);
+/* dwline_open with idx (size bytes, 8-byte aligned, from dwline_index on
+ * the same table of the same file; it must outlive the table) in place of
+ * the scan; *used says whether it was (it is not when it does not check
+ * against the table: then the table is scanned, as by dwline_open). The
+ * answers are dwline_open's either way. */
+struct dwline *dwline_open_indexed(const struct dwline_sections *sec, uint64_t off,
+				   const char *comp_dir, unsigned address_size, const void *idx,
+				   size_t size, bool *used);
 /* The same table with every row decoded and kept in rows (tests, fuzzing). */
 struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
 				const char *comp_dir, unsigned address_size);

@@ -22,6 +22,7 @@
 #include "analyze/dwdie.h"
 #include "analyze/dwline.h"
 #include "analyze/elffile.h"
+#include "analyze/dwindex.h"
 #include "analyze/symbols.h"
 #include "util/amap.h"
 #include "util/arena.h"
@@ -52,6 +53,11 @@ struct dso_dwarf {
 	struct hmap lines;
 	struct dwline_sections sec;
 	int sec_state;         /* 0: not looked up, 1: usable, -1: libdw only */
+	/* line tables' and CUs' indexes kept across runs (dwindex.h), of
+	 * the file libdw reads (dwarf_fd), opened on first use */
+	int dwarf_fd;
+	struct dwindex *dx;
+	bool dx_tried;
 	/* the sections dwdie reads for the CU index, and the same states */
 	struct dwdie_sections dies;
 	int dies_state;
@@ -106,6 +112,19 @@ static bool line_sections(struct dso_dwarf *dw)
 	return dw->sec_state > 0;
 }
 
+/* dw's kept indexes (dwindex.h), opened on first use; NULL when none. */
+static struct dwindex *dwindex_of(struct dso_dwarf *dw)
+{
+	if (!dw->dx_tried) {
+		dw->dx_tried = true;
+		dw->dx = dwindex_open(dw->dwarf_fd);
+	}
+	return dw->dx;
+}
+
+/* Line tables of fewer rows are scanned each run, not kept. */
+#define LINES_MIN_ROWS 1024
+
 /* cu's line table from dwline, or NULL: libdw decides. Cached by the
  * table's offset (libdw's key too: CUs sharing a table share the first
  * one's comp_dir). */
@@ -124,7 +143,19 @@ static struct dwline *cu_lines(struct dso_dwarf *dw, Dwarf_Die *cu)
 		const char *comp_dir = NULL;
 		if (dwarf_attr(cu, DW_AT_comp_dir, &a))
 			comp_dir = dwarf_formstring(&a);
-		t = dwline_open(&dw->sec, off, comp_dir, asz);
+		struct dwindex *dx = dwindex_of(dw);
+		size_t isz;
+		const void *idx = dx ? dwindex_find(dx, DWINDEX_LINES, off, &isz) : NULL;
+		bool used = false;
+		t = idx ? dwline_open_indexed(&dw->sec, off, comp_dir, asz, idx, isz, &used)
+			: dwline_open(&dw->sec, off, comp_dir, asz);
+		/* kept: tables whose scan costs more than their share of a file */
+		size_t size;
+		if (t && dx && !used && t->nrows >= LINES_MIN_ROWS && (size = dwline_index(t, NULL))) {
+			void *p = xmalloc(size);
+			dwline_index(t, p);
+			dwindex_add(dx, DWINDEX_LINES, off, p, size);
+		}
 	}
 	hmap_put(&dw->lines, off + 1, t ? t : &no_lines);
 	return t;
@@ -156,12 +187,16 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 	amap_init(&dw->inl);
 	hmap_init(&dw->lines);
 	dw->cache_fd = -1;
+	dw->dwarf_fd = -1;
 	if (d->debug_elf) {
 		bool cache = dwcache_wanted(d->debug_elf);
 		if (cache)
 			dw->cache_elf = dwcache_open(d->debug_elf, &dw->cache_fd);
 		if (dw->cache_elf) {
 			dw->dwarf = dwarf_begin_elf(dw->cache_elf, DWARF_C_READ, NULL);
+			/* the copy's sections are the debug file's, decompressed
+			 * (as dwline reads the debug file's): its tables too */
+			dw->dwarf_fd = d->debug_fd;
 			if (!dw->dwarf) {
 				elf_end(dw->cache_elf);
 				close(dw->cache_fd);
@@ -171,12 +206,15 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 		}
 		if (!dw->dwarf) {
 			dw->dwarf = dwarf_begin_elf(d->debug_elf, DWARF_C_READ, NULL);
+			dw->dwarf_fd = d->debug_fd;
 			if (dw->dwarf && cache)
 				dwcache_store(d->debug_elf);
 		}
 	}
-	if (!dw->dwarf && d->elf)
+	if (!dw->dwarf && d->elf) {
 		dw->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+		dw->dwarf_fd = d->fd;
+	}
 	d->dw = dw;
 	return dw;
 }
@@ -242,7 +280,7 @@ static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64
 struct fn_range {
 	uint64_t lo, hi;
 	uint64_t off;      /* DIE offset */
-	uint32_t seq;      /* DIE order */
+	uint64_t seq;      /* DIE order (64 bits: no padding in a kept index) */
 };
 
 struct cu_index {
@@ -276,7 +314,7 @@ static void add_fn(struct cu_index *ix, uint64_t lo, uint64_t hi, uint64_t off)
 		ix->cap = ix->cap ? ix->cap * 2 : 64;
 		ix->r = xrealloc(ix->r, ix->cap * sizeof(*ix->r));
 	}
-	ix->r[ix->n] = (struct fn_range){ lo, hi, off, (uint32_t)ix->n };
+	ix->r[ix->n] = (struct fn_range){ lo, hi, off, ix->n };
 	ix->n++;
 }
 
@@ -350,6 +388,57 @@ static void index_cu(struct dso_dwarf *dw, struct cu_index *ix, Dwarf_Die *cu, b
 	index_scope(ix, cu, 0, types);
 }
 
+/*
+ * A CU's index kept across runs (dwindex.h, DWINDEX_FUNCS): the sorted
+ * ranges as index_cu and the sort made them, and whether dwdie made them
+ * (its reader of the CU then does the inline walks, as after index_cu).
+ * FN_INDEX_VERSION names the way index_cu builds an index: change it with
+ * that. Used only when it checks: its size, every range non-empty, the
+ * order of the sort.
+ */
+struct fn_index_hdr {
+	uint32_t version;
+	uint32_t by_dwdie;
+	uint64_t n;
+};
+#define FN_INDEX_VERSION 1
+
+/* ix's ranges from the kept index p: 1 (libdw made them), 2 (dwdie), 0
+ * when p does not check. */
+static int fn_index_load(struct cu_index *ix, const void *p, size_t size)
+{
+	struct fn_index_hdr h;
+	if (size < sizeof h)
+		return 0;
+	memcpy(&h, p, sizeof h);
+	if (h.version != FN_INDEX_VERSION || h.by_dwdie > 1 ||
+	    h.n > (size - sizeof h) / sizeof(struct fn_range) ||
+	    size != sizeof h + h.n * sizeof(struct fn_range))
+		return 0;
+	size_t n = (size_t)h.n;
+	struct fn_range *r = xmalloc((n ? n : 1) * sizeof *r);
+	memcpy(r, (const uint8_t *)p + sizeof h, n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].lo >= r[i].hi || (i && fn_range_cmp(&r[i - 1], &r[i]) > 0)) {
+			free(r);
+			return 0;
+		}
+	ix->r = r;
+	ix->n = ix->cap = n;
+	return h.by_dwdie ? 2 : 1;
+}
+
+static void fn_index_keep(struct dwindex *dx, uint64_t key, const struct cu_index *ix)
+{
+	struct fn_index_hdr h = { FN_INDEX_VERSION, ix->dc != NULL, ix->n };
+	size_t size = sizeof h + ix->n * sizeof *ix->r;
+	uint8_t *p = xmalloc(size);
+	memcpy(p, &h, sizeof h);
+	if (ix->n)
+		memcpy(p + sizeof h, ix->r, ix->n * sizeof *ix->r);
+	dwindex_add(dx, DWINDEX_FUNCS, key, p, size);
+}
+
 static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 {
 	uint64_t key = dwarf_dieoffset(cu);
@@ -362,8 +451,30 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 	if (dwarf_attr(cu, DW_AT_language, &a))
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
-	index_cu(dw, ix, cu, !lang_is_c(lang));
-	ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
+	bool types = !lang_is_c(lang);
+	struct dwindex *dx = dwindex_of(dw);
+	size_t isz;
+	const void *kept = dx ? dwindex_find(dx, DWINDEX_FUNCS, key, &isz) : NULL;
+	int st = kept ? fn_index_load(ix, kept, isz) : 0;
+	if (st == 2) {
+		/* dwdie made it: its reader of the CU, as index_cu keeps it */
+		if (!dw->dies_state)
+			dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
+		if (dw->dies_state > 0)
+			ix->dc = dwdie_cu_open(&dw->dies, key - dwarf_cuoffset(cu), types);
+		if (!ix->dc) {
+			free(ix->r);
+			ix->r = NULL;
+			ix->n = ix->cap = 0;
+			st = 0;
+		}
+	}
+	if (!st) {
+		index_cu(dw, ix, cu, types);
+		ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
+		if (dx)
+			fn_index_keep(dx, key, ix);
+	}
 	hmap_put(&dw->cu_index, key, ix);
 	return ix;
 }
@@ -690,6 +801,7 @@ void inlines_release(struct dso *d)
 	free(dw->res);
 	free(dw->cur);
 	hmap_release_vals(&dw->lines, lines_free);
+	dwindex_close(dw->dx); /* after the tables: they may use its indexes */
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);
 	if (dw->cache_elf) {

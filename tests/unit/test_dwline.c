@@ -84,8 +84,8 @@ static const struct dwline_row *find(struct dwline *t, uint64_t addr)
 static bool full; /* open4 reads the whole table */
 
 /* header (version 4, dirs "inc", files "a.c" dir 0 and "/abs/b.h" dir 1,
- * "c.h" dir 1) followed by the program in prog */
-static struct dwline *open4(const struct lp *prog, const char *comp_dir)
+ * "c.h" dir 1) followed by the program in prog, as .debug_line */
+static struct dwline_sections sec4(const struct lp *prog)
 {
 	static struct lp all;
 	struct lp h = { .n = 0 };
@@ -107,7 +107,12 @@ static struct dwline *open4(const struct lp *prog, const char *comp_dir)
 	uint16_t version = 4;
 	put(&all, &unit_length, 4), put(&all, &version, 2), put(&all, &header_length, 4);
 	put(&all, h.b, h.n), put(&all, prog->b, prog->n);
-	struct dwline_sections sec = { .line = all.b, .line_size = all.n };
+	return (struct dwline_sections){ .line = all.b, .line_size = all.n };
+}
+
+static struct dwline *open4(const struct lp *prog, const char *comp_dir)
+{
+	struct dwline_sections sec = sec4(prog);
 	return full ? dwline_open_full(&sec, 0, comp_dir, 8) : dwline_open(&sec, 0, comp_dir, 8);
 }
 
@@ -279,6 +284,123 @@ TEST(dwline_lazy_blocks_answer_as_the_full_table)
 	}
 }
 
+/* The table of p (lazy) opened again from its index (dwline_index): used,
+ * no row decoded at open, and every address from lo to hi answered as the
+ * full table does; idx keeps the index (idx_size bytes). */
+static int same_answers(struct dwline *a, struct dwline *b, uint64_t lo, uint64_t hi)
+{
+	int bad = a->nrows != b->nrows || a->nfiles != b->nfiles;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i <= hi - lo; i++) {
+			uint64_t q = pass ? hi - i : lo + i;
+			struct dwline_row x, y;
+			bool hx = dwline_find(a, q, &x), hy = dwline_find(b, q, &y);
+			bad += hx != hy || (hx && (x.addr != y.addr || x.line != y.line ||
+						   x.file != y.file || x.column != y.column));
+		}
+	return bad;
+}
+
+/* a program of long sequences, out of address order, as in the test
+ * above; with define_file, one that defines a file */
+static void index_prog(struct lp *p, bool define_file)
+{
+	p->n = 0;
+	set_addr(p, 0x5000);
+	for (unsigned i = 0; i < 150; i++)
+		advance_pc(p, i % 3), advance_line(p, (int)(i % 5) - 2), copy(p);
+	copy(p), end_seq(p);
+	set_addr(p, 0x1000);
+	for (unsigned i = 0; i < 40; i++)
+		advance_pc(p, 2), advance_line(p, 1), copy(p);
+	if (define_file)
+		u8(p, 0), u8(p, 6), u8(p, DW_LNE_define_file), put(p, "d.c", 4), uleb(p, 0),
+			uleb(p, 0), uleb(p, 0);
+	advance_pc(p, 2), end_seq(p);
+	set_addr(p, 0x9000), copy(p), copy(p), end_seq(p);
+}
+
+TEST(dwline_index_reopens_the_table_and_is_checked)
+{
+	struct lp p;
+	index_prog(&p, false);
+	struct dwline_sections sec = sec4(&p);
+	struct dwline *t = dwline_open(&sec, 0, "/src", 8);
+	struct dwline *f = dwline_open_full(&sec, 0, "/src", 8);
+	CHECK(t != NULL && t->lazy != NULL && f != NULL);
+	size_t size = dwline_index(t, NULL);
+	CHECK(size > 0 && size % 8 == 0);
+	uint64_t *idx = calloc(1, size + 16), *bad = calloc(1, size + 16);
+	CHECK_EQ(dwline_index(t, idx), size);
+	bool used = false;
+	struct dwline *ti = dwline_open_indexed(&sec, 0, "/src", 8, idx, size, &used);
+	CHECK(used && ti != NULL && ti->lazy != NULL);
+	CHECK_EQ(same_answers(ti, f, 0xff0, 0x9010), 0);
+	dwline_free(ti);
+	/* refused: cut short, one byte more, misaligned, another address size */
+	ti = dwline_open_indexed(&sec, 0, "/src", 8, idx, size - 8, &used);
+	CHECK(!used && ti != NULL);
+	CHECK_EQ(same_answers(ti, f, 0xff0, 0x9010), 0);
+	dwline_free(ti);
+	ti = dwline_open_indexed(&sec, 0, "/src", 8, idx, size + 1, &used);
+	CHECK(!used);
+	dwline_free(ti);
+	memcpy((uint8_t *)bad + 4, idx, size);
+	ti = dwline_open_indexed(&sec, 0, "/src", 8, (uint8_t *)bad + 4, size, &used);
+	CHECK(!used);
+	dwline_free(ti);
+	ti = dwline_open_indexed(&sec, 0, "/src", 4, idx, size, &used);
+	CHECK(!used);
+	dwline_free(ti);
+	/* every byte changed in turn: never a read or write outside (ASan),
+	 * and where refused the answers are the scan's; the header's and the
+	 * sequences' counts are among the refused */
+	size_t refused = 0;
+	for (size_t i = 0; i < size; i++) {
+		memcpy(bad, idx, size);
+		((uint8_t *)bad)[i] ^= (uint8_t)(i & 1 ? 0x80 : 0x01);
+		ti = dwline_open_indexed(&sec, 0, "/src", 8, bad, size, &used);
+		CHECK(ti != NULL);
+		if (!used) {
+			refused++;
+			CHECK_EQ(same_answers(ti, f, 0xff0, 0x9010), 0);
+		} else {
+			same_answers(ti, f, 0xff0, 0x9010); /* any answer, no crash */
+		}
+		dwline_free(ti);
+	}
+	CHECK(refused > 40);
+	/* an index from another table of the same shape: refused or not, no
+	 * crash; a table whose program defines a file has none */
+	struct lp q;
+	index_prog(&q, true);
+	struct dwline_sections sq = sec4(&q);
+	struct dwline *tq = dwline_open(&sq, 0, "/src", 8);
+	CHECK(tq != NULL && tq->lazy != NULL);
+	CHECK_EQ(dwline_index(tq, NULL), 0);
+	dwline_free(tq);
+	/* a table that must be sorted: its index says so, and the next open
+	 * decodes it whole at once */
+	struct lp o = { .n = 0 };
+	set_addr(&o, 0x2000), copy(&o), advance_pc(&o, 0x20), end_seq(&o);
+	set_addr(&o, 0x2008), advance_line(&o, 10), copy(&o), advance_pc(&o, 4), end_seq(&o);
+	struct dwline_sections so = sec4(&o);
+	struct dwline *to = dwline_open(&so, 0, "/src", 8);
+	CHECK(to != NULL && to->lazy == NULL);
+	size_t osz = dwline_index(to, NULL);
+	CHECK(osz > 0 && osz <= size);
+	dwline_index(to, bad);
+	struct dwline *to2 = dwline_open_indexed(&so, 0, "/src", 8, bad, osz, &used);
+	CHECK(used && to2 != NULL && to2->lazy == NULL);
+	CHECK_EQ(same_answers(to, to2, 0x1ff0, 0x2030), 0);
+	dwline_free(to);
+	dwline_free(to2);
+	dwline_free(t);
+	dwline_free(f);
+	free(idx);
+	free(bad);
+}
+
 /* ---- the same answers as libdw on real files ----------------------------- */
 
 static long compare_with_libdw(const char *path, long *cus)
@@ -319,6 +441,16 @@ static long compare_with_libdw(const char *path, long *cus)
 		struct dwline *t = dwline_open(&sec, loff, cd, asz);
 		struct dwline *tf = dwline_open_full(&sec, loff, cd, asz);
 		bad += !t != !tf;
+		/* and from its index, as a later run opens it */
+		struct dwline *ti = NULL;
+		size_t isz = t ? dwline_index(t, NULL) : 0;
+		void *idx = isz ? malloc(isz) : NULL;
+		if (idx) {
+			bool used;
+			dwline_index(t, idx);
+			ti = dwline_open_indexed(&sec, loff, cd, asz, idx, isz, &used);
+			bad += !used || !ti;
+		}
 		Dwarf_Lines *lines;
 		size_t nl;
 		Dwarf_Files *files;
@@ -327,6 +459,8 @@ static long compare_with_libdw(const char *path, long *cus)
 			bad += t != NULL; /* dwline may give up; it may not succeed alone */
 			dwline_free(t);
 			dwline_free(tf);
+			dwline_free(ti);
+			free(idx);
 			continue;
 		}
 		(*cus)++;
@@ -341,8 +475,14 @@ static long compare_with_libdw(const char *path, long *cus)
 			for (Dwarf_Addr q = ad - 1; q <= ad + 1; q++) {
 				Dwarf_Line *L = dwarf_getsrc_die(&cu, q);
 				const struct dwline_row *R = find(t, q);
-				struct dwline_row F;
+				struct dwline_row F, I;
 				bool hf = dwline_find(tf, q, &F);
+				if (ti) {
+					bool hi = dwline_find(ti, q, &I);
+					bad += hi != (R != NULL) ||
+					       (hi && (I.line != R->line || I.file != R->file ||
+						       I.column != R->column || I.addr != R->addr));
+				}
 				bad += hf != (R != NULL) ||
 				       (hf && (F.line != R->line || F.file != R->file ||
 					       F.column != R->column));
@@ -359,6 +499,8 @@ static long compare_with_libdw(const char *path, long *cus)
 		}
 		dwline_free(t);
 		dwline_free(tf);
+		dwline_free(ti);
+		free(idx);
 	}
 	dwarf_end(dw);
 	elf_end(e);

@@ -1,0 +1,305 @@
+/*
+ * dwindex.c: what scorch derives from a debug file's DWARF, kept across
+ * runs.
+ *
+ * Why: on a small recording of a big program, the DWARF work is per CU
+ * touched, not per sample. To answer file:line, a CU's whole line program
+ * is run once (dwline.c's scan: its sequences, a checkpoint every 32
+ * rows); to find the function of an address, every DIE at the CU's top
+ * level is read once (the function index, inlines.c). CPython's CUs are
+ * big: on a small Python recording `scorch perfparser` ran 1.5 MB of line
+ * programs (a third of its instructions) and read 68 CUs' DIEs (a tenth)
+ * for 630 addresses. Both results are stored in
+ * $XDG_CACHE_HOME/scorch/dwindex-v1/ (else ~/.cache/...), one image per
+ * file the DWARF is read from (the separate debug file, else the binary),
+ * holding every entry a run made; a later run maps the image and uses
+ * those entries instead of reading the DWARF again.
+ *
+ * The image (host byte order: it never leaves the machine):
+ *   header   magic "SCDWIDX1", the file's identity (device, inode, size,
+ *            modification and change times), n entries, the image size
+ *   entry[n] key (kind << 56 | the DWARF offset), the data's place and
+ *            size; keys strictly increasing
+ *   data     each entry's, 8-byte aligned
+ * It is used only when the header checks (identity, sizes, the exact file
+ * size) and every entry does (keys increasing, data inside the image and
+ * aligned); each entry's data is then checked by its user against what it
+ * describes (dwline_open_indexed; inlines.c's function index), so a
+ * damaged image can give a wrong answer but never a read outside it. A
+ * run that made an entry the image lacks writes a new image: the kept
+ * entries and its own, under a unique temporary name, then rename(2)
+ * (cachedir.h): a reader sees a whole image or none, and of writers at
+ * once the last one's stays (the others' entries are made again by a later
+ * run, which adds them). SCORCH_NO_CACHE=1 turns it off; SCORCH_CACHE_MAX
+ * bounds it with the other caches.
+ */
+#include "analyze/dwindex.h"
+#include "util/buf.h"
+#include "util/cachedir.h"
+#include "util/hash.h"
+#include "util/load.h"
+#include "util/xalloc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DWINDEX_DIR "dwindex-v1"
+#define DWINDEX_MAX_ENTRIES (1u << 22)
+#define DWINDEX_MAX_SIZE (1ull << 34)
+
+static const char magic[8] = { 'S', 'C', 'D', 'W', 'I', 'D', 'X', '1' };
+
+struct dx_hdr {
+	char magic[8];
+	struct kscache_id id;
+	uint64_t n, size;
+};
+
+struct dx_entry {
+	uint64_t key, at, size;
+};
+
+struct added {
+	uint64_t key;
+	void *p;
+	size_t size;
+};
+
+struct dwindex {
+	struct kscache_id id;
+	bool stored;                 /* id is a file's: close may store */
+	const uint8_t *img;          /* the image (mapped, or a caller's) */
+	size_t img_size;
+	bool mapped;
+	const struct dx_entry *e;    /* its entries */
+	size_t n;
+	struct added *add;           /* entries made this run */
+	size_t nadd, cap_add;
+};
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Check p as an image for id; its entries into x. */
+static bool parse(struct dwindex *x, const struct kscache_id *id, const void *p, size_t size)
+{
+	struct dx_hdr h;
+	if (size < sizeof h || (uintptr_t)p % 8)
+		return false;
+	memcpy(&h, p, sizeof h);
+	if (memcmp(h.magic, magic, sizeof magic) || memcmp(&h.id, id, sizeof *id) ||
+	    h.size != size || h.n > DWINDEX_MAX_ENTRIES ||
+	    h.n > (size - sizeof h) / sizeof(struct dx_entry))
+		return false;
+	const struct dx_entry *e = (const void *)((const uint8_t *)p + sizeof h);
+	size_t data = sizeof h + (size_t)h.n * sizeof *e;
+	for (size_t i = 0; i < h.n; i++)
+		if ((i && e[i].key <= e[i - 1].key) || e[i].at % 8 || e[i].at < data ||
+		    e[i].at > size || e[i].size > size - e[i].at)
+			return false;
+	x->img = p;
+	x->img_size = size;
+	x->e = e;
+	x->n = (size_t)h.n;
+	return true;
+}
+
+/* The image's path for id (by device and inode: one image per file,
+ * replaced when it changes). */
+static bool image_path(const struct kscache_id *id, char *dir, size_t dcap, char *out, size_t cap)
+{
+	if (cachedir_disabled() || !cachedir_path(DWINDEX_DIR, dir, dcap))
+		return false;
+	uint64_t k = hash_u64(id->dev * 0x9e3779b97f4a7c15ULL ^ hash_u64(id->ino));
+	int n = snprintf(out, cap, "%s/%016llx.idx", dir, (unsigned long long)k);
+	return n > 0 && (size_t)n < cap;
+}
+
+struct dwindex *dwindex_open_id(const struct kscache_id *id)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	if (!image_path(id, dir, sizeof dir, path, sizeof path))
+		return NULL;
+	struct dwindex *x = xcalloc(1, sizeof *x);
+	x->id = *id;
+	x->stored = true;
+	int fd;
+	size_t size;
+	void *map = cachedir_map(path, DWINDEX_MAX_SIZE, &size, &fd);
+	if (map) {
+		if (parse(x, id, map, size)) {
+			x->mapped = true;
+			cachedir_used(fd);
+		} else {
+			munmap(map, size);
+		}
+		close(fd);
+	}
+	return x;
+}
+
+struct dwindex *dwindex_open(int fd)
+{
+	struct stat st;
+	if (fd < 0 || cachedir_disabled() || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	struct kscache_id id;
+	kscache_id_of(&st, &id);
+	return dwindex_open_id(&id);
+}
+
+struct dwindex *dwindex_over(const struct kscache_id *id, const void *p, size_t size)
+{
+	struct dwindex *x = xcalloc(1, sizeof *x);
+	x->id = *id;
+	if (!parse(x, id, p, size)) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+static bool key_of(enum dwindex_kind kind, uint64_t off, uint64_t *key)
+{
+	if (off >> 56)
+		return false;
+	*key = (uint64_t)kind << 56 | off;
+	return true;
+}
+
+const void *dwindex_find(const struct dwindex *x, enum dwindex_kind kind, uint64_t off,
+			 size_t *size)
+{
+	uint64_t key;
+	if (!key_of(kind, off, &key))
+		return NULL;
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == x->n || x->e[lo].key != key)
+		return NULL;
+	*size = (size_t)x->e[lo].size;
+	return x->img + x->e[lo].at;
+}
+
+void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *p, size_t size)
+{
+	uint64_t key;
+	if (!x->stored || !key_of(kind, off, &key) || size > DWINDEX_MAX_SIZE ||
+	    x->nadd >= DWINDEX_MAX_ENTRIES ||
+	    ARRAY_GROW(x->add, x->cap_add, x->nadd + 1, DWINDEX_MAX_ENTRIES)) {
+		free(p);
+		return;
+	}
+	x->add[x->nadd++] = (struct added){ key, p, size };
+}
+
+uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *keys,
+		       const void *const *p, const size_t *sizes, size_t *size)
+{
+	if (n > DWINDEX_MAX_ENTRIES)
+		return NULL;
+	size_t total = sizeof(struct dx_hdr) + n * sizeof(struct dx_entry);
+	for (size_t i = 0; i < n; i++) {
+		if ((i && keys[i] <= keys[i - 1]) || sizes[i] > DWINDEX_MAX_SIZE)
+			return NULL;
+		total = pad8(total) + sizes[i];
+		if (total > DWINDEX_MAX_SIZE)
+			return NULL;
+	}
+	total = pad8(total);
+	uint8_t *img = calloc(1, total);
+	if (!img)
+		return NULL;
+	struct dx_hdr h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, magic, sizeof magic);
+	h.id = *id;
+	h.n = n;
+	h.size = total;
+	memcpy(img, &h, sizeof h);
+	size_t at = sizeof h + n * sizeof(struct dx_entry);
+	for (size_t i = 0; i < n; i++) {
+		at = pad8(at);
+		struct dx_entry e = { keys[i], at, sizes[i] };
+		memcpy(img + sizeof h + i * sizeof e, &e, sizeof e);
+		if (sizes[i])
+			memcpy(img + at, p[i], sizes[i]);
+		at += sizes[i];
+	}
+	*size = total;
+	return img;
+}
+
+static int added_cmp(const void *a, const void *b)
+{
+	const struct added *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The kept entries and the added ones, by key (an added one replaces a
+ * kept one, whose data did not check), as a new image, stored. */
+static void store(struct dwindex *x)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	if (!image_path(&x->id, dir, sizeof dir, path, sizeof path))
+		return;
+	qsort(x->add, x->nadd, sizeof *x->add, added_cmp);
+	size_t cap = x->n + x->nadd, n = 0;
+	uint64_t *keys = xmalloc(cap * sizeof *keys);
+	const void **p = xmalloc(cap * sizeof *p);
+	size_t *sizes = xmalloc(cap * sizeof *sizes);
+	size_t i = 0, j = 0;
+	while (i < x->n || j < x->nadd) {
+		if (j < x->nadd && (i == x->n || x->add[j].key <= x->e[i].key)) {
+			if (i < x->n && x->e[i].key == x->add[j].key)
+				i++;
+			/* the same key added twice: once */
+			if (!n || keys[n - 1] != x->add[j].key) {
+				keys[n] = x->add[j].key;
+				p[n] = x->add[j].p;
+				sizes[n++] = x->add[j].size;
+			}
+			j++;
+		} else {
+			keys[n] = x->e[i].key;
+			p[n] = x->img + x->e[i].at;
+			sizes[n++] = (size_t)x->e[i].size;
+			i++;
+		}
+	}
+	size_t size;
+	uint8_t *img = dwindex_image(&x->id, n, keys, p, sizes, &size);
+	if (img)
+		cachedir_store(dir, path, img, size);
+	free(img);
+	free(keys);
+	free(p);
+	free(sizes);
+}
+
+void dwindex_close(struct dwindex *x)
+{
+	if (!x)
+		return;
+	if (x->nadd && x->stored)
+		store(x);
+	for (size_t i = 0; i < x->nadd; i++)
+		free(x->add[i].p);
+	free(x->add);
+	if (x->mapped)
+		munmap((void *)x->img, x->img_size);
+	free(x);
+}

@@ -1,0 +1,52 @@
+/*
+ * dwindex.h: what scorch derives from a debug file's DWARF to answer
+ * lookups (line tables' indexes, CUs' function indexes), kept on disk
+ * across runs (see dwindex.c).
+ */
+#ifndef SCORCH_DWINDEX_H
+#define SCORCH_DWINDEX_H
+
+#include "analyze/kscache.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kinds of entries, each keyed by an offset in the file's DWARF. */
+enum dwindex_kind {
+	DWINDEX_LINES = 1,  /* a line table's (dwline_index), by .debug_line offset */
+	DWINDEX_FUNCS = 2,  /* a CU's function ranges (inlines.c), by CU DIE offset */
+};
+
+struct dwindex;
+
+/* The kept entries of the file open as fd (the one whose DWARF is read);
+ * NULL when caches are off (SCORCH_NO_CACHE) or fd is not a regular
+ * file. An empty one when none is stored yet. */
+struct dwindex *dwindex_open(int fd);
+/* The same for a file of this identity. */
+struct dwindex *dwindex_open_id(const struct kscache_id *id);
+/* The entry of kind at off, *size bytes (8-byte aligned, mapped until
+ * dwindex_close); NULL when none. */
+const void *dwindex_find(const struct dwindex *x, enum dwindex_kind kind, uint64_t off,
+			 size_t *size);
+/* Keep p (malloc'd, size bytes; x takes it) as the entry of kind at off,
+ * made this run (none was kept, or it did not check), to be stored on
+ * close. */
+void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *p, size_t size);
+/* Store the entries (those kept, and those added in their place) when any
+ * was added, then free x. Whatever uses an entry in place (a line table
+ * opened with its index) must be freed before. Failures are silent: the
+ * cache is a shortcut. */
+void dwindex_close(struct dwindex *x);
+
+/* The image of n entries (keys[i]: kind << 56 | offset, strictly
+ * increasing; p[i] of sizes[i] bytes) for id: malloc'd, its size in
+ * *size. */
+uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *keys,
+		       const void *const *p, const size_t *sizes, size_t *size);
+/* A dwindex over p (size bytes, 8-byte aligned, kept by the caller) when
+ * it is a whole, consistent image for id; NULL when not. It never
+ * stores. */
+struct dwindex *dwindex_over(const struct kscache_id *id, const void *p, size_t size);
+
+#endif

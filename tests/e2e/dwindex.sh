@@ -1,0 +1,104 @@
+#!/bin/bash
+# dwindex.sh: the on-disk cache of DWARF indexes (src/analyze/dwindex.c):
+# line tables' indexes and CUs' function indexes. A recording of a program
+# of 1,500 functions built -O2 -g (one CU: a line table of thousands of
+# rows, an inlined function in each): `scorch script` (inline frames: the
+# function index) and `scorch perfparser` (file:line: the line table) give
+# the same bytes with the cache off, on the run
+# that stores the images, on the runs that read them (strace: the images
+# opened, none written, none renamed), with -j 2, with every image
+# truncated, garbage or its entries damaged (each ignored, then replaced
+# by a whole one), with the binary changed (stale: replaced), and with
+# four runs racing on an empty cache (whole images, no temporary left).
+. "$(dirname "$0")/lib.sh"
+
+if ! perf record -q -o /dev/null -- true > /dev/null 2>&1; then
+	skip dwindex "perf record does not work here"
+	exit 0
+fi
+python3 - "$W/many.c" <<'PY'
+import sys
+out = ["#include <stdio.h>", "volatile unsigned long sink;",
+       "__attribute__((noinline)) unsigned long leaf(unsigned long x) { for (int j = 0; j < 20; j++) x = x * 2654435761u + (unsigned long)j; return x; }",
+       "static inline __attribute__((always_inline)) unsigned long step(unsigned long x, int k) { x = leaf(x ^ (unsigned long)k); return x + (x >> 7); }"]
+for i in range(1500):
+    out.append(f"__attribute__((noinline)) unsigned long f{i}(unsigned long x) {{")
+    out.append(f"  for (int k = 0; k < 8; k++)")
+    out.append(f"    x = step(x, k + {i});")
+    out.append(f"  return x;")
+    out.append("}")
+out.append("unsigned long (*fns[])(unsigned long) = {" + ", ".join(f"f{i}" for i in range(1500)) + "};")
+out.append("int main(void) { unsigned long s = 0; for (int r = 0; r < 1500; r++) for (int i = 0; i < 1500; i++) s += fns[i](s + r); sink = s; printf(\"%lu\\n\", s); return 0; }")
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+gcc -O2 -g -o "$W/many" "$W/many.c" || { fail "dwindex: build workload"; exit 0; }
+perf record -q -e cpu-clock -F 1000 --call-graph dwarf,8192 -o "$W/perf.data" -- "$W/many" > /dev/null 2>&1 || { fail dwindex_record; exit 0; }
+
+export XDG_CACHE_HOME=$W/xdg
+D=$W/xdg/scorch/dwindex-v1
+sc() { "$SCORCH" script -i "$W/perf.data" "$@" 2> /dev/null; }
+pp() { "$SCORCH" perfparser --input "$W/perf.data" --output "$1" 2> /dev/null; }
+imgs() { ls "$D"/*.idx 2> /dev/null; }
+
+SCORCH_NO_CACHE=1 sc > "$W/ref.txt"
+SCORCH_NO_CACHE=1 pp "$W/ref.pp"
+check dwindex_off_writes_nothing test ! -e "$D"
+n=$(grep -c ' step+0x[0-9a-f]* (inlined)' "$W/ref.txt")
+check "dwindex_output_has_inline_frames ($n)" test "$n" -gt 50
+l=$(strings "$W/ref.pp" | grep -c "many\.c")
+check "dwindex_stream_has_file_lines" test "$l" -gt 0
+sc > "$W/store.txt"
+check dwindex_store_same_output cmp "$W/ref.txt" "$W/store.txt"
+ni=$(imgs | wc -l)
+check "dwindex_stored ($ni images)" test "$ni" -ge 1
+pp "$W/store.pp"
+check dwindex_store_same_stream cmp "$W/ref.pp" "$W/store.pp"
+if command -v strace > /dev/null; then
+	strace -f -e trace=openat,rename -o "$W/strace.txt" "$SCORCH" script -i "$W/perf.data" > "$W/read.txt" 2> /dev/null
+	check dwindex_read_same_output cmp "$W/ref.txt" "$W/read.txt"
+	check dwindex_read_opens_images grep -q "dwindex-v1/.*\.idx\", O_RDONLY" "$W/strace.txt"
+	check dwindex_read_writes_none bash -c "! grep -q 'dwindex-v1/.*O_CREAT' '$W/strace.txt' && ! grep -q 'rename(.*dwindex-v1' '$W/strace.txt'"
+	strace -f -e trace=openat,rename -o "$W/strace.pp" "$SCORCH" perfparser --input "$W/perf.data" --output "$W/read.pp" 2> /dev/null
+	check dwindex_perfparser_same_stream cmp "$W/ref.pp" "$W/read.pp"
+	check dwindex_perfparser_writes_none bash -c "! grep -q 'dwindex-v1/.*O_CREAT' '$W/strace.pp'"
+else
+	fail dwindex_read_opens_images "strace is not installed (scripts/deps.sh installs it)"
+fi
+sc -j 2 > "$W/j2.txt"
+check dwindex_jobs_2_same_output cmp "$W/ref.txt" "$W/j2.txt"
+"$SCORCH" perfparser -j 2 --input "$W/perf.data" --output "$W/j2.pp" 2> /dev/null
+check dwindex_jobs_2_same_stream cmp "$W/ref.pp" "$W/j2.pp"
+cp -r "$D" "$W/good"
+for bad in truncate garbage entries stale; do
+	rm -rf "$D" && cp -r "$W/good" "$D"
+	for f in $(imgs); do
+		s=$(stat -c %s "$f")
+		case $bad in
+		truncate) head -c $((s / 2)) "$f" > "$W/bad" ;;
+		garbage) head -c "$s" /dev/urandom > "$W/bad" ;;
+		entries) # the entry table after the 80-byte header: random keys
+			{ head -c 80 "$f"; head -c 48 /dev/urandom; tail -c +129 "$f"; } > "$W/bad" ;;
+		stale) cp "$f" "$W/bad" ;;
+		esac
+		cp "$W/bad" "$f"
+	done
+	[ $bad = stale ] && touch -d '+1 second' "$W/many"
+	sums=$(md5sum $(imgs) | sort)
+	sc > "$W/$bad.txt"
+	check "dwindex_${bad}_same_output" cmp "$W/ref.txt" "$W/$bad.txt"
+	pp "$W/$bad.pp"
+	check "dwindex_${bad}_same_stream" cmp "$W/ref.pp" "$W/$bad.pp"
+	# the workload's image is made again: none left as it was damaged
+	# (stale: the binary's image names another identity, so it is too)
+	check "dwindex_${bad}_replaced" bash -c "[ \"\$(md5sum \$(ls '$D'/*.idx) | sort)\" != \"$sums\" ]"
+	sc > "$W/$bad.2.txt"
+	check "dwindex_${bad}_then_read_same_output" cmp "$W/ref.txt" "$W/$bad.2.txt"
+done
+rm -rf "$W/xdg"
+for i in 1 2 3 4; do sc > "$W/race$i.txt" & done
+wait
+for i in 1 2 3 4; do check "dwindex_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cnt=$(ls "$D" | grep -c '\.idx$'); other=$(ls "$D" | grep -vc '\.idx$')
+check "dwindex_race_whole_images ($cnt images, $other other files)" test "$cnt" -ge 1 -a "$other" = 0
+sc > "$W/after.txt"
+check dwindex_after_race_same_output cmp "$W/ref.txt" "$W/after.txt"
