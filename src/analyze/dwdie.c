@@ -26,6 +26,8 @@ bool dwdie_sections_of(Elf *e, struct dwdie_sections *s)
 	       elffile_section_bytes(e, ".debug_abbrev", &s->abbrev, &s->abbrev_size) &&
 	       elffile_section_bytes(e, ".debug_ranges", &s->ranges, &s->ranges_size) &&
 	       elffile_section_bytes(e, ".debug_rnglists", &s->rnglists, &s->rnglists_size) &&
+	       elffile_section_bytes(e, ".debug_str", &s->str, &s->str_size) &&
+	       elffile_section_bytes(e, ".debug_line_str", &s->line_str, &s->line_str_size) &&
 	       s->info && s->abbrev;
 }
 
@@ -33,6 +35,7 @@ bool dwdie_sections_of(Elf *e, struct dwdie_sections *s)
 struct aspec {
 	uint32_t name, form;
 	int32_t size;        /* form_size */
+	int64_t implicit;    /* DW_FORM_implicit_const: the value */
 };
 
 struct abbrev {
@@ -97,6 +100,23 @@ static inline __attribute__((always_inline)) bool uleb(struct rd *r, uint64_t *v
 		return true;
 	}
 	return uleb_slow(r, v);
+}
+
+static bool sleb(struct rd *r, int64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; r->p < r->end; shift += 7) {
+		uint8_t b = *r->p++;
+		if (shift < 64)
+			x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (shift + 7 < 64 && (b & 0x40))
+				x |= ~(uint64_t)0 << (shift + 7);
+			*v = (int64_t)x;
+			return true;
+		}
+	}
+	return false;
 }
 
 static bool fixed(struct rd *r, unsigned n, uint64_t *v)
@@ -241,11 +261,9 @@ static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu
 				break;
 			if (name > UINT32_MAX || form > UINT32_MAX)
 				return false;
-			if (form == DW_FORM_implicit_const) {
-				uint64_t ignored;
-				if (!uleb(&r, &ignored)) /* an SLEB128: same length */
-					return false;
-			}
+			int64_t implicit = 0;
+			if (form == DW_FORM_implicit_const && !sleb(&r, &implicit))
+				return false;
 			int sz = form_size(c, form);
 			if (sz == -2)
 				return false;
@@ -268,7 +286,7 @@ static bool read_abbrevs(const struct dwdie_sections *s, uint64_t off, struct cu
 				cap_spec = cap_spec ? cap_spec * 2 : 256;
 				c->spec = xrealloc(c->spec, cap_spec * sizeof *c->spec);
 			}
-			c->spec[c->nspec++] = (struct aspec){ (uint32_t)name, (uint32_t)form, sz };
+			c->spec[c->nspec++] = (struct aspec){ (uint32_t)name, (uint32_t)form, sz, implicit };
 			if (pc_tag && (name == DW_AT_low_pc || name == DW_AT_high_pc ||
 				       name == DW_AT_ranges || form == DW_FORM_indirect))
 				a->pc = true;
@@ -899,4 +917,422 @@ size_t dwdie_aranges_cus(const uint8_t *p, size_t size, bool big, uint64_t **out
 	if (n > 1)
 		ksort_u64(*out, n, sizeof **out, 0, u64_cmp);
 	return n;
+}
+
+/* ---- what inlines.c asks of a scope DIE ---- */
+
+/* One attribute's value as found in a DIE. */
+struct aval {
+	uint64_t form;
+	const uint8_t *at, *end;     /* its bytes */
+	int64_t implicit;            /* DW_FORM_implicit_const */
+};
+
+/* dwarf_attr: the first attribute called name of the DIE at p: 1 (in
+ * *v), 0 none, -1 unreadable. */
+static int find_attr(const struct cu *c, const uint8_t *p, uint32_t name, struct aval *v)
+{
+	struct rd r = { p, c->end };
+	uint64_t code;
+	if (!uleb(&r, &code) || !code || code > c->nab)
+		return -1;
+	const struct abbrev *a = &c->ab[code - 1];
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct aspec *sp = &c->spec[a->first + i];
+		const uint8_t *at = r.p;
+		uint64_t form;
+		if (!skip_value(c, &r, sp->form, sp->size, &form))
+			return -1;
+		if (sp->name == name) {
+			/* an indirect form's value follows its form */
+			if (sp->form == DW_FORM_indirect) {
+				struct rd f = { at, r.p };
+				uint64_t ignored;
+				uleb(&f, &ignored);
+				at = f.p;
+			}
+			*v = (struct aval){ form, at, r.p, sp->implicit };
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The DIE a reference leads to, in this unit (dwarf_formref_die); NULL
+ * where libdw must follow it (another unit or file, a type signature) or
+ * it is not a DIE of the unit. */
+static const uint8_t *ref_target(const struct cu *c, const struct aval *v)
+{
+	struct rd r = { v->at, v->end };
+	uint64_t x;
+	bool unit_rel = true;
+	switch (v->form) {
+	case DW_FORM_ref1: case DW_FORM_ref2: case DW_FORM_ref4: case DW_FORM_ref8:
+		if (!fixed(&r, (unsigned)(v->end - v->at), &x))
+			return NULL;
+		break;
+	case DW_FORM_ref_udata:
+		if (!uleb(&r, &x))
+			return NULL;
+		break;
+	case DW_FORM_ref_addr:
+		if (!fixed(&r, (unsigned)(v->end - v->at), &x))
+			return NULL;
+		unit_rel = false;
+		break;
+	default:
+		return NULL;
+	}
+	size_t unit = (size_t)(c->end - c->start), start = (size_t)(c->start - c->sec);
+	if (!unit_rel) {
+		if (x < start || x - start >= unit)
+			return NULL;
+		x -= start;
+	}
+	/* a DIE after the unit's own (the header and the CU DIE are not
+	 * what a scope's chain leads to) */
+	if (x >= unit || c->start + x <= c->die)
+		return NULL;
+	const uint8_t *p = c->start + x;
+	struct rd t = { p, c->end };
+	uint64_t code;
+	if (!uleb(&t, &code) || !code || code > c->nab)
+		return NULL;
+	return p;
+}
+
+/* The attributes dwdie_info reads of one DIE, each the first of its name
+ * (as dwarf_attr finds it), in one pass over the DIE. */
+enum { A_LINKAGE, A_MIPS_LINKAGE, A_NAME, A_ORIGIN, A_SPEC, A_CALL_FILE, A_CALL_LINE,
+       A_CALL_COLUMN, A_N };
+
+struct die_attrs {
+	const uint8_t *p;
+	bool has[A_N];
+	struct aval v[A_N];
+};
+
+static int attr_slot(uint32_t name)
+{
+	switch (name) {
+	case DW_AT_linkage_name: return A_LINKAGE;
+	case DW_AT_MIPS_linkage_name: return A_MIPS_LINKAGE;
+	case DW_AT_name: return A_NAME;
+	case DW_AT_abstract_origin: return A_ORIGIN;
+	case DW_AT_specification: return A_SPEC;
+	case DW_AT_call_file: return A_CALL_FILE;
+	case DW_AT_call_line: return A_CALL_LINE;
+	case DW_AT_call_column: return A_CALL_COLUMN;
+	default: return -1;
+	}
+}
+
+/* false: the DIE cannot be read to its end (libdw's dwarf_attr would
+ * stop with an error at some attribute: its to answer) */
+static bool collect(const struct cu *c, const uint8_t *p, struct die_attrs *d)
+{
+	struct rd r = { p, c->end };
+	uint64_t code;
+	memset(d->has, 0, sizeof d->has);
+	d->p = p;
+	if (!uleb(&r, &code) || !code || code > c->nab)
+		return false;
+	const struct abbrev *a = &c->ab[code - 1];
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct aspec *sp = &c->spec[a->first + i];
+		const uint8_t *at = r.p;
+		uint64_t form;
+		if (!skip_value(c, &r, sp->form, sp->size, &form))
+			return false;
+		int k = attr_slot(sp->name);
+		if (k < 0 || d->has[k])
+			continue;
+		if (sp->form == DW_FORM_indirect) {
+			struct rd f = { at, r.p };
+			uint64_t ignored;
+			uleb(&f, &ignored);
+			at = f.p;
+		}
+		d->has[k] = true;
+		d->v[k] = (struct aval){ form, at, r.p, sp->implicit };
+	}
+	return true;
+}
+
+/* The chain of DIEs dwarf_attr_integrate visits from the DIE at p
+ * (DW_AT_abstract_origin, else DW_AT_specification, followed), each
+ * collected, into chain (at most 9, libdw's limit): how many, or -1 where
+ * libdw must follow it (a reference out of the unit, a longer chain). */
+static int integrate_chain(const struct cu *c, const uint8_t *p, struct die_attrs chain[9])
+{
+	for (int n = 0; n < 9; n++) {
+		if (!collect(c, p, &chain[n]))
+			return -1;
+		const struct die_attrs *d = &chain[n];
+		const struct aval *ref = d->has[A_ORIGIN] ? &d->v[A_ORIGIN] :
+					 d->has[A_SPEC] ? &d->v[A_SPEC] : NULL;
+		if (!ref)
+			return n + 1;
+		if (!(p = ref_target(c, ref)))
+			return -1;
+	}
+	return -1;
+}
+
+/* dwarf_attr_integrate (the chain's first DIE, attribute slot k): the
+ * value, or NULL when none along the chain. */
+static const struct aval *integrate(const struct die_attrs *chain, int n, int k)
+{
+	for (int i = 0; i < n; i++)
+		if (chain[i].has[k])
+			return &chain[i].v[k];
+	return NULL;
+}
+
+/* dwarf_formstring of v: 1 (*s), -1 where libdw must read it (indexed,
+ * supplementary or unterminated strings, forms that are not strings). */
+static int form_string(const struct cu *c, const struct aval *v, const char **s)
+{
+	const uint8_t *sec = NULL;
+	size_t size = 0;
+	uint64_t off;
+	struct rd r = { v->at, v->end };
+	switch (v->form) {
+	case DW_FORM_string:
+		if (!memchr(v->at, 0, (size_t)(v->end - v->at)))
+			return -1;
+		*s = (const char *)v->at;
+		return 1;
+	case DW_FORM_strp:
+		sec = c->s->str, size = c->s->str_size;
+		break;
+	case DW_FORM_line_strp:
+		sec = c->s->line_str, size = c->s->line_str_size;
+		break;
+	default:
+		return -1;
+	}
+	if (!sec || !fixed(&r, c->off_size, &off) || off >= size || !memchr(sec + off, 0, size - off))
+		return -1;
+	*s = (const char *)sec + off;
+	return 1;
+}
+
+/* dwarf_formudata of v: 1 (*x), -1 where libdw must read it. */
+static int form_udata(const struct cu *c, const struct aval *v, uint64_t *x)
+{
+	struct rd r = { v->at, v->end };
+	switch (v->form) {
+	case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+		return fixed(&r, (unsigned)(v->end - v->at), x) ? 1 : -1;
+	case DW_FORM_sec_offset:
+		return fixed(&r, c->off_size, x) ? 1 : -1;
+	case DW_FORM_udata:
+		return uleb(&r, x) ? 1 : -1;
+	case DW_FORM_implicit_const:
+		*x = (uint64_t)v->implicit;
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+bool dwdie_info(struct dwdie_cu *c, uint64_t off, struct dwdie_info *out)
+{
+	if (off >= (uint64_t)(c->end - c->sec) || c->sec + off <= c->die)
+		return false;
+	struct die_attrs chain[9];
+	int n = integrate_chain(c, c->sec + off, chain);
+	if (n < 0)
+		return false;
+	const struct die_attrs *d = &chain[0];
+	struct rd r = { d->p, c->end };
+	uint64_t code = 0;
+	if (!uleb(&r, &code) || !code || code > c->nab)
+		return false; /* (collect read it) */
+	memset(out, 0, sizeof *out);
+	out->tag = c->ab[code - 1].tag;
+	/* die_name: the linkage name (either attribute) through the chain;
+	 * else DW_AT_name of the DIE; else DW_AT_name through the chain */
+	const struct aval *v = integrate(chain, n, A_LINKAGE);
+	if (!v)
+		v = integrate(chain, n, A_MIPS_LINKAGE);
+	out->has_linkage = v != NULL;
+	if (v && form_string(c, v, &out->name) < 0)
+		return false;
+	if (!out->name && d->has[A_NAME] && form_string(c, &d->v[A_NAME], &out->name) < 0)
+		return false;
+	if (!out->name && (v = integrate(chain, n, A_NAME)) && form_string(c, v, &out->name) < 0)
+		return false;
+	bool *has[3] = { &out->has_call_file, &out->has_call_line, &out->has_call_column };
+	uint64_t *val[3] = { &out->call_file, &out->call_line, &out->call_column };
+	for (int i = 0; i < 3; i++) {
+		*has[i] = d->has[A_CALL_FILE + i];
+		if (*has[i] && form_udata(c, &d->v[A_CALL_FILE + i], val[i]) < 0)
+			return false;
+	}
+	return true;
+}
+
+int dwdie_cu_udata(struct dwdie_cu *c, uint32_t name, uint64_t *v)
+{
+	struct aval a;
+	int h = find_attr(c, c->die, name, &a);
+	return h <= 0 ? h : form_udata(c, &a, v);
+}
+
+int dwdie_cu_string(struct dwdie_cu *c, uint32_t name, const char **str)
+{
+	struct aval a;
+	int h = find_attr(c, c->die, name, &a);
+	return h <= 0 ? h : form_string(c, &a, str);
+}
+
+void dwdie_cu_set_types(struct dwdie_cu *c, bool types)
+{
+	c->types = types;
+	for (size_t i = 0; i < c->nab; i++) {
+		struct abbrev *a = &c->ab[i];
+		uint32_t tag = a->tag;
+		a->scope = types && (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+				     tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+				     tag == DW_TAG_module);
+		a->wanted = a->pc || a->scope;
+	}
+}
+
+unsigned dwdie_cu_addr_size(const struct dwdie_cu *c)
+{
+	return c->addr_size;
+}
+
+/* ---- address -> CU (.debug_aranges) ---- */
+
+/* The offset of the DIE of the compile unit whose header is at off of
+ * .debug_info (a unit libdw reads: DWARF 2 to 5, DWARF 5 DW_UT_compile,
+ * inside the section); false otherwise. */
+static bool cu_die_offset(const struct dwdie_sections *s, uint64_t off, uint64_t *die)
+{
+	if (off >= s->info_size)
+		return false;
+	struct rd r = { s->info + off, s->info + s->info_size };
+	uint64_t len, version, x;
+	unsigned osize = 4;
+	if (!fixed(&r, 4, &len))
+		return false;
+	if (len == 0xffffffff) {
+		if (!fixed(&r, 8, &len))
+			return false;
+		osize = 8;
+	} else if (len >= 0xfffffff0) {
+		return false;
+	}
+	if (len > (uint64_t)(r.end - r.p))
+		return false;
+	r.end = r.p + len;
+	if (!fixed(&r, 2, &version) || version < 2 || version > 5)
+		return false;
+	if (version == 5) {
+		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x) ||
+		    !fixed(&r, osize, &x))
+			return false;
+	} else if (!fixed(&r, osize, &x) || !fixed(&r, 1, &x)) {
+		return false;
+	}
+	if (r.p >= r.end)
+		return false;
+	*die = (uint64_t)(r.p - s->info);
+	return true;
+}
+
+/* by address, then in file order: libdw's sort (qsort by address alone)
+ * keeps ties in the order it fills them, the file's, where qsort is
+ * stable (glibc's merge sort, Debian 12; tests/unit/test_dwdie.c checks
+ * the answers against libdw's on real files) */
+static int arange_cmp(const void *a, const void *b)
+{
+	const struct dwdie_arange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+bool dwdie_aranges(const struct dwdie_sections *s, const uint8_t *p, size_t size,
+		   struct dwdie_arange **out, size_t *n)
+{
+	struct dwdie_arange *v = NULL;
+	size_t nv = 0, cap = 0;
+	*out = NULL;
+	*n = 0;
+	for (size_t o = 0; o < size;) {
+		struct rd r = { p + o, p + size };
+		uint64_t len, version, info_off, asz, seg;
+		unsigned osize = 4;
+		if (!fixed(&r, 4, &len))
+			goto libdw;
+		if (len == 0xffffffff) {
+			if (!fixed(&r, 8, &len))
+				goto libdw;
+			osize = 8;
+		} else if (len >= 0xfffffff0) {
+			goto libdw;
+		}
+		if (len > (uint64_t)(r.end - r.p))
+			goto libdw;
+		const uint8_t *set = p + o, *end = r.p + len;
+		r.end = end;
+		if (!fixed(&r, 2, &version) || version != 2 || !fixed(&r, osize, &info_off) ||
+		    !fixed(&r, 1, &asz) || !fixed(&r, 1, &seg) || (asz != 4 && asz != 8) || seg)
+			goto libdw;
+		uint64_t die;
+		if (!cu_die_offset(s, info_off, &die))
+			goto libdw;
+		/* tuples start at a multiple of twice the address size */
+		size_t at = (size_t)(r.p - set), tw = 2 * (size_t)asz;
+		r.p += (tw - at % tw) % tw;
+		for (;;) {
+			uint64_t lo, length;
+			if (r.p > r.end || !fixed(&r, (unsigned)asz, &lo) || !fixed(&r, (unsigned)asz, &length))
+				goto libdw;
+			if (!lo && !length)
+				break;
+			if (nv == cap) {
+				cap = cap ? cap * 2 : 64;
+				if (cap > ((size_t)1 << 24))
+					goto libdw;
+				v = xrealloc(v, cap * sizeof *v);
+			}
+			v[nv] = (struct dwdie_arange){ lo, length, info_off, die, nv };
+			nv++;
+		}
+		/* the set ends at its terminator (no bytes left unread) */
+		if (r.p != end)
+			goto libdw;
+		o = (size_t)(end - p);
+	}
+	if (nv > 1)
+		ksort_u64(v, nv, sizeof *v, offsetof(struct dwdie_arange, lo), arange_cmp);
+	*out = v;
+	*n = nv;
+	return true;
+libdw:
+	free(v);
+	return false;
+}
+
+const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_t n, uint64_t addr)
+{
+	/* dwarf_getarange_addr's search, step by step: with overlapping or
+	 * empty ranges its answer depends on the path it takes */
+	size_t l = 0, u = n;
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		if (addr < v[idx].lo)
+			u = idx;
+		else if (addr > v[idx].lo && addr - v[idx].lo >= v[idx].len)
+			l = idx + 1;
+		else
+			return &v[idx];
+	}
+	return NULL;
 }

@@ -31,8 +31,8 @@
 #include <stdint.h>
 
 struct dwdie_sections {
-	const uint8_t *info, *abbrev, *ranges, *rnglists;
-	size_t info_size, abbrev_size, ranges_size, rnglists_size;
+	const uint8_t *info, *abbrev, *ranges, *rnglists, *str, *line_str;
+	size_t info_size, abbrev_size, ranges_size, rnglists_size, str_size, line_str_size;
 };
 
 /* The sections of e (compressed ones decompressed in place, as libdw
@@ -81,5 +81,54 @@ bool dwdie_functions(struct dwdie_cu *c, const struct dwdie_visitor *v);
  */
 int dwdie_inlines(struct dwdie_cu *c, uint64_t fn_off, uint64_t pc, uint64_t *path, int max,
 		  const struct dwdie_visitor *v);
+
+/*
+ * What inlines.c asks libdw of a scope DIE on an inline chain, read here:
+ * dwarf_tag; the name as inlines.c's die_name picks it (the linkage name
+ * through DW_AT_abstract_origin and DW_AT_specification, as
+ * dwarf_attr_integrate follows them, else DW_AT_name of the DIE, else
+ * through them) before demangling; whether it has a linkage name; and
+ * DW_AT_call_file, DW_AT_call_line, DW_AT_call_column as dwarf_formudata
+ * reads them. False where this reader would not give libdw's answer for
+ * sure (a reference to another unit or file, an indexed or supplementary
+ * string, a form it does not read, bad data): the caller asks libdw.
+ */
+struct dwdie_info {
+	uint32_t tag;
+	const char *name;         /* NULL: none */
+	bool has_linkage;
+	bool has_call_file, has_call_line, has_call_column;
+	uint64_t call_file, call_line, call_column;
+};
+bool dwdie_info(struct dwdie_cu *c, uint64_t off, struct dwdie_info *out);
+
+/* An attribute of the CU DIE as dwarf_attr + dwarf_formudata (data forms,
+ * DW_FORM_sec_offset) or dwarf_formstring read it: 1 (in *v, *str), 0
+ * absent, -1 where libdw must read it. */
+int dwdie_cu_udata(struct dwdie_cu *c, uint32_t name, uint64_t *v);
+int dwdie_cu_string(struct dwdie_cu *c, uint32_t name, const char **str);
+/* Whether the function walk enters types (dwdie_cu_open's types), set
+ * after the CU is open (its language is read through it). */
+void dwdie_cu_set_types(struct dwdie_cu *c, bool types);
+/* .debug_aranges (p, size bytes, little-endian) as libdw's
+ * dwarf_getaranges makes its table (every range, empty ones too, sorted by
+ * address, ranges at one address in file order), each with its CU's
+ * header and DIE offsets in s's .debug_info: true, *out (malloc'd; NULL
+ * when none) and *n. dwdie_arange_find in it is then dwarf_addrdie's CU.
+ * False where that is not sure: a set or a CU header libdw would reject or
+ * this reader does not read, a set not ending at its terminator; libdw
+ * answers for the file. */
+struct dwdie_arange {
+	uint64_t lo, len, cu, cu_die;
+	uint64_t seq;           /* the range's place in the file */
+};
+bool dwdie_aranges(const struct dwdie_sections *s, const uint8_t *p, size_t size,
+		   struct dwdie_arange **out, size_t *n);
+/* dwarf_getarange_addr's answer for addr (its binary search: with
+ * overlapping or empty ranges the range it lands on), or NULL. */
+const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_t n, uint64_t addr);
+
+/* The CU's address size. */
+unsigned dwdie_cu_addr_size(const struct dwdie_cu *c);
 
 #endif

@@ -66,6 +66,11 @@ struct dso_dwarf {
 	struct cu_range *cur;
 	size_t nr_cur;
 	bool cur_built;
+	/* .debug_aranges read by dwdie (aranges_find); ar_state 0: not
+	 * read, 1: usable, -1: libdw's dwarf_addrdie */
+	struct dwdie_arange *ar;
+	size_t nar;
+	int ar_state;
 };
 
 struct cu_range {
@@ -74,6 +79,30 @@ struct cu_range {
 };
 
 static struct dwline no_lines;
+
+/* A CU known by its offsets; libdw's DIE of it is looked up only when
+ * libdw is asked about the CU (dwarf_offdie of a CU late in .debug_info
+ * makes libdw read every unit header before it). */
+struct lazy_cu {
+	Dwarf *dbg;
+	uint64_t die_off;      /* dwarf_dieoffset of the CU DIE */
+	uint64_t hdr_off;      /* its unit header's offset */
+	Dwarf_Die die;
+	int state;             /* 0: not looked up, 1: die, -1: none */
+};
+
+static Dwarf_Die *lcu(struct lazy_cu *l)
+{
+	if (!l->state)
+		l->state = dwarf_offdie(l->dbg, l->die_off, &l->die) ? 1 : -1;
+	return l->state > 0 ? &l->die : NULL;
+}
+
+static void lazy_cu_of_die(struct lazy_cu *l, Dwarf *dbg, Dwarf_Die *cu)
+{
+	*l = (struct lazy_cu){ dbg, dwarf_dieoffset(cu), dwarf_dieoffset(cu) - dwarf_cuoffset(cu),
+			       *cu, 1 };
+}
 
 struct inl_result {
 	unsigned n;
@@ -128,20 +157,40 @@ static struct dwindex *dwindex_of(struct dso_dwarf *dw)
 /* cu's line table from dwline, or NULL: libdw decides. Cached by the
  * table's offset (libdw's key too: CUs sharing a table share the first
  * one's comp_dir). */
-static struct dwline *cu_lines(struct dso_dwarf *dw, Dwarf_Die *cu)
+static struct dwline *cu_lines(struct dso_dwarf *dw, struct lazy_cu *lc, struct dwdie_cu *dc)
 {
+	Dwarf_Die *cu = NULL;
 	Dwarf_Attribute a;
 	Dwarf_Word off;
+	uint64_t v;
 	uint8_t unit_type = 0, asz = 0;
-	if (!line_sections(dw) || !dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))
+	/* the CU DIE's attributes through dwdie's reader of the CU when there
+	 * is one (libdw would read the CU's whole abbreviation table for
+	 * them: GCC puts the CU's abbreviation last), else libdw's */
+	int h = dc ? dwdie_cu_udata(dc, DW_AT_stmt_list, &v) : -1;
+	if (!line_sections(dw) || !h)
+		return NULL;
+	if (h > 0)
+		off = v;
+	else if (!(cu = lcu(lc)) || !dwarf_attr(cu, DW_AT_stmt_list, &a) || dwarf_formudata(&a, &off))
 		return NULL;
 	struct dwline *t = hmap_get(&dw->lines, off + 1);
 	if (t)
 		return t == &no_lines ? NULL : t;
-	if (!dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, NULL, NULL, &asz, NULL) &&
-	    unit_type != DW_UT_split_compile && unit_type != DW_UT_split_type) {
+	bool unit_ok;
+	if (dc) {
+		/* dwdie reads compile units only (DWARF 5: DW_UT_compile) */
+		unit_ok = true;
+		asz = (uint8_t)dwdie_cu_addr_size(dc);
+	} else {
+		unit_ok = (cu = lcu(lc)) &&
+			  !dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, NULL, NULL, &asz, NULL) &&
+			  unit_type != DW_UT_split_compile && unit_type != DW_UT_split_type;
+	}
+	if (unit_ok) {
 		const char *comp_dir = NULL;
-		if (dwarf_attr(cu, DW_AT_comp_dir, &a))
+		h = dc ? dwdie_cu_string(dc, DW_AT_comp_dir, &comp_dir) : -1;
+		if (h < 0 && (cu = lcu(lc)) && dwarf_attr(cu, DW_AT_comp_dir, &a))
 			comp_dir = dwarf_formstring(&a);
 		struct dwindex *dx = dwindex_of(dw);
 		size_t isz;
@@ -161,16 +210,21 @@ static struct dwline *cu_lines(struct dso_dwarf *dw, Dwarf_Die *cu)
 	return t;
 }
 
-static const char *file_name(struct symbols *s, struct dso_dwarf *dw, Dwarf_Die *cu, Dwarf_Word idx)
+struct cu_index;
+static struct dwline *ix_lines(struct dso_dwarf *dw, struct cu_index *ix, struct lazy_cu *lc);
+
+static const char *file_name(struct symbols *s, struct dso_dwarf *dw, struct cu_index *ix,
+			     struct lazy_cu *lc, Dwarf_Word idx)
 {
-	struct dwline *t = cu_lines(dw, cu);
+	struct dwline *t = ix_lines(dw, ix, lc);
 	if (t) {
 		const char *f = dwline_file(t, idx);
 		return f ? symbols_intern(s, f) : NULL;
 	}
 	Dwarf_Files *files;
 	size_t nf;
-	if (dwarf_getsrcfiles(cu, &files, &nf) || idx >= nf)
+	Dwarf_Die *cu = lcu(lc);
+	if (!cu || dwarf_getsrcfiles(cu, &files, &nf) || idx >= nf)
 		return NULL;
 	return symbols_intern(s, dwarf_filesrc(files, idx, NULL, NULL));
 }
@@ -238,16 +292,12 @@ static void last_alias(Dwarf_Die *cu, Dwarf_Die *inner, uint64_t svma)
 /* What a2l_decide (a2l.h) needs to replay addr2line's name for the
  * innermost entry e at rel: the ELF symbol covering rel and whether it
  * starts where the DIE does. Not for languages that do not mangle. */
-static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64_t rel,
-			struct inline_entry *e)
+static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf *dbg, Dwarf_Word lang,
+			uint64_t off, uint64_t rel, struct inline_entry *e)
 {
 	/* binutils treats DW_AT_name as the linkage name in languages that do
-	 * not mangle (C, assembler, Fortran 77, Pascal, ...) */
-	Dwarf_Die cu;
-	Dwarf_Attribute a;
-	Dwarf_Word lang = 0;
-	if (dwarf_diecu(die, &cu, NULL, NULL) && dwarf_attr(&cu, DW_AT_language, &a))
-		dwarf_formudata(&a, &lang);
+	 * not mangle (C, assembler, Fortran 77, Pascal, ...); lang: the
+	 * DIE's CU's */
 	switch (lang) {
 	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
 	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
@@ -260,14 +310,15 @@ static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf_Die *die, uint64
 	if (!a2l_syms->nr)
 		return;
 	e->a2l = true;
-	e->die = dwarf_dieoffset(die);
+	e->die = off;
 	const struct sym *y = symtab_find(a2l_syms, rel);
+	Dwarf_Die die;
 	if (y) {
 		e->alt_name = symbols_demangle(s, y->name);
 		Dwarf_Addr base, lo, hi;
 		uint64_t lo_rel;
-		e->keep_alt = dwarf_ranges(die, 0, &base, &lo, &hi) > 0 && dso_svma_to_rel(d, lo, &lo_rel) &&
-			      lo_rel == y->start;
+		e->keep_alt = dwarf_offdie(dbg, off, &die) && dwarf_ranges(&die, 0, &base, &lo, &hi) > 0 &&
+			      dso_svma_to_rel(d, lo, &lo_rel) && lo_rel == y->start;
 	}
 }
 
@@ -287,7 +338,11 @@ struct cu_index {
 	struct fn_range *r;
 	size_t n, cap;
 	bool asm_cu;
+	Dwarf_Word lang;       /* DW_AT_language, 0 when none */
 	struct dwdie_cu *dc;   /* dwdie's reader of the CU, or NULL: libdw's walks */
+	/* the line table (cu_lines), looked up on the first address */
+	struct dwline *lt;
+	bool lt_done;
 };
 
 static int fn_range_cmp(const void *a, const void *b)
@@ -371,21 +426,22 @@ static int dwdie_haspc(void *ctx, uint64_t die_off, uint64_t pc)
 
 /* The CU's functions by dwdie, else (it gave up) by libdw's walk; dwdie's
  * reader of the CU is kept for the inline walks when it did the first. */
-static void index_cu(struct dso_dwarf *dw, struct cu_index *ix, Dwarf_Die *cu, bool types)
+static void index_cu(struct dso_dwarf *dw, struct cu_index *ix, struct lazy_cu *lc, bool types,
+		     struct dwdie_cu *dc)
 {
-	if (!dw->dies_state)
-		dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
-	if (dw->dies_state > 0) {
+	if (dc) {
 		struct dwdie_ctx x = { ix, dw->dwarf };
 		struct dwdie_visitor v = { dwdie_range, dwdie_ask, dwdie_haspc, &x };
-		ix->dc = dwdie_cu_open(&dw->dies, dwarf_dieoffset(cu) - dwarf_cuoffset(cu), types);
-		if (ix->dc && dwdie_functions(ix->dc, &v))
+		if (dwdie_functions(dc, &v)) {
+			ix->dc = dc;
 			return;
-		dwdie_cu_free(ix->dc);
-		ix->dc = NULL;
+		}
+		dwdie_cu_free(dc);
 		ix->n = 0;
 	}
-	index_scope(ix, cu, 0, types);
+	Dwarf_Die *cu = lcu(lc);
+	if (cu)
+		index_scope(ix, cu, 0, types);
 }
 
 /*
@@ -439,38 +495,48 @@ static void fn_index_keep(struct dwindex *dx, uint64_t key, const struct cu_inde
 	dwindex_add(dx, DWINDEX_FUNCS, key, p, size);
 }
 
-static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
+static struct cu_index *cu_index_of(struct dso_dwarf *dw, struct lazy_cu *lc)
 {
-	uint64_t key = dwarf_dieoffset(cu);
+	uint64_t key = lc->die_off;
+	Dwarf_Die *cu;
 	struct cu_index *ix = hmap_get(&dw->cu_index, key);
 	if (ix)
 		return ix;
 	ix = xcalloc(1, sizeof(*ix));
+	/* dwdie's reader of the CU (its language read through it), else
+	 * libdw's walks */
+	if (!dw->dies_state)
+		dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
+	struct dwdie_cu *dc = dw->dies_state > 0 ? dwdie_cu_open(&dw->dies, lc->hdr_off, false) : NULL;
 	Dwarf_Attribute a;
 	Dwarf_Word lang = 0;
-	if (dwarf_attr(cu, DW_AT_language, &a))
+	uint64_t v;
+	int h = dc ? dwdie_cu_udata(dc, DW_AT_language, &v) : -1;
+	if (h > 0)
+		lang = v;
+	else if (h < 0 && (cu = lcu(lc)) && dwarf_attr(cu, DW_AT_language, &a))
 		dwarf_formudata(&a, &lang);
 	ix->asm_cu = lang == DW_LANG_Mips_Assembler;
+	ix->lang = lang;
 	bool types = !lang_is_c(lang);
+	if (dc)
+		dwdie_cu_set_types(dc, types);
 	struct dwindex *dx = dwindex_of(dw);
 	size_t isz;
 	const void *kept = dx ? dwindex_find(dx, DWINDEX_FUNCS, key, &isz) : NULL;
 	int st = kept ? fn_index_load(ix, kept, isz) : 0;
-	if (st == 2) {
-		/* dwdie made it: its reader of the CU, as index_cu keeps it */
-		if (!dw->dies_state)
-			dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
-		if (dw->dies_state > 0)
-			ix->dc = dwdie_cu_open(&dw->dies, key - dwarf_cuoffset(cu), types);
-		if (!ix->dc) {
-			free(ix->r);
-			ix->r = NULL;
-			ix->n = ix->cap = 0;
-			st = 0;
-		}
+	if (st == 2 && dc) {
+		ix->dc = dc; /* dwdie made it: its reader does the inline walks */
+	} else if (st == 1) {
+		dwdie_cu_free(dc); /* libdw made it: its walks */
+	} else if (st) {
+		free(ix->r); /* (dwdie made it, but cannot read the CU now) */
+		ix->r = NULL;
+		ix->n = ix->cap = 0;
+		st = 0;
 	}
 	if (!st) {
-		index_cu(dw, ix, cu, types);
+		index_cu(dw, ix, lc, types, dc);
 		ksort_u64(ix->r, ix->n, sizeof(*ix->r), offsetof(struct fn_range, lo), fn_range_cmp);
 		if (dx)
 			fn_index_keep(dx, key, ix);
@@ -481,10 +547,10 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, Dwarf_Die *cu)
 
 /* The function DIE containing svma: the first in DIE order, or for gas's
  * alias subprograms the last (see last_alias); *ixp: the CU's index. */
-static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf_Die *out,
+static bool index_find(struct dso_dwarf *dw, struct lazy_cu *lc, uint64_t svma, uint64_t *out,
 		       struct cu_index **ixp)
 {
-	struct cu_index *ix = cu_index_of(dw, cu);
+	struct cu_index *ix = cu_index_of(dw, lc);
 	*ixp = ix;
 	if (!ix || !ix->n)
 		return false;
@@ -499,7 +565,9 @@ static bool index_find(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, Dwarf
 				best = r;
 		}
 	}
-	return best && dwarf_offdie(dw->dwarf, best->off, out) != NULL;
+	if (best)
+		*out = best->off;
+	return best != NULL;
 }
 
 /* Descend from a function DIE to the innermost inlined subroutine at svma;
@@ -634,22 +702,151 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 	return dwarf_offdie(dw->dwarf, dw->cur[at - 1].cu_off, cu) != NULL;
 }
 
+/* The CU holding svma from scorch's read of .debug_aranges (dwdie.h):
+ * 1 (*lc filled, no libdw call made), 0 none holds it (as dwarf_addrdie
+ * would say), -1 libdw must answer for this file. Built on first use. */
+static int aranges_find(struct dso_dwarf *dw, uint64_t svma, struct lazy_cu *lc)
+{
+	if (!dw->ar_state) {
+		/* (elffile_section_bytes leaves them as they are when there is
+		 * no such section: no .debug_aranges is no range) */
+		const uint8_t *p = NULL;
+		size_t size = 0;
+		Elf *e = dwarf_getelf(dw->dwarf);
+		if (!dw->dies_state)
+			dw->dies_state = dwdie_sections_of(e, &dw->dies) ? 1 : -1;
+		dw->ar_state = dw->dies_state > 0 && elffile_section_bytes(e, ".debug_aranges", &p, &size) &&
+				       dwdie_aranges(&dw->dies, p, size, &dw->ar, &dw->nar) ? 1 : -1;
+	}
+	if (dw->ar_state < 0)
+		return -1;
+	const struct dwdie_arange *a = dwdie_arange_find(dw->ar, dw->nar, svma);
+	if (!a)
+		return 0;
+	*lc = (struct lazy_cu){ dw->dwarf, a->cu_die, a->cu, { 0 }, 0 };
+	return 1;
+}
+
+/*
+ * One scope of an inline chain, innermost first: read by dwdie
+ * (dwdie_info: the same answers as libdw's calls, or none) or by libdw
+ * from the DIE. The chain's entries are made from these alike.
+ */
+struct chain {
+	int n;
+	Dwarf_Die *scopes;               /* libdw's */
+	const struct dwdie_info *info;   /* else dwdie's */
+	const uint64_t *offs;            /* with info: the DIEs' offsets */
+};
+
+static int chain_tag(const struct chain *c, int i)
+{
+	return c->info ? (int)c->info[i].tag : dwarf_tag(&c->scopes[i]);
+}
+
+static const char *chain_name(struct symbols *s, const struct chain *c, int i)
+{
+	if (!c->info)
+		return die_name(s, &c->scopes[i]);
+	return c->info[i].name ? symbols_demangle(s, c->info[i].name) : NULL;
+}
+
+static bool chain_has_linkage(const struct chain *c, int i)
+{
+	return c->info ? c->info[i].has_linkage : has_linkage_name(&c->scopes[i]);
+}
+
+static uint64_t chain_off(const struct chain *c, int i)
+{
+	return c->info ? c->offs[i] : dwarf_dieoffset(&c->scopes[i]);
+}
+
+/* DW_AT_call_file (0), _line (1), _column (2) as dwarf_formudata reads
+ * it; false when absent or unreadable. */
+static bool chain_call(const struct chain *c, int i, int which, uint64_t *v)
+{
+	if (c->info) {
+		const struct dwdie_info *x = &c->info[i];
+		bool has = which == 0 ? x->has_call_file : which == 1 ? x->has_call_line : x->has_call_column;
+		*v = which == 0 ? x->call_file : which == 1 ? x->call_line : x->call_column;
+		return has;
+	}
+	static const unsigned at[3] = { DW_AT_call_file, DW_AT_call_line, DW_AT_call_column };
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr(&c->scopes[i], at[which], &a) || dwarf_formudata(&a, &w))
+		return false;
+	*v = w;
+	return true;
+}
+
+/* The CU's line table (cu_lines), kept with its index. */
+static struct dwline *ix_lines(struct dso_dwarf *dw, struct cu_index *ix, struct lazy_cu *lc)
+{
+	if (!ix)
+		return cu_lines(dw, lc, NULL);
+	if (!ix->lt_done) {
+		ix->lt = cu_lines(dw, lc, ix->dc);
+		ix->lt_done = true;
+	}
+	return ix->lt;
+}
+
+/* The inline chain at svma in the function at fn_off by dwdie alone (its
+ * walk, then each DIE's tag, names and call site); false: ask libdw. */
+static bool dwdie_chain(struct dso_dwarf *dw, struct cu_index *ix, uint64_t fn_off, uint64_t svma,
+			uint64_t *offs, struct dwdie_info *info, int *np)
+{
+	struct dwdie_ctx x = { NULL, dw->dwarf };
+	struct dwdie_visitor v = { dwdie_range, dwdie_ask, dwdie_haspc, &x };
+	uint64_t path[64];
+	int n = dwdie_inlines(ix->dc, fn_off, svma, path, 64, &v);
+	if (n <= 0)
+		return false;
+	for (int i = 0; i < n; i++) {
+		offs[i] = path[n - 1 - i];
+		if (!dwdie_info(ix->dc, offs[i], &info[i]))
+			return false;
+	}
+	*np = n;
+	return true;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
 	struct dso_dwarf *dw = dso_dwarf_of(d);
 	if (!dw->dwarf || !dso_rel_to_svma(d, rel, &svma))
 		return NULL;
-	Dwarf_Die cu;
-	if (!dwarf_addrdie(dw->dwarf, svma, &cu) && !cu_by_ranges(dw, svma, &cu))
-		return NULL;
+	/* the CU: from scorch's read of .debug_aranges (its DIE left to
+	 * libdw until libdw is asked about it), else libdw's */
+	struct lazy_cu lc;
+	int found = aranges_find(dw, svma, &lc);
+	if (found <= 0) {
+		Dwarf_Die c;
+		if (!(found < 0 && dwarf_addrdie(dw->dwarf, svma, &c)) && !cu_by_ranges(dw, svma, &c))
+			return NULL;
+		lazy_cu_of_die(&lc, dw->dwarf, &c);
+	}
+	Dwarf_Die *cu = NULL;
 	Dwarf_Die *scopes = NULL;
 	int n;
 	Dwarf_Die fn, path[64];
-	struct cu_index *ix;
-	if (index_find(dw, &cu, svma, &fn, &ix)) {
-		/* fast path: the function from the CU index, then its inlines
-		 * (dwdie's walk, else libdw's); scopes innermost first, as
+	struct cu_index *ix = NULL;
+	uint64_t fn_off, offs[64];
+	struct dwdie_info info[64];
+	struct chain ch = { 0 };
+	if (index_find(dw, &lc, svma, &fn_off, &ix) && ix->dc &&
+	    dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
+		/* fast path: the function from the CU index, its inlines and
+		 * what each scope says, all read by dwdie */
+		ch = (struct chain){ n, NULL, info, offs };
+	} else if (!(cu = lcu(&lc))) {
+		return NULL;
+	} else if (ix && ix->n && index_find(dw, &lc, svma, &fn_off, &ix) &&
+		   dwarf_offdie(dw->dwarf, fn_off, &fn)) {
+		/* the function from the CU index, then its inlines (dwdie's
+		 * walk, else libdw's); scopes innermost first, as
 		 * dwarf_getscopes_die gives them */
 		int np = ix->dc ? dwdie_path(dw, ix->dc, &fn, svma, path, 64) : -1;
 		if (np < 0)
@@ -659,9 +856,9 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 			return NULL;
 		for (int i = 0; i < np; i++)
 			scopes[i] = path[np - 1 - i];
-		n = np;
+		ch = (struct chain){ np, scopes, NULL, NULL };
 	} else {
-		n = dwarf_getscopes(&cu, svma, &scopes);
+		n = dwarf_getscopes(cu, svma, &scopes);
 		Dwarf_Die inner;
 		bool found = false;
 		for (int i = 0; i < n; i++) {
@@ -677,13 +874,14 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (!found)
 			return NULL;
 		if (dwarf_tag(&inner) == DW_TAG_subprogram)
-			last_alias(&cu, &inner, svma);
+			last_alias(cu, &inner, svma);
 		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
 		n = dwarf_getscopes_die(&inner, &scopes);
 		if (n <= 0) {
 			free(scopes);
 			return NULL;
 		}
+		ch = (struct chain){ n, scopes, NULL, NULL };
 	}
 	struct inline_entry tmp[64];
 	unsigned k = 0;
@@ -693,7 +891,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	bool lines = symbols_want_lines(s);
 	const char *file = NULL;
 	int line = 0, col = 0;
-	struct dwline *lt = lines ? cu_lines(dw, &cu) : NULL;
+	struct dwline *lt = lines ? ix_lines(dw, ix, &lc) : NULL;
 	Dwarf_Line *dl;
 	if (lt) {
 		struct dwline_row row;
@@ -703,21 +901,27 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 			line = row.line;
 			col = row.column;
 		}
-	} else if (lines && (dl = dwarf_getsrc_die(&cu, svma))) {
+	} else if (lines && (cu = lcu(&lc)) && (dl = dwarf_getsrc_die(cu, svma))) {
 		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
 		dwarf_lineno(dl, &line);
 		dwarf_linecol(dl, &col);
 	}
-	for (int i = 0; i < n && k < 64; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	Dwarf_Word lang = 0;
+	Dwarf_Attribute a;
+	if (ix)
+		lang = ix->lang;
+	else if ((cu = lcu(&lc)) && dwarf_attr(cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	for (int i = 0; i < ch.n && k < 64; i++) {
+		int tag = chain_tag(&ch, i);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		tmp[k].name = die_name(s, &scopes[i]);
+		tmp[k].name = chain_name(s, &ch, i);
 		tmp[k].a2l = tmp[k].keep_alt = false;
 		tmp[k].alt_name = NULL;
 		tmp[k].die = 0;
-		if (k == 0 && !has_linkage_name(&scopes[i]))
-			a2l_prepare(s, d, &scopes[i], rel, &tmp[k]);
+		if (k == 0 && !chain_has_linkage(&ch, i))
+			a2l_prepare(s, d, dw->dwarf, lang, chain_off(&ch, i), rel, &tmp[k]);
 		tmp[k].file = file;
 		tmp[k].line = (uint32_t)(line > 0 ? line : 0);
 		tmp[k].column = (uint32_t)(col > 0 ? col : 0);
@@ -727,15 +931,14 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (!lines)
 			continue;
 		/* the caller's position is the call site of this inline */
-		Dwarf_Attribute a;
-		Dwarf_Word w;
+		uint64_t w;
 		file = NULL;
 		line = col = 0;
-		if (dwarf_attr(&scopes[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &w))
-			file = file_name(s, dw, &cu, w);
-		if (dwarf_attr(&scopes[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &w))
+		if (chain_call(&ch, i, 0, &w))
+			file = file_name(s, dw, ix, &lc, w);
+		if (chain_call(&ch, i, 1, &w))
 			line = (int)w;
-		if (dwarf_attr(&scopes[i], DW_AT_call_column, &a) && !dwarf_formudata(&a, &w))
+		if (chain_call(&ch, i, 2, &w))
 			col = (int)w;
 	}
 	free(scopes);
@@ -800,6 +1003,7 @@ void inlines_release(struct dso *d)
 	amap_release(&dw->inl);
 	free(dw->res);
 	free(dw->cur);
+	free(dw->ar);
 	hmap_release_vals(&dw->lines, lines_free);
 	dwindex_close(dw->dx); /* after the tables: they may use its indexes */
 	if (dw->dwarf)

@@ -11,6 +11,7 @@
  * back sorted, at most one per 10 bytes.
  */
 #include "analyze/dwdie.h"
+#include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 			free(cus);
 		}
+		/* the sets as address ranges, their CUs in .debug_info taken
+		 * from the same bytes: every range's CU inside it, sorted, and
+		 * every lookup lands on one of them */
+		struct dwdie_sections s = { .info = data + 1, .info_size = size - 1 };
+		struct dwdie_arange *ar;
+		size_t n;
+		if (dwdie_aranges(&s, data + 1, size - 1, &ar, &n)) {
+			for (size_t i = 0; i < n; i++) {
+				if (ar[i].cu >= size - 1 || ar[i].cu_die <= ar[i].cu ||
+				    ar[i].cu_die >= size - 1 || (i && ar[i].lo < ar[i - 1].lo))
+					abort();
+				uint64_t at[3] = { ar[i].lo, ar[i].lo + ar[i].len / 2, ar[i].lo - 1 };
+				for (int k = 0; k < 3; k++) {
+					const struct dwdie_arange *h = dwdie_arange_find(ar, n, at[k]);
+					if (h && (h < ar || h >= ar + n))
+						abort();
+				}
+			}
+			free(ar);
+		}
 		return 0;
 	}
 	bool types = data[0] & 1;
@@ -77,6 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.abbrev = ab, .abbrev_size = alen,
 		.ranges = rlen ? rl : NULL, .ranges_size = rlen,
 		.rnglists = rlen ? rl : NULL, .rnglists_size = rlen,
+		/* strings: the range bytes serve (any offset must stay inside) */
+		.str = rlen ? rl : NULL, .str_size = rlen,
+		.line_str = rlen ? rl : NULL, .line_str_size = rlen,
 	};
 	uint64_t off = 0;
 	for (int k = 0; k < 64 && off + 4 <= s.info_size; k++) {
@@ -87,6 +111,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct unit_ctx u = { .lo = off, .hi = off + 4 + len };
 		struct dwdie_visitor v = { on_range, on_ask, on_haspc, &u };
 		struct dwdie_cu *c = dwdie_cu_open(&s, off, types);
+		if (c) {
+			uint64_t x;
+			const char *str;
+			dwdie_cu_udata(c, DW_AT_language, &x);
+			if (dwdie_cu_string(c, DW_AT_comp_dir, &str) > 0 &&
+			    ((const uint8_t *)str < data || (const uint8_t *)str + strlen(str) >= data + size))
+				abort();
+			dwdie_cu_set_types(c, !types);
+			dwdie_cu_set_types(c, types);
+		}
 		if (c && dwdie_functions(c, &v)) {
 			for (int i = 0; i < u.nfn; i++) {
 				uint64_t pcs[3] = { u.flo[i], u.flo[i] + (u.fhi[i] - u.flo[i]) / 2,
@@ -96,8 +130,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					int n = dwdie_inlines(c, u.fn[i], pcs[j], path, 16, &v);
 					if (n > 16)
 						abort();
-					for (int m = 0; m < n; m++)
+					for (int m = 0; m < n; m++) {
 						check(&u, path[m]);
+						/* a name is a string inside the input */
+						struct dwdie_info x;
+						if (dwdie_info(c, path[m], &x) && x.name &&
+						    ((const uint8_t *)x.name < data ||
+						     (const uint8_t *)x.name + strlen(x.name) >= data + size))
+							abort();
+					}
 				}
 			}
 		}

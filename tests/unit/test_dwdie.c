@@ -6,6 +6,7 @@
  * every CU of real files: this test binary (gcc's DWARF 5), the C++
  * workload when built, and installed debug files (libc6-dbg). */
 #include "analyze/dwdie.h"
+#include "analyze/elffile.h"
 #include "test.h"
 
 #include <dwarf.h>
@@ -483,10 +484,70 @@ static void real_ask(void *ctx, uint64_t die_off)
 		add_ranges(x->l, &d);
 }
 
+/* libdw's answers to what dwdie_info reads (inlines.c's die_name before
+ * demangling, has_linkage_name, the call site as dwarf_formudata reads
+ * it) for the DIE at off; 1 when dwdie_info agrees, 0 when it differs, -1
+ * when it gave the DIE to libdw */
+static int info_same(Dwarf *dw, struct dwdie_cu *c, uint64_t off)
+{
+	struct dwdie_info x;
+	if (!dwdie_info(c, off, &x))
+		return -1;
+	Dwarf_Die d;
+	Dwarf_Attribute a;
+	if (!dwarf_offdie(dw, off, &d))
+		return 0;
+	const char *n = NULL;
+	bool link = dwarf_attr_integrate(&d, DW_AT_linkage_name, &a) ||
+		    dwarf_attr_integrate(&d, DW_AT_MIPS_linkage_name, &a);
+	if (link)
+		n = dwarf_formstring(&a);
+	if (!n)
+		n = dwarf_diename(&d);
+	if (!n && dwarf_attr_integrate(&d, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	bool same = (int)x.tag == dwarf_tag(&d) && x.has_linkage == link &&
+		    !x.name == !n && (!n || !strcmp(n, x.name));
+	static const unsigned at[3] = { DW_AT_call_file, DW_AT_call_line, DW_AT_call_column };
+	bool has[3] = { x.has_call_file, x.has_call_line, x.has_call_column };
+	uint64_t val[3] = { x.call_file, x.call_line, x.call_column };
+	for (int i = 0; i < 3; i++) {
+		Dwarf_Word w;
+		bool h = dwarf_attr(&d, at[i], &a) && !dwarf_formudata(&a, &w);
+		same = same && h == has[i] && (!h || w == val[i]);
+	}
+	return same;
+}
+
+/* dwdie_cu_udata and dwdie_cu_string against libdw on the CU DIE: the
+ * differences */
+static long cu_attrs_differ(Dwarf_Die *cu, struct dwdie_cu *c)
+{
+	long bad = 0;
+	static const unsigned nums[2] = { DW_AT_language, DW_AT_stmt_list };
+	for (int i = 0; i < 2; i++) {
+		uint64_t v;
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		int h = dwdie_cu_udata(c, nums[i], &v);
+		bool l = dwarf_attr(cu, nums[i], &a) && !dwarf_formudata(&a, &w);
+		bad += h >= 0 && ((h > 0) != l || (h > 0 && v != w));
+	}
+	const char *str = NULL, *ls = NULL;
+	Dwarf_Attribute a;
+	int h = dwdie_cu_string(c, DW_AT_comp_dir, &str);
+	if (dwarf_attr(cu, DW_AT_comp_dir, &a))
+		ls = dwarf_formstring(&a);
+	bad += h >= 0 && (!str != !ls || (str && strcmp(str, ls)));
+	return bad;
+}
+
 /* CUs compared into *cus, functions into *fns, inline walks (at up to 64
  * addresses of each function, and just outside it) into *walks; returns
  * the differences (a CU or walk dwdie gave up on counts in *gave, not as a
  * difference) */
+static long infos, info_gave; /* DIEs dwdie_info was compared on, gave to libdw */
+
 static long compare_with_libdw(const char *path, long *cus, long *fns, long *walks, long *gave)
 {
 	static struct list a, b;
@@ -525,16 +586,36 @@ static long compare_with_libdw(const char *path, long *cus, long *fns, long *wal
 				(*gave)++;
 				continue;
 			}
+			if (!types)
+				bad += cu_attrs_differ(&cu, c);
 			for (size_t i = 0; !types && i < a.n; i++) {
 				Dwarf_Die fn;
 				if (!dwarf_offdie(dw, a.r[i].off, &fn))
 					continue;
+				int si = info_same(dw, c, a.r[i].off);
+				infos++;
+				info_gave += si < 0;
+				if (!si) {
+					fprintf(stderr, "%s: DIE %#llx: dwdie_info differs from libdw\n", path,
+						(unsigned long long)a.r[i].off);
+					bad++;
+				}
 				uint64_t lo = a.r[i].lo, hi = a.r[i].hi, step = (hi - lo + 63) / 64;
 				for (uint64_t pc = lo - 1; pc <= hi; pc += pc < lo || pc + step > hi ? 1 : step) {
 					uint64_t p1[64], p2[64];
 					int n1 = libdw_descend(&fn, pc, p1, 64);
 					int n2 = dwdie_inlines(c, a.r[i].off, pc, p2, 64, &v);
 					(*walks)++;
+					for (int k = 1; k < n1 && k < 64; k++) {
+						int sk = info_same(dw, c, p1[k]);
+						infos++;
+						info_gave += sk < 0;
+						if (!sk) {
+							fprintf(stderr, "%s: DIE %#llx: dwdie_info differs from libdw\n",
+								path, (unsigned long long)p1[k]);
+							bad++;
+						}
+					}
 					if (n2 < 0) {
 						(*gave)++;
 					} else if (n1 != n2 || memcmp(p1, p2, (size_t)n1 * sizeof p1[0])) {
@@ -582,8 +663,11 @@ TEST(dwdie_same_as_libdw_on_real_files)
 	/* giving up is allowed, but these files are all plain gcc output */
 	CHECK_EQ(gave, 0);
 	CHECK(walks > 1000);
-	fprintf(stderr, "dwdie: %ld CU walks, %ld functions, %ld inline walks agree with libdw\n",
-		cus, fns, walks);
+	/* names through DW_FORM_strx or another file are libdw's; most are not */
+	CHECK(infos > 1000 && info_gave * 10 < infos);
+	fprintf(stderr, "dwdie: %ld CU walks, %ld functions, %ld inline walks, %ld DIEs' names and "
+		"call sites (%ld given to libdw) agree with libdw\n",
+		cus, fns, walks, infos, info_gave);
 }
 
 /* ---- .debug_aranges headers ---------------------------------------------- */
@@ -697,4 +781,130 @@ TEST(dwdie_aranges_same_cus_as_libdw)
 	dwarf_end(dw);
 	elf_end(e);
 	close(fd);
+}
+
+/* dwdie_aranges: the CU of every range's first, middle and last address,
+ * and of the addresses just outside it, is dwarf_addrdie's, on real files
+ * (this binary, the C++ workload, installed debug files); a file it gives
+ * to libdw counts, as none of these should need it. Hand-made sections:
+ * each reason to give a file to libdw. */
+static long aranges_differ(const char *path, long *lookups, long *gave)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	struct dwdie_sections sec;
+	const uint8_t *p = NULL;
+	size_t size = 0;
+	long bad = 0;
+	if (dw && dwdie_sections_of(e, &sec) && elffile_section_bytes(e, ".debug_aranges", &p, &size)) {
+		struct dwdie_arange *ar;
+		size_t n;
+		if (!dwdie_aranges(&sec, p, size, &ar, &n)) {
+			(*gave)++;
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				uint64_t at[5] = { ar[i].lo - 1, ar[i].lo, ar[i].lo + ar[i].len / 2,
+						   ar[i].lo + ar[i].len - 1, ar[i].lo + ar[i].len };
+				for (int k = 0; k < 5; k++) {
+					const struct dwdie_arange *h = dwdie_arange_find(ar, n, at[k]);
+					Dwarf_Die cu;
+					bool l = dwarf_addrdie(dw, at[k], &cu) != NULL;
+					bad += l != (h != NULL) || (l && dwarf_dieoffset(&cu) != h->cu_die) ||
+					       (l && dwarf_dieoffset(&cu) - dwarf_cuoffset(&cu) != h->cu);
+					(*lookups)++;
+				}
+			}
+			free(ar);
+		}
+	}
+	if (dw)
+		dwarf_end(dw);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return bad;
+}
+
+/* a set: version 2, CU at info_off, 8-byte addresses, tuples, the end */
+static size_t aset(uint8_t *b, uint16_t version, uint32_t info_off, const uint64_t *t, size_t nt,
+		   bool end)
+{
+	size_t n = 4;
+	memcpy(b + n, &version, 2), n += 2;
+	memcpy(b + n, &info_off, 4), n += 4;
+	b[n++] = 8, b[n++] = 0;
+	while (n % 16)
+		b[n++] = 0;
+	for (size_t i = 0; i < 2 * nt; i++)
+		memcpy(b + n, &t[i], 8), n += 8;
+	if (end)
+		memset(b + n, 0, 16), n += 16;
+	uint32_t len = (uint32_t)(n - 4);
+	memcpy(b, &len, 4);
+	return n;
+}
+
+TEST(dwdie_aranges_same_as_libdw)
+{
+	elf_version(EV_CURRENT);
+	long lookups = 0, gave = 0;
+	CHECK_EQ(aranges_differ("/proc/self/exe", &lookups, &gave), 0);
+	if (access("build/workloads/cxx", R_OK) == 0)
+		CHECK_EQ(aranges_differ("build/workloads/cxx", &lookups, &gave), 0);
+	glob_t g;
+	if (glob("/usr/lib/debug/.build-id/*/*.debug", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && i < 40; i++)
+			CHECK(aranges_differ(g.gl_pathv[i], &lookups, &gave) <= 0);
+		globfree(&g);
+	}
+	CHECK(lookups > 1000);
+	CHECK_EQ(gave, 0);
+	fprintf(stderr, "dwdie: %ld aranges lookups agree with dwarf_addrdie\n", lookups);
+
+	/* hand-made: one DWARF 4 unit (11-byte header, a DIE byte) */
+	uint8_t info[16] = { 12, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1, 0, 0, 0, 0 };
+	struct dwdie_sections s = { .info = info, .info_size = 16 };
+	uint8_t b[512];
+	struct dwdie_arange *ar;
+	size_t n;
+	uint64_t two[4] = { 0x2000, 0x100, 0x1000, 0x80 }, over[4] = { 0x1000, 0x100, 0x1080, 0x10 };
+	uint64_t empty[2] = { 0x1000, 0 };
+	size_t m = aset(b, 2, 0, two, 2, true);
+	CHECK(dwdie_aranges(&s, b, m, &ar, &n));
+	CHECK_EQ(n, 2);
+	CHECK(ar[0].lo == 0x1000 && ar[0].len == 0x80 && ar[1].lo == 0x2000 && ar[0].cu == 0 &&
+	      ar[0].cu_die == 11);
+	CHECK(dwdie_arange_find(ar, n, 0x107f) == &ar[0] && !dwdie_arange_find(ar, n, 0x1080) &&
+	      dwdie_arange_find(ar, n, 0x2000) == &ar[1] && !dwdie_arange_find(ar, n, 0xfff));
+	free(ar);
+	CHECK(dwdie_aranges(&s, b, 0, &ar, &n) && n == 0); /* none: libdw finds none either */
+	CHECK(!dwdie_aranges(&s, b, m - 1, &ar, &n));                  /* cut short */
+	CHECK(!dwdie_aranges(&s, b, aset(b, 3, 0, two, 2, true), &ar, &n)); /* version */
+	CHECK(!dwdie_aranges(&s, b, aset(b, 2, 1, two, 2, true), &ar, &n)); /* not a unit */
+	/* overlapping and empty ranges: kept, found as libdw's search finds
+	 * them (an empty range answers for its own address when the search
+	 * lands on it) */
+	CHECK(dwdie_aranges(&s, b, aset(b, 2, 0, over, 2, true), &ar, &n) && n == 2);
+	CHECK(dwdie_arange_find(ar, n, 0x1085) == &ar[1] && dwdie_arange_find(ar, n, 0x1050) == &ar[0]);
+	CHECK(!dwdie_arange_find(ar, n, 0x1095)); /* in the first, but the search ends past it */
+	free(ar);
+	CHECK(dwdie_aranges(&s, b, aset(b, 2, 0, empty, 1, true), &ar, &n) && n == 1);
+	CHECK(dwdie_arange_find(ar, n, 0x1000) == &ar[0] && !dwdie_arange_find(ar, n, 0x1001));
+	free(ar);
+	uint64_t same[6] = { 0x1000, 0x10, 0x1000, 0x20, 0x1000, 0 }; /* one address thrice */
+	CHECK(dwdie_aranges(&s, b, aset(b, 2, 0, same, 3, true), &ar, &n) && n == 3);
+	CHECK(ar[0].len == 0x10 && ar[1].len == 0x20 && ar[2].len == 0); /* in file order */
+	free(ar);
+	m = aset(b, 2, 0, two, 2, false);                               /* no end */
+	CHECK(!dwdie_aranges(&s, b, m, &ar, &n));
+	m = aset(b, 2, 0, two, 1, true);                                /* bytes after the end */
+	b[0] += 16;
+	memset(b + m, 0, 16);
+	CHECK(!dwdie_aranges(&s, b, m + 16, &ar, &n));
+	info[4] = 5; /* a DWARF 5 header of another unit type: libdw's */
+	info[6] = DW_UT_type;
+	CHECK(!dwdie_aranges(&s, b, aset(b, 2, 0, two, 2, true), &ar, &n));
 }
