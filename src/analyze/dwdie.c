@@ -68,8 +68,11 @@ struct dwdie_cu {
 	bool base_ok;
 	uint64_t base;
 	/* dwdie_inlines' scopes: DIE offset -> struct kids *, made on a
-	 * scope's first walk */
+	 * scope's first walk (or taken from the store); nkids_rg: the
+	 * ranges they keep (KIDS_RANGES_MAX) */
 	struct hmap kids;
+	size_t nkids_rg;
+	const struct dwdie_store *store;
 };
 
 #define cu dwdie_cu
@@ -717,10 +720,15 @@ enum kid_kind {
 	KID_RANGE,     /* DW_AT_low_pc/DW_AT_high_pc: [lo, hi) */
 	KID_LIST,      /* DW_AT_ranges, decoded: rg[first .. first + nr); then
 			* list_bad: -1 (libdw answers), else 0 */
-	KID_LIST_LONG, /* DW_AT_ranges of more than KID_LIST_MAX: read each time */
+	KID_LIST_LONG, /* DW_AT_ranges not decoded (past KID_LIST_MAX, or the
+			* CU's KIDS_RANGES_MAX): read each time */
 	KID_ASK,       /* libdw answers (v->haspc) */
 };
-#define KID_LIST_MAX 16
+/* the ranges a kid's list may keep, and all of a CU's kids together: a
+ * hostile unit of many kids naming one long list cannot make them grow as
+ * the square of its size */
+#define KID_LIST_MAX 256
+#define KIDS_RANGES_MAX ((size_t)1 << 20)
 
 struct kid {
 	uint64_t off;                /* .debug_info offset */
@@ -747,12 +755,88 @@ static void kids_free(void *p)
 	free(ks);
 }
 
+/* A scope's kids as kept (dwdie_store): a header, then each kid in a
+ * fixed layout (no padding), then the decoded lists' ranges. */
+struct kids_hdr {
+	uint32_t version, bad_tail;
+	uint64_t n, nrg;
+};
+struct kid_img {
+	uint64_t off, lo, hi;
+	uint32_t first, nr;
+	uint8_t kind, inl, list_bad, zero[5];
+};
+#define KIDS_VERSION 1
+
+static void kids_keep(struct cu *c, uint64_t key, const struct kids *ks, size_t nrg)
+{
+	struct kids_hdr h = { KIDS_VERSION, ks->bad_tail, ks->n, nrg };
+	size_t size = sizeof h + ks->n * sizeof(struct kid_img) + nrg * sizeof ks->rg[0];
+	uint8_t *p = xcalloc(1, size);
+	memcpy(p, &h, sizeof h);
+	struct kid_img *k = (void *)(p + sizeof h);
+	for (size_t i = 0; i < ks->n; i++) {
+		const struct kid *x = &ks->k[i];
+		k[i] = (struct kid_img){ .off = x->off, .lo = x->lo, .hi = x->hi, .first = x->first,
+					 .nr = x->nr, .kind = x->kind, .inl = x->inl,
+					 .list_bad = x->list_bad };
+	}
+	if (nrg)
+		memcpy(p + sizeof h + ks->n * sizeof *k, ks->rg, nrg * sizeof ks->rg[0]);
+	c->store->keep(c->store->ctx, DWDIE_KEPT_KIDS, key, p, size);
+}
+
+/* The kids kept for the scope at key, checked (sizes, kinds, each list's
+ * ranges inside the kept ones, each kid a DIE offset after the CU DIE
+ * inside the unit); NULL when none or they do not check. */
+static struct kids *kids_load(struct cu *c, uint64_t key)
+{
+	size_t size;
+	const uint8_t *p = c->store->find(c->store->ctx, DWDIE_KEPT_KIDS, key, &size);
+	struct kids_hdr h;
+	if (!p || size < sizeof h)
+		return NULL;
+	memcpy(&h, p, sizeof h);
+	size_t lim = size - sizeof h;
+	if (h.version != KIDS_VERSION || h.bad_tail > 1 || h.n > lim / sizeof(struct kid_img) ||
+	    h.nrg > (lim - h.n * sizeof(struct kid_img)) / (2 * sizeof(uint64_t)) ||
+	    lim != h.n * sizeof(struct kid_img) + h.nrg * 2 * sizeof(uint64_t))
+		return NULL;
+	uint64_t lo = (uint64_t)(c->die - c->sec), hi = (uint64_t)(c->end - c->sec);
+	struct kids *ks = xmalloc(sizeof *ks + (h.n ? h.n : 1) * sizeof ks->k[0]);
+	ks->n = (size_t)h.n;
+	ks->bad_tail = h.bad_tail;
+	ks->rg = NULL;
+	const struct kid_img *k = (const void *)(p + sizeof h);
+	for (size_t i = 0; i < ks->n; i++) {
+		struct kid_img x;
+		memcpy(&x, &k[i], sizeof x);
+		if (x.kind > KID_ASK || x.inl > 1 || x.list_bad > 1 || x.off <= lo || x.off >= hi ||
+		    (x.kind == KID_LIST && (x.first > h.nrg || x.nr > h.nrg - x.first))) {
+			free(ks);
+			return NULL;
+		}
+		ks->k[i] = (struct kid){ .off = x.off, .lo = x.lo, .hi = x.hi, .first = x.first,
+					 .nr = x.nr, .kind = x.kind, .inl = x.inl,
+					 .list_bad = x.list_bad };
+	}
+	if (h.nrg) {
+		ks->rg = xmalloc((size_t)h.nrg * sizeof ks->rg[0]);
+		memcpy(ks->rg, p + sizeof h + ks->n * sizeof *k, (size_t)h.nrg * sizeof ks->rg[0]);
+	}
+	return ks;
+}
+
 static struct kids *scope_kids(struct cu *c, const struct die *scope)
 {
 	uint64_t key = (uint64_t)(scope->at - c->sec);
 	struct kids *ks = hmap_get(&c->kids, key);
 	if (ks)
 		return ks;
+	if (c->store && (ks = kids_load(c, key))) {
+		hmap_put(&c->kids, key, ks);
+		return ks;
+	}
 	size_t n = 0, cap = 8, nrg = 0, cap_rg = 0;
 	uint64_t(*rg)[2] = NULL;
 	ks = xmalloc(sizeof *ks + cap * sizeof ks->k[0]);
@@ -783,7 +867,8 @@ static struct kids *scope_kids(struct cu *c, const struct die *scope)
 		} else {
 			uint64_t tmp[KID_LIST_MAX][2];
 			size_t m = 0;
-			int r = list_walk(c, d.ranges, 0, tmp, KID_LIST_MAX, &m);
+			int r = c->nkids_rg + nrg < KIDS_RANGES_MAX ?
+				list_walk(c, d.ranges, 0, tmp, KID_LIST_MAX, &m) : 2;
 			if (r == 2) {
 				k.kind = KID_LIST_LONG;
 				k.lo = d.ranges;
@@ -815,9 +900,12 @@ static struct kids *scope_kids(struct cu *c, const struct die *scope)
 	}
 	ks->n = n;
 	ks->rg = rg;
+	c->nkids_rg += nrg;
 	if (n + 1 < cap)
 		ks = xrealloc(ks, sizeof *ks + (n ? n : 1) * sizeof ks->k[0]);
 	hmap_put(&c->kids, key, ks);
+	if (c->store)
+		kids_keep(c, key, ks, nrg);
 	return ks;
 }
 
@@ -1335,4 +1423,9 @@ const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_
 			return &v[idx];
 	}
 	return NULL;
+}
+
+void dwdie_cu_set_store(struct dwdie_cu *c, const struct dwdie_store *st)
+{
+	c->store = st;
 }

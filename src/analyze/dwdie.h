@@ -128,6 +128,25 @@ bool dwdie_aranges(const struct dwdie_sections *s, const uint8_t *p, size_t size
  * overlapping or empty ranges the range it lands on), or NULL. */
 const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_t n, uint64_t addr);
 
+/*
+ * Where a CU reader keeps what it derives from the CU, beyond its own life
+ * (inlines.c keeps it across runs in dwindex.h's images): find gives an
+ * earlier run's bytes for a kind and DIE offset (8-byte aligned, alive as
+ * long as the reader), keep takes new ones (malloc'd). What find gives is
+ * checked before use; damaged bytes give wrong answers, never a read
+ * outside the unit or the bytes.
+ */
+enum dwdie_kept {
+	DWDIE_KEPT_KIDS = 1,   /* a scope's children that the inline walk tests */
+};
+struct dwdie_store {
+	const void *(*find)(void *ctx, enum dwdie_kept kind, uint64_t off, size_t *size);
+	void (*keep)(void *ctx, enum dwdie_kept kind, uint64_t off, void *p, size_t size);
+	void *ctx;
+};
+/* c keeps through st from now on (st must outlive c). */
+void dwdie_cu_set_store(struct dwdie_cu *c, const struct dwdie_store *st);
+
 /* The CU's address size. */
 unsigned dwdie_cu_addr_size(const struct dwdie_cu *c);
 

@@ -15,6 +15,7 @@
 enum dwindex_kind {
 	DWINDEX_LINES = 1,  /* a line table's (dwline_index), by .debug_line offset */
 	DWINDEX_FUNCS = 2,  /* a CU's function ranges (inlines.c), by CU DIE offset */
+	DWINDEX_KIDS = 3,   /* a scope's children the inline walk tests (dwdie.c), by DIE offset */
 };
 
 struct dwindex;

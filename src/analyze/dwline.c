@@ -229,7 +229,9 @@ struct dwline_lazy {
 	const uint8_t *end;        /* of the unit */
 	struct prog g;
 	size_t nfiles_hdr;         /* the header's files (the program may define more) */
-	bool borrowed;             /* ck is a kept index's (dwline_open_indexed), not ours */
+	bool borrowed;             /* ck is a kept index's (dwline_open_indexed), not ours:
+				    * each checkpoint is checked before use (ckpt_ok) */
+	uint64_t prog_off;         /* borrowed: where the program starts in .debug_line */
 	struct ckpt *ck;
 	size_t nck, cap_ck;
 	struct lseq *sq;           /* in table order while scanning, then sorted */
@@ -260,15 +262,20 @@ struct run {
 	uint32_t got, want;
 };
 
-/* Append name (owned) to the file table; false when the table is full. */
-static bool add_file(struct builder *b, char *name)
+/* Append the file dir + name (joined when first asked for: a table names
+ * thousands of files, a profile a few) to the file table; false when the
+ * table is full. */
+static bool add_file(struct builder *b, const char *dir, const char *name)
 {
 	struct dwline *t = b->t;
-	if (ARRAY_GROW(t->files, b->cap_files, t->nfiles + 1, b->max)) {
-		free(name);
+	size_t cap = b->cap_files;
+	if (ARRAY_GROW(t->files, b->cap_files, t->nfiles + 1, b->max) ||
+	    (b->cap_files != cap &&
+	     ARRAY_GROW(t->fparts, cap, b->cap_files, b->max)))
 		return false;
-	}
-	t->files[t->nfiles++] = name;
+	t->files[t->nfiles] = NULL;
+	t->fparts[t->nfiles][0] = dir;
+	t->fparts[t->nfiles++][1] = name;
 	return true;
 }
 
@@ -388,7 +395,7 @@ static bool read_v5_table(struct rd *r, const struct form_ctx *c, struct builder
 				return false;
 			continue;
 		}
-		if (dir == UINT64_MAX || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
+		if (dir == UINT64_MAX || dir >= b->ndirs || !add_file(b, b->dirs[dir], name))
 			return false;
 	}
 	return true;
@@ -418,14 +425,14 @@ static bool read_v4_tables(struct rd *r, struct builder *b, const char *comp_dir
 		if (!d || !add_dir(b, d))
 			return false;
 	}
-	if (e < 0 || !add_file(b, xstrdup("???")))
+	if (e < 0 || !add_file(b, NULL, "???"))
 		return false;
 	while (!(e = list_end(r))) {
 		const char *name = rd_cstr(r);
 		uint64_t dir = rd_uleb(r);
 		rd_uleb(r); /* mtime, length */
 		rd_uleb(r);
-		if (r->bad || dir >= b->ndirs || !add_file(b, join(b->dirs[dir], name)))
+		if (r->bad || dir >= b->ndirs || !add_file(b, b->dirs[dir], name))
 			return false;
 	}
 	return e > 0;
@@ -692,7 +699,7 @@ static INLINE bool run_program(struct rd *r, struct run *ru, enum run_mode mode,
 				p = t.p;
 				/* BLOCK: the scan has added it */
 				if (mode != BLOCK &&
-				    (dir >= u->b->ndirs || !add_file(u->b, join(u->b->dirs[dir], name))))
+				    (dir >= u->b->ndirs || !add_file(u->b, u->b->dirs[dir], name)))
 					return false;
 				break;
 			}
@@ -866,10 +873,12 @@ static bool lazy_ready(struct dwline_lazy *z)
  *
  * An index is used only when it checks against the table (adopt_index):
  * its layout, the header's file count, the rows within the unit, the
- * sequences in order without overlap, every checkpoint's row inside its
- * sequence, at most CKPT_ROWS + 1 rows apart, its program position inside
- * the unit, its line register an int (as the scan's rows). A damaged index can then give a wrong row, never a read or a
- * write outside the table or the index.
+ * sequences in order without overlap, each starting at its first
+ * checkpoint; and a checkpoint when a lookup uses it (ckpt_ok: its row
+ * inside the sequence, its program position inside the unit's program, its
+ * line register an int, as the scan's rows), while a block holds at most
+ * CKPT_ROWS + 1 rows whatever the index says. A damaged index can then give
+ * a wrong row, never a read or a write outside the table or the index.
  */
 enum { DWLINE_IDX_LAZY = 1, DWLINE_IDX_FULL = 2 };
 
@@ -981,7 +990,7 @@ static int adopt_index(struct dwline *t, const struct prog *g, const uint8_t *ba
 	const struct ckpt *ck = (const void *)(p + sizeof h + nsq * sizeof(struct lseq));
 	struct lseq *sq = xmalloc((nsq ? nsq : 1) * sizeof *sq);
 	memcpy(sq, p + sizeof h, nsq * sizeof *sq);
-	uint64_t lo = (uint64_t)(prog - base), hi = (uint64_t)(end - base);
+	uint64_t lo = (uint64_t)(prog - base);
 	bool ok = true;
 	for (size_t i = 0; i < nsq && ok; i++) {
 		struct lseq *q = &sq[i];
@@ -993,19 +1002,9 @@ static int adopt_index(struct dwline *t, const struct prog *g, const uint8_t *ba
 		seq_ends(q);
 		if (i && row_cmp(&sq[i - 1].lm, &q->fm) > 0)
 			ok = false;
-		uint32_t seq_end = q->first + q->n;
-		for (uint32_t c = q->c0; c < q->c1 && ok; c++) {
-			const struct ckpt *k = &ck[c];
-			uint32_t next = c + 1 < nck ? ck[c + 1].row.idx : seq_end;
-			if (next > seq_end)
-				next = seq_end;
-			ok = k->row.idx >= q->first && k->row.idx < seq_end &&
-			     (c != q->c0 || k->row.idx == q->first) && next > k->row.idx &&
-			     next - k->row.idx <= CKPT_ROWS + 1 && k->pos >= lo && k->pos <= hi &&
-			     k->s.line >= INT_MIN && k->s.line <= INT_MAX &&
-			     (c == q->c0 || (k->row.idx > ck[c - 1].row.idx &&
-					     k->row.addr >= ck[c - 1].row.addr));
-		}
+		/* each checkpoint is checked when a lookup uses it (ckpt_ok):
+		 * a table has thousands, a profile uses a few */
+		ok = ok && (q->c0 == q->c1 || ck[q->c0].row.idx == q->first);
 	}
 	if (!ok) {
 		free(sq);
@@ -1014,6 +1013,7 @@ static int adopt_index(struct dwline *t, const struct prog *g, const uint8_t *ba
 	struct dwline_lazy *z = xcalloc(1, sizeof *z);
 	z->base = base;
 	z->end = end;
+	z->prog_off = lo;
 	z->g = *g;
 	z->nfiles_hdr = t->nfiles;
 	z->borrowed = true;
@@ -1083,7 +1083,7 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 		ok = read_v5_table(&r, &fc, &b, false) && read_v5_table(&r, &fc, &b, true);
 		/* an empty file table still has libdw's "???" entry */
 		if (ok && !t->nfiles)
-			ok = add_file(&b, xstrdup("???"));
+			ok = add_file(&b, NULL, "???");
 	}
 	/* the header must end exactly where header_length says (libdw: the
 	 * CUBIN variant with 4 more bytes is not read here) */
@@ -1132,7 +1132,7 @@ static struct dwline *open_table(const struct dwline_sections *sec, uint64_t off
 		free(z->sq);
 		free(z);
 		while (t->nfiles > nfiles)
-			free(t->files[--t->nfiles]);
+			free(t->files[--t->nfiles]); /* (none joined yet) */
 		t->nrows = 0;
 		t->scanned_full = ok;
 	}
@@ -1172,12 +1172,27 @@ struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
 	return open_table(sec, off, comp_dir, address_size, false, NULL, 0, NULL);
 }
 
+/* A kept index's checkpoint k, of the sequence ending before row
+ * seq_end: its row inside the sequence, its program position inside the
+ * unit's program, its line register an int (as the scan's rows). What the
+ * scan made always is. */
+static bool ckpt_ok(const struct dwline_lazy *z, const struct ckpt *k, uint32_t seq_end)
+{
+	return k->row.idx < seq_end && k->pos >= z->prog_off &&
+	       k->pos <= (uint64_t)(z->end - z->base) && k->s.line >= INT_MIN && k->s.line <= INT_MAX;
+}
+
 /* The rows of checkpoint c's block into z->rows. */
 static void decode_block(struct dwline_lazy *z, size_t c, uint32_t seq_end)
 {
 	if (z->blk == c + 1)
 		return;
 	const struct ckpt *k = &z->ck[c];
+	if (z->borrowed && !ckpt_ok(z, k, seq_end)) {
+		z->blk = c + 1;
+		z->blk_n = 0; /* no row: the lookup finds none */
+		return;
+	}
 	uint32_t next = c + 1 < z->nck ? z->ck[c + 1].row.idx : seq_end;
 	if (next > seq_end)
 		next = seq_end;
@@ -1225,6 +1240,8 @@ static bool lazy_find(struct dwline_lazy *z, uint64_t addr, struct dwline_row *o
 	if (a == q->c0)
 		return false;
 	decode_block(z, a - 1, q->first + q->n);
+	if (!z->blk_n)
+		return false; /* a kept checkpoint that did not check */
 	uint32_t i = 0;
 	while (i + 1 < z->blk_n && z->rows[i + 1].addr <= addr)
 		i++;
@@ -1264,9 +1281,13 @@ bool dwline_find(struct dwline *t, uint64_t addr, struct dwline_row *out)
 	return true;
 }
 
-const char *dwline_file(const struct dwline *t, uint64_t idx)
+const char *dwline_file(struct dwline *t, uint64_t idx)
 {
-	return idx < t->nfiles ? t->files[idx] : NULL;
+	if (idx >= t->nfiles)
+		return NULL;
+	if (!t->files[idx])
+		t->files[idx] = join(t->fparts[idx][0], t->fparts[idx][1]);
+	return t->files[idx];
 }
 
 void dwline_free(struct dwline *t)
@@ -1276,6 +1297,7 @@ void dwline_free(struct dwline *t)
 	for (size_t i = 0; i < t->nfiles; i++)
 		free(t->files[i]);
 	free(t->files);
+	free(t->fparts);
 	free(t->rows);
 	if (t->lazy) {
 		if (!t->lazy->borrowed)

@@ -38,7 +38,11 @@ struct dwline_row {
 struct dwline {
 	struct dwline_row *rows; /* dwline_open_full: sorted as libdw sorts them */
 	size_t nrows;            /* of the table, kept or not */
-	char **files;            /* libdw's Dwarf_Files order; NULL-free */
+	char **files;            /* libdw's Dwarf_Files order, each made (joined)
+				  * when dwline_file first asks for it: read
+				  * them through dwline_file */
+	const char *(*fparts)[2]; /* each file's directory (or NULL) and name, in
+				  * the sections (and comp_dir), for that */
 	size_t nfiles;
 	struct dwline_lazy *lazy; /* dwline_open: what finds rows without keeping them */
 	bool scanned_full;        /* dwline_open found the rows must be sorted: all kept */
@@ -55,7 +59,7 @@ struct dwline_sections {
  * unreadable, or e is not little-endian. */
 bool dwline_sections_of(Elf *e, struct dwline_sections *sec);
 /* The table at offset off of .debug_line for a CU with this comp_dir (may
- * be NULL) and address size; NULL when libdw must decide. Rows are decoded
+ * be NULL; it must outlive the table, as sec's bytes) and address size; NULL when libdw must decide. Rows are decoded
  * when asked for, a block at a time (rows stays NULL), unless the table's
  * sequences overlap: see dwline.c. */
 struct dwline *dwline_open(const struct dwline_sections *sec, uint64_t off, const char *comp_dir,
@@ -80,8 +84,9 @@ struct dwline *dwline_open_full(const struct dwline_sections *sec, uint64_t off,
 /* The row for addr (dwarf_getsrc_die's) into *out; false when none. Not
  * for two threads at once on one table (it keeps the last block). */
 bool dwline_find(struct dwline *t, uint64_t addr, struct dwline_row *out);
-/* File idx's name (dwarf_filesrc's), or NULL when out of range. */
-const char *dwline_file(const struct dwline *t, uint64_t idx);
+/* File idx's name (dwarf_filesrc's), or NULL when out of range. Not for
+ * two threads at once on one table (it makes the name on first use). */
+const char *dwline_file(struct dwline *t, uint64_t idx);
 void dwline_free(struct dwline *t);
 
 #endif

@@ -58,6 +58,7 @@ struct dso_dwarf {
 	int dwarf_fd;
 	struct dwindex *dx;
 	bool dx_tried;
+	struct dwdie_store store;  /* dwdie's kept data, in dx */
 	/* the sections dwdie reads for the CU index, and the same states */
 	struct dwdie_sections dies;
 	int dies_state;
@@ -149,6 +150,22 @@ static struct dwindex *dwindex_of(struct dso_dwarf *dw)
 		dw->dx = dwindex_open(dw->dwarf_fd);
 	}
 	return dw->dx;
+}
+
+/* dwdie's store (dwdie.h) in dw's kept indexes. */
+static const void *store_find(void *ctx, enum dwdie_kept kind, uint64_t off, size_t *size)
+{
+	struct dso_dwarf *dw = ctx;
+	return kind == DWDIE_KEPT_KIDS ? dwindex_find(dw->dx, DWINDEX_KIDS, off, size) : NULL;
+}
+
+static void store_keep(void *ctx, enum dwdie_kept kind, uint64_t off, void *p, size_t size)
+{
+	struct dso_dwarf *dw = ctx;
+	if (kind == DWDIE_KEPT_KIDS)
+		dwindex_add(dw->dx, DWINDEX_KIDS, off, p, size);
+	else
+		free(p);
 }
 
 /* Line tables of fewer rows are scanned each run, not kept. */
@@ -521,6 +538,10 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, struct lazy_cu *lc)
 	bool types = !lang_is_c(lang);
 	if (dc)
 		dwdie_cu_set_types(dc, types);
+	if (dc && dwindex_of(dw)) {
+		dw->store = (struct dwdie_store){ store_find, store_keep, dw };
+		dwdie_cu_set_store(dc, &dw->store);
+	}
 	struct dwindex *dx = dwindex_of(dw);
 	size_t isz;
 	const void *kept = dx ? dwindex_find(dx, DWINDEX_FUNCS, key, &isz) : NULL;

@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	for (size_t i = 0; i < t->nfiles; i++)
-		if (!t->files[i] || strcmp(t->files[i], z->files[i]))
+		if (!dwline_file(t, i) || strcmp(dwline_file(t, i), dwline_file(z, i)))
 			abort();
 	/* from its index: used, the same answers */
 	size_t isz = dwline_index(z, NULL);

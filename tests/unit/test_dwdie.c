@@ -42,7 +42,7 @@ static void on_ask(void *ctx, uint64_t die_off)
 }
 
 struct bytes {
-	uint8_t b[512];
+	uint8_t b[8192];
 	size_t n;
 };
 
@@ -330,9 +330,39 @@ TEST(dwdie_inline_walk_dwarf5_rnglists)
 	check_walks(&sec, off);
 }
 
+/* an in-memory dwdie_store: what keep gets, find gives (the first kept
+ * for an offset) */
+struct mem_store {
+	uint64_t off[16];
+	uint8_t *p[16];
+	size_t size[16], n, found;
+};
+
+static const void *ms_find(void *ctx, enum dwdie_kept kind, uint64_t off, size_t *size)
+{
+	struct mem_store *m = ctx;
+	for (size_t i = 0; i < m->n; i++)
+		if (kind == DWDIE_KEPT_KIDS && m->off[i] == off) {
+			*size = m->size[i];
+			m->found++;
+			return m->p[i];
+		}
+	return NULL;
+}
+
+static void ms_keep(void *ctx, enum dwdie_kept kind, uint64_t off, void *p, size_t size)
+{
+	struct mem_store *m = ctx;
+	if (kind != DWDIE_KEPT_KIDS || m->n == 16) {
+		free(p);
+		return;
+	}
+	m->off[m->n] = off, m->p[m->n] = p, m->size[m->n++] = size;
+}
+
 /* A scope's children are read once and kept (scope_kids): the kept walk
  * must answer as the walk that reads them each time, asking "libdw" the
- * same DIEs, with a range list longer than those kept decoded (20 ranges),
+ * same DIEs, with a range list longer than those kept decoded (300 ranges),
  * a list that turns bad after a range (libdw answers past it), and a DIE
  * the reader cannot read after them: a walk that finds its inline before
  * it succeeds, one that passes every child fails, each time. */
@@ -345,15 +375,15 @@ TEST(dwdie_inline_walk_kept_children)
 	uint64_t a1 = 15 + body.n;
 	u8(&body, 10), u32(&body, 0), u8(&body, 0);
 	uint64_t a2 = 15 + body.n;
-	u8(&body, 10), u32(&body, 16 + 20 * 16 + 16), u8(&body, 0);
+	u8(&body, 10), u32(&body, 16 + 300 * 16 + 16), u8(&body, 0);
 	u8(&body, 13); /* no such abbreviation */
 	u8(&body, 0), u8(&body, 0);
 	unit(&info, &body);
-	/* at 0: base 0x1000, 20 ranges [0x10 + 4i, 0x12 + 4i), the end; then
-	 * base 0x1000, [0x90, 0xa0), a bad entry (two escapes) */
-	u64(&rl, UINT64_MAX), u64(&rl, 0x1000);
-	for (unsigned i = 0; i < 20; i++)
-		u64(&rl, 0x10 + 4 * i), u64(&rl, 0x12 + 4 * i);
+	/* at 0: base 0x2000, 300 ranges [4i, 4i + 2), the end; then base
+	 * 0x1000, [0x90, 0xa0), a bad entry (two escapes) */
+	u64(&rl, UINT64_MAX), u64(&rl, 0x2000);
+	for (unsigned i = 0; i < 300; i++)
+		u64(&rl, 4 * i), u64(&rl, 4 * i + 2);
 	u64(&rl, 0), u64(&rl, 0);
 	u64(&rl, UINT64_MAX), u64(&rl, 0x1000), u64(&rl, 0x90), u64(&rl, 0xa0);
 	u64(&rl, UINT64_MAX), u64(&rl, UINT64_MAX);
@@ -366,10 +396,11 @@ TEST(dwdie_inline_walk_kept_children)
 	uint64_t path[8];
 	for (int round = 0; round < 2; round++) {
 		asked = 0;
-		CHECK_EQ(dwdie_inlines(c, f, 0x1055, path, 8, &v), 2); /* A1's 18th range */
+		CHECK_EQ(dwdie_inlines(c, f, 0x2045, path, 8, &v), 2); /* A1's 18th range */
 		CHECK_EQ(path[1], a1);
-		CHECK_EQ(dwdie_inlines(c, f, 0x1011, path, 8, &v), 2); /* its first */
-		CHECK_EQ(dwdie_inlines(c, f, 0x1012, path, 8, &v), -1); /* between: to the bad DIE */
+		CHECK_EQ(dwdie_inlines(c, f, 0x2001, path, 8, &v), 2); /* its first */
+		CHECK_EQ(dwdie_inlines(c, f, 0x24ad, path, 8, &v), 2); /* its last (past 256) */
+		CHECK_EQ(dwdie_inlines(c, f, 0x2002, path, 8, &v), -1); /* between: to the bad DIE */
 		CHECK_EQ(asked, 1); /* A2's list, past its range */
 		CHECK_EQ(dwdie_inlines(c, f, 0x1095, path, 8, &v), 2); /* A2's range */
 		CHECK_EQ(path[1], a2);
@@ -379,6 +410,35 @@ TEST(dwdie_inline_walk_kept_children)
 		CHECK_EQ(asked, 2);
 	}
 	dwdie_cu_free(c);
+	/* kept through a store (as across runs): the first reader keeps the
+	 * scopes' children, a second one takes them and answers alike; kept
+	 * bytes changed one at a time are refused or give any answer, never
+	 * a bad access (ASan) */
+	struct mem_store ms = { 0 };
+	struct dwdie_store st = { ms_find, ms_keep, &ms };
+	for (int round = 0; round < 3; round++) {
+		c = dwdie_cu_open(&sec, 0, false);
+		dwdie_cu_set_store(c, &st);
+		asked = 0;
+		CHECK_EQ(dwdie_inlines(c, f, 0x24ad, path, 8, &v), 2);
+		CHECK_EQ(dwdie_inlines(c, f, 0x2002, path, 8, &v), -1);
+		CHECK_EQ(dwdie_inlines(c, f, 0x1070, path, 8, &v), 2);
+		CHECK_EQ(path[1], a2);
+		CHECK_EQ(asked, 2);
+		dwdie_cu_free(c);
+		CHECK(ms.n >= 1 && ms.found == (size_t)(round ? round : 0) * ms.n);
+	}
+	for (size_t i = 0; i < ms.size[0]; i++) {
+		ms.p[0][i] ^= 0x41;
+		c = dwdie_cu_open(&sec, 0, false);
+		dwdie_cu_set_store(c, &st);
+		dwdie_inlines(c, f, 0x24ad, path, 8, &v);
+		dwdie_inlines(c, f, 0x1070, path, 8, &v);
+		dwdie_cu_free(c);
+		ms.p[0][i] ^= 0x41;
+	}
+	for (size_t i = 0; i < ms.n; i++)
+		free(ms.p[i]);
 }
 
 /* ---- the same index as libdw's walk on real files ------------------------ */

@@ -131,10 +131,10 @@ static void rows_files_lookup(void)
 	struct dwline *t = open4(&p, "/src");
 	CHECK(t != NULL);
 	CHECK_EQ(t->nfiles, 4);
-	CHECK_STR(t->files[0], "???");
-	CHECK_STR(t->files[1], "/src/a.c");
-	CHECK_STR(t->files[2], "/abs/b.h");
-	CHECK_STR(t->files[3], "inc/c.h");
+	CHECK_STR(dwline_file(t, 0), "???");
+	CHECK_STR(dwline_file(t, 1), "/src/a.c");
+	CHECK_STR(dwline_file(t, 2), "/abs/b.h");
+	CHECK_STR(dwline_file(t, 3), "inc/c.h");
 	CHECK(find(t, 0xfff) == NULL);
 	CHECK_EQ(find(t, 0x1000)->line, 1);
 	CHECK_EQ(find(t, 0x100f)->line, 1);
@@ -153,7 +153,7 @@ static void rows_files_lookup(void)
 	/* no DW_AT_comp_dir: relative names stay relative */
 	t = open4(&p, NULL);
 	CHECK(t != NULL);
-	CHECK_STR(t->files[1], "a.c");
+	CHECK_STR(dwline_file(t, 1), "a.c");
 	dwline_free(t);
 }
 
@@ -467,7 +467,7 @@ static long compare_with_libdw(const char *path, long *cus)
 		bad += nl != t->nrows || nf != t->nfiles;
 		for (size_t i = 0; i < nf && i < t->nfiles; i++) {
 			const char *x = dwarf_filesrc(files, i, NULL, NULL);
-			bad += strcmp(x ? x : "", t->files[i]) != 0;
+			bad += strcmp(x ? x : "", dwline_file(t, i)) != 0;
 		}
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Addr ad;
