@@ -633,13 +633,107 @@ static bool walk(const struct cu *c, const struct die *parent, int depth,
 	return true;
 }
 
+/* A CU's abbreviations as kept (dwdie_store, by the table's offset): for
+ * the CU parameters their sizes were worked out with, a header, then each
+ * abbreviation and attribute specification in a fixed layout. */
+struct abbrevs_hdr {
+	uint32_t version, cu_version, addr_size, off_size;
+	uint64_t nab, nspec;
+};
+struct abbrev_img {
+	uint32_t tag, first, n, sib_form;
+	int32_t fixed, sib_at;
+	uint8_t children, sib_any, pc, zero[5];
+};
+struct aspec_img {
+	uint32_t name, form;
+	int32_t size, zero;
+	int64_t implicit;
+};
+#define ABBREVS_VERSION 1
+
+static void abbrevs_keep(const struct cu *c, uint64_t off)
+{
+	struct abbrevs_hdr h = { ABBREVS_VERSION, c->version, c->addr_size, c->off_size, c->nab,
+				 c->nspec };
+	size_t size = sizeof h + c->nab * sizeof(struct abbrev_img) +
+		      c->nspec * sizeof(struct aspec_img);
+	uint8_t *p = xcalloc(1, size);
+	memcpy(p, &h, sizeof h);
+	struct abbrev_img *a = (void *)(p + sizeof h);
+	struct aspec_img *sp = (void *)(a + c->nab);
+	for (size_t i = 0; i < c->nab; i++) {
+		const struct abbrev *x = &c->ab[i];
+		a[i] = (struct abbrev_img){ .tag = x->tag, .first = x->first, .n = x->n,
+					    .sib_form = x->sib_form, .fixed = x->fixed,
+					    .sib_at = x->sib_at, .children = x->children,
+					    .sib_any = x->sib_any, .pc = x->pc };
+	}
+	for (size_t i = 0; i < c->nspec; i++)
+		sp[i] = (struct aspec_img){ .name = c->spec[i].name, .form = c->spec[i].form,
+					    .size = c->spec[i].size,
+					    .implicit = c->spec[i].implicit };
+	c->store->keep(c->store->ctx, DWDIE_KEPT_ABBREVS, off, p, size);
+}
+
+/* c's abbreviations from those kept for the table at off, made for the
+ * same CU parameters; false when none or they do not check (sizes, each
+ * abbreviation's specifications inside the kept ones, flags). A damaged
+ * one can make DIEs read wrong, never outside the unit: every read is
+ * bounds-checked against it. */
+static bool abbrevs_load(struct cu *c, uint64_t off)
+{
+	size_t size;
+	const uint8_t *p = c->store->find(c->store->ctx, DWDIE_KEPT_ABBREVS, off, &size);
+	struct abbrevs_hdr h;
+	if (!p || size < sizeof h)
+		return false;
+	memcpy(&h, p, sizeof h);
+	size_t lim = size - sizeof h;
+	if (h.version != ABBREVS_VERSION || h.cu_version != c->version ||
+	    h.addr_size != c->addr_size || h.off_size != c->off_size ||
+	    h.nab > lim / sizeof(struct abbrev_img) ||
+	    h.nspec > (lim - h.nab * sizeof(struct abbrev_img)) / sizeof(struct aspec_img) ||
+	    lim != h.nab * sizeof(struct abbrev_img) + h.nspec * sizeof(struct aspec_img))
+		return false;
+	const struct abbrev_img *a = (const void *)(p + sizeof h);
+	const struct aspec_img *sp = (const void *)(a + h.nab);
+	c->ab = xmalloc((h.nab ? h.nab : 1) * sizeof *c->ab);
+	c->spec = xmalloc((h.nspec ? h.nspec : 1) * sizeof *c->spec);
+	for (size_t i = 0; i < h.nab; i++) {
+		struct abbrev_img x;
+		memcpy(&x, &a[i], sizeof x);
+		if (x.first > h.nspec || x.n > h.nspec - x.first || x.children > 1 || x.sib_any > 1 ||
+		    x.pc > 1 || x.fixed < -1 || x.sib_at < -1)
+			return false; /* (the caller frees c) */
+		c->ab[i] = (struct abbrev){ .tag = x.tag, .children = x.children, .first = x.first,
+					    .n = x.n, .fixed = x.fixed, .sib_any = x.sib_any,
+					    .sib_at = x.sib_at, .sib_form = x.sib_form, .pc = x.pc };
+	}
+	for (size_t i = 0; i < h.nspec; i++) {
+		struct aspec_img x;
+		memcpy(&x, &sp[i], sizeof x);
+		c->spec[i] = (struct aspec){ x.name, x.form, x.size, x.implicit };
+	}
+	c->nab = (size_t)h.nab;
+	c->nspec = (size_t)h.nspec;
+	dwdie_cu_set_types(c, c->types); /* scope, wanted */
+	return true;
+}
+
 struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, bool types)
+{
+	return dwdie_cu_open_stored(s, cu_off, types, NULL);
+}
+
+struct dwdie_cu *dwdie_cu_open_stored(const struct dwdie_sections *s, uint64_t cu_off, bool types,
+				      const struct dwdie_store *st)
 {
 	if (cu_off >= s->info_size)
 		return NULL;
 	struct rd r = { s->info + cu_off, s->info + s->info_size };
 	struct cu *c = xcalloc(1, sizeof *c);
-	*c = (struct cu){ .s = s, .sec = s->info, .start = r.p, .types = types };
+	*c = (struct cu){ .s = s, .sec = s->info, .start = r.p, .types = types, .store = st };
 	hmap_init(&c->kids);
 	uint64_t len, version, x, abbrev_off;
 	if (!fixed(&r, 4, &len))
@@ -671,8 +765,18 @@ struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, 
 		c->addr_size = (unsigned)x;
 	}
 	c->die = r.p;
-	if (!read_abbrevs(s, abbrev_off, c) || !cu_base(c))
+	bool kept = st && abbrevs_load(c, abbrev_off);
+	if (st && !kept) {
+		free(c->ab);
+		free(c->spec);
+		c->ab = NULL;
+		c->spec = NULL;
+		c->nab = c->nspec = 0;
+	}
+	if ((!kept && !read_abbrevs(s, abbrev_off, c)) || !cu_base(c))
 		goto fail;
+	if (st && !kept)
+		abbrevs_keep(c, abbrev_off);
 	/* kept with the CU's index: no room to grow */
 	c->ab = xrealloc(c->ab, (c->nab ? c->nab : 1) * sizeof *c->ab);
 	c->spec = xrealloc(c->spec, (c->nspec ? c->nspec : 1) * sizeof *c->spec);

@@ -138,6 +138,7 @@ const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_
  */
 enum dwdie_kept {
 	DWDIE_KEPT_KIDS = 1,   /* a scope's children that the inline walk tests */
+	DWDIE_KEPT_ABBREVS,    /* a CU's abbreviations, by their table's offset */
 };
 struct dwdie_store {
 	const void *(*find)(void *ctx, enum dwdie_kept kind, uint64_t off, size_t *size);
@@ -146,6 +147,9 @@ struct dwdie_store {
 };
 /* c keeps through st from now on (st must outlive c). */
 void dwdie_cu_set_store(struct dwdie_cu *c, const struct dwdie_store *st);
+/* dwdie_cu_open keeping through st from the start (the abbreviations). */
+struct dwdie_cu *dwdie_cu_open_stored(const struct dwdie_sections *s, uint64_t cu_off, bool types,
+				      const struct dwdie_store *st);
 
 /* The CU's address size. */
 unsigned dwdie_cu_addr_size(const struct dwdie_cu *c);

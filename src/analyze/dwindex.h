@@ -16,6 +16,7 @@ enum dwindex_kind {
 	DWINDEX_LINES = 1,  /* a line table's (dwline_index), by .debug_line offset */
 	DWINDEX_FUNCS = 2,  /* a CU's function ranges (inlines.c), by CU DIE offset */
 	DWINDEX_KIDS = 3,   /* a scope's children the inline walk tests (dwdie.c), by DIE offset */
+	DWINDEX_ABBREVS = 4, /* a CU's abbreviations (dwdie.c), by .debug_abbrev offset */
 };
 
 struct dwindex;

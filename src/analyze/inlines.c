@@ -153,19 +153,21 @@ static struct dwindex *dwindex_of(struct dso_dwarf *dw)
 }
 
 /* dwdie's store (dwdie.h) in dw's kept indexes. */
+static enum dwindex_kind store_kind(enum dwdie_kept kind)
+{
+	return kind == DWDIE_KEPT_KIDS ? DWINDEX_KIDS : DWINDEX_ABBREVS;
+}
+
 static const void *store_find(void *ctx, enum dwdie_kept kind, uint64_t off, size_t *size)
 {
 	struct dso_dwarf *dw = ctx;
-	return kind == DWDIE_KEPT_KIDS ? dwindex_find(dw->dx, DWINDEX_KIDS, off, size) : NULL;
+	return dwindex_find(dw->dx, store_kind(kind), off, size);
 }
 
 static void store_keep(void *ctx, enum dwdie_kept kind, uint64_t off, void *p, size_t size)
 {
 	struct dso_dwarf *dw = ctx;
-	if (kind == DWDIE_KEPT_KIDS)
-		dwindex_add(dw->dx, DWINDEX_KIDS, off, p, size);
-	else
-		free(p);
+	dwindex_add(dw->dx, store_kind(kind), off, p, size);
 }
 
 /* Line tables of fewer rows are scanned each run, not kept. */
@@ -524,7 +526,13 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, struct lazy_cu *lc)
 	 * libdw's walks */
 	if (!dw->dies_state)
 		dw->dies_state = dwdie_sections_of(dwarf_getelf(dw->dwarf), &dw->dies) ? 1 : -1;
-	struct dwdie_cu *dc = dw->dies_state > 0 ? dwdie_cu_open(&dw->dies, lc->hdr_off, false) : NULL;
+	struct dwdie_store *store = NULL;
+	if (dwindex_of(dw)) {
+		dw->store = (struct dwdie_store){ store_find, store_keep, dw };
+		store = &dw->store;
+	}
+	struct dwdie_cu *dc = dw->dies_state > 0 ?
+		dwdie_cu_open_stored(&dw->dies, lc->hdr_off, false, store) : NULL;
 	Dwarf_Attribute a;
 	Dwarf_Word lang = 0;
 	uint64_t v;
@@ -538,10 +546,6 @@ static struct cu_index *cu_index_of(struct dso_dwarf *dw, struct lazy_cu *lc)
 	bool types = !lang_is_c(lang);
 	if (dc)
 		dwdie_cu_set_types(dc, types);
-	if (dc && dwindex_of(dw)) {
-		dw->store = (struct dwdie_store){ store_find, store_keep, dw };
-		dwdie_cu_set_store(dc, &dw->store);
-	}
 	struct dwindex *dx = dwindex_of(dw);
 	size_t isz;
 	const void *kept = dx ? dwindex_find(dx, DWINDEX_FUNCS, key, &isz) : NULL;
