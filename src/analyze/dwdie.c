@@ -81,7 +81,9 @@ struct rd {
 	const uint8_t *p, *end;
 };
 
-static bool uleb_slow(struct rd *r, uint64_t *v)
+/* A LEB128's value bits into *v; *bits: how many it had (7 a byte), *last:
+ * its last byte (a signed one's sign is its 0x40). */
+static bool leb(struct rd *r, uint64_t *v, unsigned *bits, uint8_t *last)
 {
 	uint64_t x = 0;
 	for (unsigned shift = 0; r->p < r->end; shift += 7) {
@@ -90,10 +92,19 @@ static bool uleb_slow(struct rd *r, uint64_t *v)
 			x |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*v = x;
+			*bits = shift + 7;
+			*last = b;
 			return true;
 		}
 	}
 	return false;
+}
+
+static bool uleb_slow(struct rd *r, uint64_t *v)
+{
+	unsigned bits;
+	uint8_t last;
+	return leb(r, v, &bits, &last);
 }
 
 static inline __attribute__((always_inline)) bool uleb(struct rd *r, uint64_t *v)
@@ -107,19 +118,15 @@ static inline __attribute__((always_inline)) bool uleb(struct rd *r, uint64_t *v
 
 static bool sleb(struct rd *r, int64_t *v)
 {
-	uint64_t x = 0;
-	for (unsigned shift = 0; r->p < r->end; shift += 7) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			if (shift + 7 < 64 && (b & 0x40))
-				x |= ~(uint64_t)0 << (shift + 7);
-			*v = (int64_t)x;
-			return true;
-		}
-	}
-	return false;
+	uint64_t x;
+	unsigned bits;
+	uint8_t last;
+	if (!leb(r, &x, &bits, &last))
+		return false;
+	if (bits < 64 && (last & 0x40))
+		x |= ~(uint64_t)0 << bits;
+	*v = (int64_t)x;
+	return true;
 }
 
 static bool fixed(struct rd *r, unsigned n, uint64_t *v)
@@ -131,6 +138,62 @@ static bool fixed(struct rd *r, unsigned n, uint64_t *v)
 		x |= (uint64_t)r->p[i] << (8 * i);
 	r->p += n;
 	*v = x;
+	return true;
+}
+
+/* A unit's initial length (4 bytes, or the 0xffffffff escape and 8): the
+ * offset size into *osize, r's end set to the unit's end; false when it
+ * is a reserved value or does not fit. */
+static bool unit_length(struct rd *r, uint64_t *len, unsigned *osize)
+{
+	*osize = 4;
+	if (!fixed(r, 4, len))
+		return false;
+	if (*len == 0xffffffff) {
+		if (!fixed(r, 8, len))
+			return false;
+		*osize = 8;
+	} else if (*len >= 0xfffffff0) {
+		return false;
+	}
+	if (*len > (uint64_t)(r->end - r->p))
+		return false;
+	r->end = r->p + *len;
+	return true;
+}
+
+/* The header of the compile unit at off of .debug_info, as this reader
+ * takes units (DWARF 2 to 5; DWARF 5: DW_UT_compile). */
+struct unit_hdr {
+	const uint8_t *start, *end, *die;
+	unsigned version, addr_size, off_size;
+	uint64_t abbrev_off;
+};
+
+static bool unit_header(const struct dwdie_sections *s, uint64_t off, struct unit_hdr *h)
+{
+	if (off >= s->info_size)
+		return false;
+	struct rd r = { s->info + off, s->info + s->info_size };
+	uint64_t len, version, x;
+	h->start = r.p;
+	if (!unit_length(&r, &len, &h->off_size) || !fixed(&r, 2, &version) || version < 2 ||
+	    version > 5)
+		return false;
+	h->version = (unsigned)version;
+	if (version == 5) {
+		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x))
+			return false;
+		h->addr_size = (unsigned)x;
+		if (!fixed(&r, h->off_size, &h->abbrev_off))
+			return false;
+	} else {
+		if (!fixed(&r, h->off_size, &h->abbrev_off) || !fixed(&r, 1, &x))
+			return false;
+		h->addr_size = (unsigned)x;
+	}
+	h->end = r.end;
+	h->die = r.p;
 	return true;
 }
 
@@ -729,42 +792,15 @@ struct dwdie_cu *dwdie_cu_open(const struct dwdie_sections *s, uint64_t cu_off, 
 struct dwdie_cu *dwdie_cu_open_stored(const struct dwdie_sections *s, uint64_t cu_off, bool types,
 				      const struct dwdie_store *st)
 {
-	if (cu_off >= s->info_size)
+	struct unit_hdr h;
+	if (!unit_header(s, cu_off, &h))
 		return NULL;
-	struct rd r = { s->info + cu_off, s->info + s->info_size };
 	struct cu *c = xcalloc(1, sizeof *c);
-	*c = (struct cu){ .s = s, .sec = s->info, .start = r.p, .types = types, .store = st };
+	*c = (struct cu){ .s = s, .sec = s->info, .start = h.start, .end = h.end, .die = h.die,
+			  .version = h.version, .addr_size = h.addr_size, .off_size = h.off_size,
+			  .types = types, .store = st };
 	hmap_init(&c->kids);
-	uint64_t len, version, x, abbrev_off;
-	if (!fixed(&r, 4, &len))
-		goto fail;
-	c->off_size = 4;
-	if (len == 0xffffffff) {
-		if (!fixed(&r, 8, &len))
-			goto fail;
-		c->off_size = 8;
-	} else if (len >= 0xfffffff0) {
-		goto fail;
-	}
-	if (len > (uint64_t)(r.end - r.p))
-		goto fail;
-	c->end = r.p + len;
-	r.end = c->end;
-	if (!fixed(&r, 2, &version) || version < 2 || version > 5)
-		goto fail;
-	c->version = (unsigned)version;
-	if (version == 5) {
-		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x))
-			goto fail;
-		c->addr_size = (unsigned)x;
-		if (!fixed(&r, c->off_size, &abbrev_off))
-			goto fail;
-	} else {
-		if (!fixed(&r, c->off_size, &abbrev_off) || !fixed(&r, 1, &x))
-			goto fail;
-		c->addr_size = (unsigned)x;
-	}
-	c->die = r.p;
+	uint64_t abbrev_off = h.abbrev_off;
 	bool kept = st && abbrevs_load(c, abbrev_off);
 	if (st && !kept) {
 		free(c->ab);
@@ -1405,35 +1441,10 @@ unsigned dwdie_cu_addr_size(const struct dwdie_cu *c)
  * inside the section); false otherwise. */
 static bool cu_die_offset(const struct dwdie_sections *s, uint64_t off, uint64_t *die)
 {
-	if (off >= s->info_size)
+	struct unit_hdr h;
+	if (!unit_header(s, off, &h) || h.die >= h.end)
 		return false;
-	struct rd r = { s->info + off, s->info + s->info_size };
-	uint64_t len, version, x;
-	unsigned osize = 4;
-	if (!fixed(&r, 4, &len))
-		return false;
-	if (len == 0xffffffff) {
-		if (!fixed(&r, 8, &len))
-			return false;
-		osize = 8;
-	} else if (len >= 0xfffffff0) {
-		return false;
-	}
-	if (len > (uint64_t)(r.end - r.p))
-		return false;
-	r.end = r.p + len;
-	if (!fixed(&r, 2, &version) || version < 2 || version > 5)
-		return false;
-	if (version == 5) {
-		if (!fixed(&r, 1, &x) || x != DW_UT_compile || !fixed(&r, 1, &x) ||
-		    !fixed(&r, osize, &x))
-			return false;
-	} else if (!fixed(&r, osize, &x) || !fixed(&r, 1, &x)) {
-		return false;
-	}
-	if (r.p >= r.end)
-		return false;
-	*die = (uint64_t)(r.p - s->info);
+	*die = (uint64_t)(h.die - s->info);
 	return true;
 }
 
@@ -1459,20 +1470,10 @@ bool dwdie_aranges(const struct dwdie_sections *s, const uint8_t *p, size_t size
 	for (size_t o = 0; o < size;) {
 		struct rd r = { p + o, p + size };
 		uint64_t len, version, info_off, asz, seg;
-		unsigned osize = 4;
-		if (!fixed(&r, 4, &len))
+		unsigned osize;
+		if (!unit_length(&r, &len, &osize))
 			goto libdw;
-		if (len == 0xffffffff) {
-			if (!fixed(&r, 8, &len))
-				goto libdw;
-			osize = 8;
-		} else if (len >= 0xfffffff0) {
-			goto libdw;
-		}
-		if (len > (uint64_t)(r.end - r.p))
-			goto libdw;
-		const uint8_t *set = p + o, *end = r.p + len;
-		r.end = end;
+		const uint8_t *set = p + o, *end = r.end;
 		if (!fixed(&r, 2, &version) || version != 2 || !fixed(&r, osize, &info_off) ||
 		    !fixed(&r, 1, &asz) || !fixed(&r, 1, &seg) || (asz != 4 && asz != 8) || seg)
 			goto libdw;
