@@ -998,8 +998,10 @@ static struct kids *scope_kids(struct cu *c, const struct die *scope)
 		} else if (d.has_low && d.has_high) {
 			/* dwarf_ranges: one range from DW_AT_low_pc and DW_AT_high_pc */
 			k.kind = d.low_ok && d.high_ok ? KID_RANGE : KID_ASK;
-			k.lo = d.low;
-			k.hi = d.high_const ? d.low + d.high : d.high;
+			if (k.kind == KID_RANGE) { /* (else the values were not read) */
+				k.lo = d.low;
+				k.hi = d.high_const ? d.low + d.high : d.high;
+			}
 		} else if (!d.has_ranges) {
 			keep = false; /* no ranges: never holds pc */
 		} else if (!d.ranges_ok) {

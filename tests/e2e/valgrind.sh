@@ -32,3 +32,30 @@ for cmd in script perfparser; do
 	check "valgrind/dw.data $cmd -j 2 in blocks of 5 (rc $rc)" [ $rc = 0 ]
 	if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
 done
+# the runs that store and then read the on-disk caches (an empty cache
+# directory: kallsyms, symbol tables, DWARF indexes written, then read) on
+# a clang DWARF 5 binary (indexed addresses: scopes libdw must answer) and
+# the GCC recording: no byte written unset, nothing read outside an image
+if clang -O2 -g -o "$W/clang_inline" "$TOP/tests/workloads/clang_inline.c" 2> /dev/null &&
+	perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o "$W/clang.data" "$W/clang_inline" 40000 \
+		> /dev/null 2>&1; then
+	for f in "$W/clang.data" "$W/dw.data"; do
+		rm -rf "$W/xdg"
+		for pass in store read; do
+			for cmd in script perfparser; do
+				case $cmd in
+				perfparser) XDG_CACHE_HOME=$W/xdg vg "$SCORCH" perfparser --input "$f" --output /dev/null \
+						> /dev/null 2> "$W/err" ;;
+				*) XDG_CACHE_HOME=$W/xdg vg "$SCORCH" script -i "$f" > /dev/null 2> "$W/err" ;;
+				esac
+				rc=$?
+				check "valgrind/$(basename "$f") $cmd, caches $pass (rc $rc)" [ $rc = 0 ]
+				if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
+			done
+		done
+	done
+	n=$(ls "$W/xdg/scorch/dwindex-v1" 2> /dev/null | wc -l)
+	check "valgrind: the DWARF indexes were stored ($n images)" [ "$n" -ge 1 ]
+else
+	fail "valgrind: build and record the clang workload"
+fi
