@@ -715,6 +715,28 @@ struct aspec_img {
 };
 #define ABBREVS_VERSION 1
 
+/* What the store keeps of kind at off: its header (hsize bytes) into hdr
+ * and the bytes after it (*lim of them), or NULL when none or shorter than
+ * a header. */
+static const uint8_t *kept_bytes(const struct cu *c, enum dwdie_kept kind, uint64_t off, void *hdr,
+				 size_t hsize, size_t *lim)
+{
+	size_t size;
+	const uint8_t *p = c->store->find(c->store->ctx, kind, off, &size);
+	if (!p || size < hsize)
+		return NULL;
+	memcpy(hdr, p, hsize);
+	*lim = size - hsize;
+	return p + hsize;
+}
+
+/* lim bytes are exactly n1 records of s1 bytes then n2 of s2 (no
+ * overflow whatever n1 and n2 say). */
+static bool two_arrays(size_t lim, uint64_t n1, size_t s1, uint64_t n2, size_t s2)
+{
+	return n1 <= lim / s1 && n2 <= (lim - n1 * s1) / s2 && lim == n1 * s1 + n2 * s2;
+}
+
 static void abbrevs_keep(const struct cu *c, uint64_t off)
 {
 	struct abbrevs_hdr h = { ABBREVS_VERSION, c->version, c->addr_size, c->off_size, c->nab,
@@ -746,20 +768,14 @@ static void abbrevs_keep(const struct cu *c, uint64_t off)
  * bounds-checked against it. */
 static bool abbrevs_load(struct cu *c, uint64_t off)
 {
-	size_t size;
-	const uint8_t *p = c->store->find(c->store->ctx, DWDIE_KEPT_ABBREVS, off, &size);
 	struct abbrevs_hdr h;
-	if (!p || size < sizeof h)
-		return false;
-	memcpy(&h, p, sizeof h);
-	size_t lim = size - sizeof h;
-	if (h.version != ABBREVS_VERSION || h.cu_version != c->version ||
+	size_t lim;
+	const uint8_t *p = kept_bytes(c, DWDIE_KEPT_ABBREVS, off, &h, sizeof h, &lim);
+	if (!p || h.version != ABBREVS_VERSION || h.cu_version != c->version ||
 	    h.addr_size != c->addr_size || h.off_size != c->off_size ||
-	    h.nab > lim / sizeof(struct abbrev_img) ||
-	    h.nspec > (lim - h.nab * sizeof(struct abbrev_img)) / sizeof(struct aspec_img) ||
-	    lim != h.nab * sizeof(struct abbrev_img) + h.nspec * sizeof(struct aspec_img))
+	    !two_arrays(lim, h.nab, sizeof(struct abbrev_img), h.nspec, sizeof(struct aspec_img)))
 		return false;
-	const struct abbrev_img *a = (const void *)(p + sizeof h);
+	const struct abbrev_img *a = (const void *)p;
 	const struct aspec_img *sp = (const void *)(a + h.nab);
 	c->ab = xmalloc((h.nab ? h.nab : 1) * sizeof *c->ab);
 	c->spec = xmalloc((h.nspec ? h.nspec : 1) * sizeof *c->spec);
@@ -931,23 +947,18 @@ static void kids_keep(struct cu *c, uint64_t key, const struct kids *ks, size_t 
  * inside the unit); NULL when none or they do not check. */
 static struct kids *kids_load(struct cu *c, uint64_t key)
 {
-	size_t size;
-	const uint8_t *p = c->store->find(c->store->ctx, DWDIE_KEPT_KIDS, key, &size);
 	struct kids_hdr h;
-	if (!p || size < sizeof h)
-		return NULL;
-	memcpy(&h, p, sizeof h);
-	size_t lim = size - sizeof h;
-	if (h.version != KIDS_VERSION || h.bad_tail > 1 || h.n > lim / sizeof(struct kid_img) ||
-	    h.nrg > (lim - h.n * sizeof(struct kid_img)) / (2 * sizeof(uint64_t)) ||
-	    lim != h.n * sizeof(struct kid_img) + h.nrg * 2 * sizeof(uint64_t))
+	size_t lim;
+	const uint8_t *p = kept_bytes(c, DWDIE_KEPT_KIDS, key, &h, sizeof h, &lim);
+	if (!p || h.version != KIDS_VERSION || h.bad_tail > 1 ||
+	    !two_arrays(lim, h.n, sizeof(struct kid_img), h.nrg, 2 * sizeof(uint64_t)))
 		return NULL;
 	uint64_t lo = (uint64_t)(c->die - c->sec), hi = (uint64_t)(c->end - c->sec);
 	struct kids *ks = xmalloc(sizeof *ks + (h.n ? h.n : 1) * sizeof ks->k[0]);
 	ks->n = (size_t)h.n;
 	ks->bad_tail = h.bad_tail;
 	ks->rg = NULL;
-	const struct kid_img *k = (const void *)(p + sizeof h);
+	const struct kid_img *k = (const void *)p;
 	for (size_t i = 0; i < ks->n; i++) {
 		struct kid_img x;
 		memcpy(&x, &k[i], sizeof x);
@@ -962,7 +973,7 @@ static struct kids *kids_load(struct cu *c, uint64_t key)
 	}
 	if (h.nrg) {
 		ks->rg = xmalloc((size_t)h.nrg * sizeof ks->rg[0]);
-		memcpy(ks->rg, p + sizeof h + ks->n * sizeof *k, (size_t)h.nrg * sizeof ks->rg[0]);
+		memcpy(ks->rg, p + ks->n * sizeof *k, (size_t)h.nrg * sizeof ks->rg[0]);
 	}
 	return ks;
 }

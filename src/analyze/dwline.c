@@ -87,15 +87,6 @@ static INLINE uint64_t rd_uleb(struct rd *r)
 	return rd_uleb_slow(r);
 }
 
-static INLINE int64_t rd_sleb(struct rd *r)
-{
-	if (__builtin_expect(!r->bad && r->p < r->end && !(*r->p & 0x80), 1)) {
-		uint8_t b = *r->p++;
-		return b & 0x40 ? (int64_t)b - 0x80 : (int64_t)b;
-	}
-	return rd_sleb_slow(r);
-}
-
 /* a NUL-terminated string at p within [p, end), or NULL */
 static const char *str_at(const uint8_t *p, const uint8_t *end)
 {

@@ -861,15 +861,14 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	uint64_t fn_off, offs[64];
 	struct dwdie_info info[64];
 	struct chain ch = { 0 };
-	if (index_find(dw, &lc, svma, &fn_off, &ix) && ix->dc &&
-	    dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
+	bool in_index = index_find(dw, &lc, svma, &fn_off, &ix);
+	if (in_index && ix->dc && dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
 		/* fast path: the function from the CU index, its inlines and
 		 * what each scope says, all read by dwdie */
 		ch = (struct chain){ n, NULL, info, offs };
 	} else if (!(cu = lcu(&lc))) {
 		return NULL;
-	} else if (ix && ix->n && index_find(dw, &lc, svma, &fn_off, &ix) &&
-		   dwarf_offdie(dw->dwarf, fn_off, &fn)) {
+	} else if (in_index && dwarf_offdie(dw->dwarf, fn_off, &fn)) {
 		/* the function from the CU index, then its inlines (dwdie's
 		 * walk, else libdw's); scopes innermost first, as
 		 * dwarf_getscopes_die gives them */
