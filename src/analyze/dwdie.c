@@ -1526,6 +1526,27 @@ libdw:
 	return false;
 }
 
+#undef cu /* here: struct dwdie_arange's field */
+bool dwdie_aranges_kept(const struct dwdie_sections *s, const void *p, size_t size,
+			const struct dwdie_arange **out, size_t *n)
+{
+	const struct dwdie_arange *v = p;
+	size_t nv = size / sizeof *v;
+	if (!p || !size || size % sizeof *v || nv > ((size_t)1 << 24) || (uintptr_t)p % 8)
+		return false;
+	for (size_t i = 0; i < nv; i++) {
+		const struct dwdie_arange *a = &v[i];
+		if (a->cu >= s->info_size || a->cu_die <= a->cu || a->cu_die >= s->info_size)
+			return false;
+		if (i && (a->lo < v[i - 1].lo || (a->lo == v[i - 1].lo && a->seq <= v[i - 1].seq)))
+			return false;
+	}
+	*out = v;
+	*n = nv;
+	return true;
+}
+#define cu dwdie_cu
+
 const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_t n, uint64_t addr)
 {
 	/* dwarf_getarange_addr's search, step by step: with overlapping or

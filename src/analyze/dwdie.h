@@ -124,6 +124,13 @@ struct dwdie_arange {
 };
 bool dwdie_aranges(const struct dwdie_sections *s, const uint8_t *p, size_t size,
 		   struct dwdie_arange **out, size_t *n);
+/* A table dwdie_aranges made, as kept across runs (dwindex.h): p, size
+ * bytes (8-byte aligned, alive while *out is used): true, *out (in place)
+ * and *n when it is one such table for s: every CU and DIE offset inside
+ * .debug_info (the DIE after its CU's header), the ranges in the order
+ * dwdie_aranges sorts them. False: make it again. */
+bool dwdie_aranges_kept(const struct dwdie_sections *s, const void *p, size_t size,
+			const struct dwdie_arange **out, size_t *n);
 /* dwarf_getarange_addr's answer for addr (its binary search: with
  * overlapping or empty ranges the range it lands on), or NULL. */
 const struct dwdie_arange *dwdie_arange_find(const struct dwdie_arange *v, size_t n, uint64_t addr);

@@ -17,6 +17,8 @@ enum dwindex_kind {
 	DWINDEX_FUNCS = 2,  /* a CU's function ranges (inlines.c), by CU DIE offset */
 	DWINDEX_KIDS = 3,   /* a scope's children the inline walk tests (dwdie.c), by DIE offset */
 	DWINDEX_ABBREVS = 4, /* a CU's abbreviations (dwdie.c), by .debug_abbrev offset */
+	DWINDEX_ARANGES = 5, /* the file's .debug_aranges as a table (inlines.c), at 0 */
+	DWINDEX_NOSCOPE = 6, /* addresses in no function (inlines.c), at 0 */
 };
 
 struct dwindex;

@@ -68,10 +68,20 @@ struct dso_dwarf {
 	size_t nr_cur;
 	bool cur_built;
 	/* .debug_aranges read by dwdie (aranges_find); ar_state 0: not
-	 * read, 1: usable, -1: libdw's dwarf_addrdie */
-	struct dwdie_arange *ar;
+	 * read, 1: usable, -1: libdw's dwarf_addrdie; ar_kept: ar is in
+	 * the kept indexes (dx), not malloc'd */
+	const struct dwdie_arange *ar;
 	size_t nar;
 	int ar_state;
+	bool ar_kept;
+	/* addresses of a CU outside every function of its index where
+	 * dwarf_getscopes found no function either (noscope_known): kept
+	 * (in dx, sorted) and found this run */
+	const uint64_t *ns_kept;
+	size_t nns_kept;
+	bool ns_loaded;
+	uint64_t *ns_new;
+	size_t nns_new, cap_ns_new;
 };
 
 struct cu_range {
@@ -727,22 +737,137 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
 	return dwarf_offdie(dw->dwarf, dw->cur[at - 1].cu_off, cu) != NULL;
 }
 
+/* The arange table kept across runs (dwindex.h, DWINDEX_ARANGES, at 0): a
+ * version, the count, then the table as dwdie_aranges made it. Making it
+ * reads the header of every CU the section lists, scattered over
+ * .debug_info: libpython3.11's 2,322 CUs cost 180 page faults, a third of
+ * a small recording's. */
+#define ARANGES_VERSION 1
+struct aranges_hdr {
+	uint64_t version, n;
+};
+
+/* dw's arange table, from the kept indexes or made (and then kept): 1,
+ * or -1 where libdw must answer. */
+static int aranges_load(struct dso_dwarf *dw)
+{
+	/* (elffile_section_bytes leaves them as they are when there is
+	 * no such section: no .debug_aranges is no range) */
+	const uint8_t *p = NULL;
+	size_t size = 0;
+	Elf *e = dwarf_getelf(dw->dwarf);
+	if (!dw->dies_state)
+		dw->dies_state = dwdie_sections_of(e, &dw->dies) ? 1 : -1;
+	if (dw->dies_state < 0 || !elffile_section_bytes(e, ".debug_aranges", &p, &size))
+		return -1;
+	struct dwindex *dx = dwindex_of(dw);
+	size_t ksz = 0;
+	const uint8_t *kept = dx ? dwindex_find(dx, DWINDEX_ARANGES, 0, &ksz) : NULL;
+	if (kept && ksz > sizeof(struct aranges_hdr)) {
+		struct aranges_hdr h;
+		memcpy(&h, kept, sizeof h);
+		size_t body = ksz - sizeof h;
+		if (h.version == ARANGES_VERSION && h.n == body / sizeof *dw->ar &&
+		    dwdie_aranges_kept(&dw->dies, kept + sizeof h, body, &dw->ar, &dw->nar)) {
+			dw->ar_kept = true;
+			return 1;
+		}
+	}
+	struct dwdie_arange *ar;
+	if (!dwdie_aranges(&dw->dies, p, size, &ar, &dw->nar))
+		return -1;
+	dw->ar = ar;
+	if (dx && dw->nar) {
+		struct aranges_hdr h = { ARANGES_VERSION, dw->nar };
+		size_t body = dw->nar * sizeof *ar;
+		uint8_t *k = xmalloc(sizeof h + body);
+		memcpy(k, &h, sizeof h);
+		memcpy(k + sizeof h, ar, body);
+		dwindex_add(dx, DWINDEX_ARANGES, 0, k, sizeof h + body);
+	}
+	return 1;
+}
+
+/* The addresses kept across runs (dwindex.h, DWINDEX_NOSCOPE, at 0) that
+ * no function of their CU's index holds and where dwarf_getscopes, which
+ * walks the CU's whole DIE tree, found no function either (code between
+ * functions, or of a function whose DIE has no ranges): a version, the
+ * count, the addresses in increasing order. Such an address cost 2.1 M
+ * instructions in libpython3.11 (its CU: 86 KB of DIEs), each run. */
+#define NOSCOPE_VERSION 1
+#define NOSCOPE_MAX 65536
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether an earlier run found svma to be such an address. */
+static bool noscope_known(struct dso_dwarf *dw, uint64_t svma)
+{
+	if (!dw->ns_loaded) {
+		dw->ns_loaded = true;
+		struct dwindex *dx = dwindex_of(dw);
+		size_t size = 0;
+		const uint8_t *p = dx ? dwindex_find(dx, DWINDEX_NOSCOPE, 0, &size) : NULL;
+		struct aranges_hdr h; /* the same two words */
+		if (p && size >= sizeof h) {
+			memcpy(&h, p, sizeof h);
+			const uint64_t *v = (const uint64_t *)(p + sizeof h);
+			bool ok = h.version == NOSCOPE_VERSION && h.n <= NOSCOPE_MAX &&
+				  size == sizeof h + h.n * sizeof *v;
+			for (size_t i = 1; ok && i < h.n; i++)
+				ok = v[i] > v[i - 1];
+			if (ok) {
+				dw->ns_kept = v;
+				dw->nns_kept = (size_t)h.n;
+			}
+		}
+	}
+	size_t at = upper_bound_u64(dw->ns_kept, dw->nns_kept, sizeof *dw->ns_kept, 0, svma);
+	return at && dw->ns_kept[at - 1] == svma;
+}
+
+/* svma is such an address: kept on release (when caches are on). */
+static void noscope_add(struct dso_dwarf *dw, uint64_t svma)
+{
+	if (dwindex_of(dw) && dw->nns_new < NOSCOPE_MAX &&
+	    !ARRAY_GROW(dw->ns_new, dw->cap_ns_new, dw->nns_new + 1, NOSCOPE_MAX))
+		dw->ns_new[dw->nns_new++] = svma;
+}
+
+/* The kept addresses and this run's, as one entry of dx. */
+static void noscope_keep(struct dso_dwarf *dw)
+{
+	if (!dw->nns_new || !dw->dx)
+		return;
+	qsort(dw->ns_new, dw->nns_new, sizeof *dw->ns_new, u64_cmp);
+	size_t cap = dw->nns_kept + dw->nns_new;
+	if (cap > NOSCOPE_MAX)
+		return;
+	struct aranges_hdr h = { NOSCOPE_VERSION, 0 };
+	uint8_t *p = xmalloc(sizeof h + cap * sizeof(uint64_t));
+	uint64_t *v = (uint64_t *)(p + sizeof h);
+	size_t i = 0, j = 0, n = 0;
+	while (i < dw->nns_kept || j < dw->nns_new) {
+		uint64_t x = j == dw->nns_new || (i < dw->nns_kept && dw->ns_kept[i] <= dw->ns_new[j]) ?
+				     dw->ns_kept[i++] : dw->ns_new[j++];
+		if (!n || v[n - 1] != x)
+			v[n++] = x;
+	}
+	h.n = n;
+	memcpy(p, &h, sizeof h);
+	dwindex_add(dw->dx, DWINDEX_NOSCOPE, 0, p, sizeof h + n * sizeof(uint64_t));
+}
+
 /* The CU holding svma from scorch's read of .debug_aranges (dwdie.h):
  * 1 (*lc filled, no libdw call made), 0 none holds it (as dwarf_addrdie
  * would say), -1 libdw must answer for this file. Built on first use. */
 static int aranges_find(struct dso_dwarf *dw, uint64_t svma, struct lazy_cu *lc)
 {
-	if (!dw->ar_state) {
-		/* (elffile_section_bytes leaves them as they are when there is
-		 * no such section: no .debug_aranges is no range) */
-		const uint8_t *p = NULL;
-		size_t size = 0;
-		Elf *e = dwarf_getelf(dw->dwarf);
-		if (!dw->dies_state)
-			dw->dies_state = dwdie_sections_of(e, &dw->dies) ? 1 : -1;
-		dw->ar_state = dw->dies_state > 0 && elffile_section_bytes(e, ".debug_aranges", &p, &size) &&
-				       dwdie_aranges(&dw->dies, p, size, &dw->ar, &dw->nar) ? 1 : -1;
-	}
+	if (!dw->ar_state)
+		dw->ar_state = aranges_load(dw);
 	if (dw->ar_state < 0)
 		return -1;
 	const struct dwdie_arange *a = dwdie_arange_find(dw->ar, dw->nar, svma);
@@ -862,6 +987,8 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 	struct dwdie_info info[64];
 	struct chain ch = { 0 };
 	bool in_index = index_find(dw, &lc, svma, &fn_off, &ix);
+	if (!in_index && noscope_known(dw, svma))
+		return NULL; /* as dwarf_getscopes below found in an earlier run */
 	if (in_index && ix->dc && dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
 		/* fast path: the function from the CU index, its inlines and
 		 * what each scope says, all read by dwdie */
@@ -895,8 +1022,11 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		}
 		free(scopes);
 		scopes = NULL;
-		if (!found)
+		if (!found) {
+			if (!in_index)
+				noscope_add(dw, svma);
 			return NULL;
+		}
 		if (dwarf_tag(&inner) == DW_TAG_subprogram)
 			last_alias(cu, &inner, svma);
 		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
@@ -1027,8 +1157,11 @@ void inlines_release(struct dso *d)
 	amap_release(&dw->inl);
 	free(dw->res);
 	free(dw->cur);
-	free(dw->ar);
+	if (!dw->ar_kept)
+		free((void *)dw->ar);
 	hmap_release_vals(&dw->lines, lines_free);
+	noscope_keep(dw);
+	free(dw->ns_new);
 	dwindex_close(dw->dx); /* after the tables: they may use its indexes */
 	if (dw->dwarf)
 		dwarf_end(dw->dwarf);

@@ -2,8 +2,11 @@
 # dwindex.sh: the on-disk cache of DWARF indexes (src/analyze/dwindex.c):
 # line tables' indexes and CUs' function indexes. A recording of a program
 # of 1,500 functions built -O2 -g (one CU: a line table of thousands of
-# rows, an inlined function in each): `scorch script` (inline frames: the
-# function index) and `scorch perfparser` (file:line: the line table) give
+# rows, an inlined function in each; and `spin`, a loop in top-level asm:
+# in the CU's range, in no function DWARF describes): `scorch script`
+# (inline frames: the function index, the CU from .debug_aranges, the
+# addresses in no function) and `scorch perfparser` (file:line: the line
+# table) give
 # the same bytes with the cache off, on the run
 # that stores the images, on the runs that read them (strace: the images
 # opened, none written, none renamed), with -j 2, with every image
@@ -20,7 +23,9 @@ python3 - "$W/many.c" <<'PY'
 import sys
 out = ["#include <stdio.h>", "volatile unsigned long sink;",
        "__attribute__((noinline)) unsigned long leaf(unsigned long x) { for (int j = 0; j < 20; j++) x = x * 2654435761u + (unsigned long)j; return x; }",
-       "static inline __attribute__((always_inline)) unsigned long step(unsigned long x, int k) { x = leaf(x ^ (unsigned long)k); return x + (x >> 7); }"]
+       "static inline __attribute__((always_inline)) unsigned long step(unsigned long x, int k) { x = leaf(x ^ (unsigned long)k); return x + (x >> 7); }",
+       "__asm__(\".text\\n.globl spin\\n.type spin,@function\\nspin:\\n.cfi_startproc\\nmov $400000, %ecx\\n1: dec %ecx\\njnz 1b\\nret\\n.cfi_endproc\\n.size spin, .-spin\\n\");",
+       "extern void spin(void);"]
 for i in range(1500):
     out.append(f"__attribute__((noinline)) unsigned long f{i}(unsigned long x) {{")
     out.append(f"  for (int k = 0; k < 8; k++)")
@@ -28,7 +33,7 @@ for i in range(1500):
     out.append(f"  return x;")
     out.append("}")
 out.append("unsigned long (*fns[])(unsigned long) = {" + ", ".join(f"f{i}" for i in range(1500)) + "};")
-out.append("int main(void) { unsigned long s = 0; for (int r = 0; r < 1500; r++) for (int i = 0; i < 1500; i++) s += fns[i](s + r); sink = s; printf(\"%lu\\n\", s); return 0; }")
+out.append("int main(void) { unsigned long s = 0; for (int r = 0; r < 1500; r++) { spin(); for (int i = 0; i < 1500; i++) s += fns[i](s + r); } sink = s; printf(\"%lu\\n\", s); return 0; }")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 PY
 gcc -O2 -g -o "$W/many" "$W/many.c" || { fail "dwindex: build workload"; exit 0; }
@@ -45,6 +50,8 @@ SCORCH_NO_CACHE=1 pp "$W/ref.pp"
 check dwindex_off_writes_nothing test ! -e "$D"
 n=$(grep -c ' step+0x[0-9a-f]* (inlined)' "$W/ref.txt")
 check "dwindex_output_has_inline_frames ($n)" test "$n" -gt 50
+k=$(grep -c ' spin+0x' "$W/ref.txt")
+check "dwindex_output_has_asm_frames ($k)" test "$k" -gt 10
 l=$(strings "$W/ref.pp" | grep -c "many\.c")
 check "dwindex_stream_has_file_lines" test "$l" -gt 0
 sc > "$W/store.txt"

@@ -8,7 +8,9 @@
  * the inline walk runs at its first, middle and last addresses. What is
  * reported must be inside the unit. Bit 1 of byte 0: the rest is
  * .debug_aranges instead (both byte orders), whose set headers must come
- * back sorted, at most one per 10 bytes.
+ * back sorted, at most one per 10 bytes; the table made of it must be
+ * taken back as kept (dwdie_aranges_kept), and the same bytes read as a
+ * kept table must be refused or give CUs inside .debug_info, in order.
  */
 #include "analyze/dwdie.h"
 #include <dwarf.h>
@@ -83,7 +85,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						abort();
 				}
 			}
+			const struct dwdie_arange *back;
+			size_t nb;
+			if (n && (!dwdie_aranges_kept(&s, ar, n * sizeof *ar, &back, &nb) || back != ar ||
+				  nb != n))
+				abort();
 			free(ar);
+		}
+		/* the bytes as a kept table (aligned, as an image entry is) */
+		size_t kb = size - 1;
+		struct dwdie_arange *kv = malloc(kb ? kb : 1);
+		if (kv) {
+			memcpy(kv, data + 1, kb);
+			const struct dwdie_arange *got;
+			size_t ng;
+			if (dwdie_aranges_kept(&s, kv, kb, &got, &ng)) {
+				for (size_t i = 0; i < ng; i++) {
+					if (got[i].cu >= kb || got[i].cu_die >= kb ||
+					    (i && got[i].lo < got[i - 1].lo))
+						abort();
+					const struct dwdie_arange *h = dwdie_arange_find(got, ng, got[i].lo);
+					if (!h || h < got || h >= got + ng)
+						abort();
+				}
+			}
+			free(kv);
 		}
 		return 0;
 	}

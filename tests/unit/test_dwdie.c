@@ -974,3 +974,70 @@ TEST(dwdie_aranges_same_as_libdw)
 	info[6] = DW_UT_type;
 	CHECK(!dwdie_aranges(&s, b, aset(b, 2, 0, two, 2, true), &ar, &n));
 }
+
+/* dwdie_aranges_kept: a table dwdie_aranges made (this binary's), taken
+ * back in place with the same answers; each inconsistency refused; every
+ * byte of it changed in turn: refused, or every CU and DIE offset it then
+ * gives is inside .debug_info (ASan: no read outside the copy). */
+TEST(dwdie_aranges_kept_checks)
+{
+	elf_version(EV_CURRENT);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	CHECK(fd >= 0);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct dwdie_sections sec;
+	const uint8_t *p = NULL;
+	size_t size = 0;
+	struct dwdie_arange *ar = NULL;
+	size_t n = 0;
+	CHECK(e && dwdie_sections_of(e, &sec) && elffile_section_bytes(e, ".debug_aranges", &p, &size));
+	CHECK(dwdie_aranges(&sec, p, size, &ar, &n) && n > 10);
+	size_t bytes = n * sizeof *ar;
+	struct dwdie_arange *copy = malloc(bytes);
+	memcpy(copy, ar, bytes);
+	const struct dwdie_arange *got;
+	size_t ng;
+	CHECK(dwdie_aranges_kept(&sec, copy, bytes, &got, &ng) && got == copy && ng == n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = ar[i].lo + ar[i].len / 2;
+		const struct dwdie_arange *x = dwdie_arange_find(ar, n, a), *y = dwdie_arange_find(got, ng, a);
+		CHECK(x && y && x - ar == y - got);
+	}
+	CHECK(!dwdie_aranges_kept(&sec, copy, 0, &got, &ng));
+	CHECK(!dwdie_aranges_kept(&sec, NULL, bytes, &got, &ng));
+	CHECK(!dwdie_aranges_kept(&sec, copy, bytes - 8, &got, &ng));              /* not whole */
+	CHECK(!dwdie_aranges_kept(&sec, (uint8_t *)copy + 4, bytes - 40, &got, &ng)); /* unaligned */
+	struct dwdie_arange keep = copy[1];
+	copy[1].cu = sec.info_size;                                                  /* CU outside */
+	CHECK(!dwdie_aranges_kept(&sec, copy, bytes, &got, &ng));
+	copy[1] = keep;
+	copy[1].cu_die = copy[1].cu;                                                 /* DIE not after it */
+	CHECK(!dwdie_aranges_kept(&sec, copy, bytes, &got, &ng));
+	copy[1] = keep;
+	copy[1].lo = copy[0].lo - 1;                                                 /* out of order */
+	CHECK(!dwdie_aranges_kept(&sec, copy, bytes, &got, &ng));
+	copy[1] = keep;
+	copy[1].lo = copy[0].lo;                                                     /* a tie: file order */
+	copy[1].seq = copy[0].seq;
+	CHECK(!dwdie_aranges_kept(&sec, copy, bytes, &got, &ng));
+	copy[1].seq = copy[0].seq + 1;
+	CHECK(dwdie_aranges_kept(&sec, copy, bytes, &got, &ng));
+	copy[1] = keep;
+	size_t accepted = 0;
+	for (size_t i = 0; i < bytes && i < 4096; i++) {
+		uint8_t *b = (uint8_t *)copy + i;
+		uint8_t old = *b;
+		*b ^= 0x5a;
+		if (dwdie_aranges_kept(&sec, copy, bytes, &got, &ng)) {
+			accepted++;
+			for (size_t k = 0; k < ng; k++)
+				CHECK(got[k].cu < sec.info_size && got[k].cu_die < sec.info_size);
+		}
+		*b = old;
+	}
+	CHECK(accepted > 0); /* a changed length, say, is still a table */
+	free(copy);
+	free(ar);
+	elf_end(e);
+	close(fd);
+}
