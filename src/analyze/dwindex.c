@@ -32,6 +32,9 @@
  * once the last one's stays (the others' entries are made again by a later
  * run, which adds them). SCORCH_NO_CACHE=1 turns it off; SCORCH_CACHE_MAX
  * bounds it with the other caches.
+ *
+ * The same images, in a store of their own (DWINDEX_UNWIND_DIR), keep the
+ * unwinder's rules of a DSO's CFI (unwind_dwarf.c), keyed by that file.
  */
 #include "analyze/dwindex.h"
 #include "util/buf.h"
@@ -48,7 +51,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DWINDEX_DIR "dwindex-v1"
 #define DWINDEX_MAX_ENTRIES (1u << 22)
 #define DWINDEX_MAX_SIZE (1ull << 34)
 
@@ -72,6 +74,7 @@ struct added {
 
 struct dwindex {
 	struct kscache_id id;
+	const char *dir;             /* the store (DWINDEX_DIR, DWINDEX_UNWIND_DIR) */
 	bool stored;                 /* id is a file's: close may store */
 	const uint8_t *img;          /* the image (mapped, or a caller's) */
 	size_t img_size;
@@ -113,22 +116,24 @@ static bool parse(struct dwindex *x, const struct kscache_id *id, const void *p,
 
 /* The image's path for id (by device and inode: one image per file,
  * replaced when it changes). */
-static bool image_path(const struct kscache_id *id, char *dir, size_t dcap, char *out, size_t cap)
+static bool image_path(const char *store, const struct kscache_id *id, char *dir, size_t dcap,
+		       char *out, size_t cap)
 {
-	if (cachedir_disabled() || !cachedir_path(DWINDEX_DIR, dir, dcap))
+	if (cachedir_disabled() || !cachedir_path(store, dir, dcap))
 		return false;
 	uint64_t k = hash_u64(id->dev * 0x9e3779b97f4a7c15ULL ^ hash_u64(id->ino));
 	int n = snprintf(out, cap, "%s/%016llx.idx", dir, (unsigned long long)k);
 	return n > 0 && (size_t)n < cap;
 }
 
-struct dwindex *dwindex_open_id(const struct kscache_id *id)
+static struct dwindex *open_in(const char *store, const struct kscache_id *id)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64];
-	if (!image_path(id, dir, sizeof dir, path, sizeof path))
+	if (!image_path(store, id, dir, sizeof dir, path, sizeof path))
 		return NULL;
 	struct dwindex *x = xcalloc(1, sizeof *x);
 	x->id = *id;
+	x->dir = store;
 	x->stored = true;
 	int fd;
 	size_t size;
@@ -145,14 +150,24 @@ struct dwindex *dwindex_open_id(const struct kscache_id *id)
 	return x;
 }
 
-struct dwindex *dwindex_open(int fd)
+struct dwindex *dwindex_open_id(const struct kscache_id *id)
+{
+	return open_in(DWINDEX_DIR, id);
+}
+
+struct dwindex *dwindex_open_in(const char *store, int fd)
 {
 	struct stat st;
 	if (fd < 0 || cachedir_disabled() || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return NULL;
 	struct kscache_id id;
 	kscache_id_of(&st, &id);
-	return dwindex_open_id(&id);
+	return open_in(store, &id);
+}
+
+struct dwindex *dwindex_open(int fd)
+{
+	return dwindex_open_in(DWINDEX_DIR, fd);
 }
 
 struct dwindex *dwindex_over(const struct kscache_id *id, const void *p, size_t size)
@@ -254,7 +269,7 @@ static int added_cmp(const void *a, const void *b)
 static void store(struct dwindex *x)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64];
-	if (!image_path(&x->id, dir, sizeof dir, path, sizeof path))
+	if (!image_path(x->dir, &x->id, dir, sizeof dir, path, sizeof path))
 		return;
 	qsort(x->add, x->nadd, sizeof *x->add, added_cmp);
 	size_t cap = x->n + x->nadd, n = 0;

@@ -19,7 +19,15 @@ enum dwindex_kind {
 	DWINDEX_ABBREVS = 4, /* a CU's abbreviations (dwdie.c), by .debug_abbrev offset */
 	DWINDEX_ARANGES = 5, /* the file's .debug_aranges as a table (inlines.c), at 0 */
 	DWINDEX_NOSCOPE = 6, /* addresses in no function (inlines.c), at 0 */
+	/* in DWINDEX_UNWIND_DIR's images, of a DSO's file (unwind_dwarf.c) */
+	DWINDEX_UNWIND_RULES = 7, /* the rules its rows name, at 0 */
+	DWINDEX_UNWIND_ROWS = 8,  /* its CFI rows as rules, by address, at 0 */
 };
+
+/* The stores: what is derived from DWARF (dwindex-v1), the unwinder's
+ * rules of a file's CFI (unwind-v1). */
+#define DWINDEX_DIR "dwindex-v1"
+#define DWINDEX_UNWIND_DIR "unwind-v1"
 
 struct dwindex;
 
@@ -27,6 +35,8 @@ struct dwindex;
  * NULL when caches are off (SCORCH_NO_CACHE) or fd is not a regular
  * file. An empty one when none is stored yet. */
 struct dwindex *dwindex_open(int fd);
+/* The same in another store (store: a DWINDEX_*_DIR, kept by the caller). */
+struct dwindex *dwindex_open_in(const char *store, int fd);
 /* The same for a file of this identity. */
 struct dwindex *dwindex_open_id(const struct kscache_id *id);
 /* The entry of kind at off, *size bytes (8-byte aligned, mapped until

@@ -25,6 +25,7 @@
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
 #include "analyze/unwind.h"
+#include "analyze/dwindex.h"
 #include "util/amap.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -83,6 +84,24 @@ struct dso_unwind {
 	Dwarf_CFI *dbg_cfi;    /* owned by rt_dwarf */
 	struct amap rules;     /* svma -> RULE_NONE, RULE_COMPLEX or RULE_ID0 + the
 				* pool's number of the rule (struct unwinder.pool) */
+	/* the rows kept across runs for this file (kept_open), and those
+	 * converted this run, to be kept (kept_store) */
+	struct dwindex *kx;    /* NULL: none (caches off, no file) */
+	bool kx_tried;
+	const struct urule *k_rules;
+	size_t nk_rules;
+	const struct kept_row *k_rows;
+	size_t nk_rows;
+	uint32_t *k_loc;       /* kept rule -> pool number + 1 (0: not yet interned) */
+	struct kept_row *nw;   /* v: RULE_NONE, RULE_COMPLEX or RULE_ID0 + pool number */
+	size_t nnw, cap_nw;
+};
+
+/* A row kept across runs (dwindex.h, DWINDEX_UNWIND_ROWS): v is KEPT_NONE,
+ * KEPT_COMPLEX or KEPT_RULE0 + the rule's place in DWINDEX_UNWIND_RULES. */
+struct kept_row {
+	uint64_t svma;
+	uint32_t v, pad;
 };
 
 /* Distinct rules are few (a build's 85,000 cached addresses had 514
@@ -765,6 +784,9 @@ static void share_put(struct unwinder *u, struct dso_unwind *du, uint64_t ident,
 static void dso_unwind_free(void *v)
 {
 	struct dso_unwind *du = v;
+	dwindex_close(du->kx); /* after kept_store; k_rules, k_rows are in it */
+	free(du->k_loc);
+	free(du->nw);
 	amap_release(&du->rules);
 	if (du->eh_cfi)
 		dwarf_cfi_end(du->eh_cfi);
@@ -791,6 +813,228 @@ static const struct map *find_map(struct unwinder *u, const struct process *p, u
 		u->map_idx = (size_t)(m - p->maps);
 	}
 	return m;
+}
+
+/* ---- rows kept across runs (dwindex.h's images, DWINDEX_UNWIND_DIR) ----
+ *
+ * Converting a CFI row (libdw's dwarf_cfi_addrframe, then the rule) is the
+ * unwinder's cost per distinct address, paid again by every run: on the
+ * 0.5 GB build recording 12% of `scorch perfparser`'s instructions, on a
+ * small recording of cc1 a third (with libdw's CFI tables, their set-up
+ * and teardown). So the rows a run converted are kept, per DSO file (its
+ * identity: device, inode, size, times; the CFI is the file's own
+ * .eh_frame and .debug_frame), as two entries of an image: the rules
+ * (struct urule, as converted) and the rows (address, rule, sorted). A
+ * later run takes a row from there before asking libdw; a DSO whose rows
+ * are all kept never has its CFI opened. A rule needing libdw each time
+ * (RULE_COMPLEX) is kept as such, and still asks libdw.
+ */
+#define KEPT_VERSION 1
+#define KEPT_NONE 0u
+#define KEPT_COMPLEX 1u
+#define KEPT_RULE0 2u
+#define KEPT_ROWS_MAX ((size_t)1 << 24)
+#define KEPT_RULES_MAX ((size_t)1 << 16)
+
+struct kept_hdr {
+	uint32_t version, rule_size, nregs, pad;
+	uint64_t n;
+};
+
+/* The entry of kind as a kept array of n items of size bytes: its items,
+ * or NULL when absent or not that (version, layout, size). */
+static const void *kept_entry(struct dwindex *x, enum dwindex_kind kind, size_t item, size_t max,
+			      size_t *n)
+{
+	size_t size;
+	const uint8_t *p = dwindex_find(x, kind, 0, &size);
+	struct kept_hdr h;
+	if (!p || size < sizeof h)
+		return NULL;
+	memcpy(&h, p, sizeof h);
+	if (h.version != KEPT_VERSION || h.rule_size != sizeof(struct urule) || h.nregs != NREGS ||
+	    h.n > max || (size - sizeof h) / item != h.n || (size - sizeof h) % item)
+		return NULL;
+	*n = (size_t)h.n;
+	return p + sizeof h;
+}
+
+/* Whether r can be applied whatever its values (apply_rule indexes the
+ * registers with these). */
+static bool rule_sane(const struct urule *r)
+{
+	if (r->cfa_reg < 0 || r->cfa_reg >= NREGS || r->nload > NREGS || r->nval > NREGS)
+		return false;
+	for (unsigned i = 0; i < r->nload; i++)
+		if (r->load_reg[i] >= NREGS)
+			return false;
+	for (unsigned i = 0; i < r->nval; i++)
+		if (r->val_reg[i] >= NREGS)
+			return false;
+	return true;
+}
+
+/* d's kept rows, opened on the DSO's first miss: used when both entries
+ * check (every rule sane, rows by address strictly increasing, each
+ * naming a kept rule); else none (the run's own rows replace them). */
+static void kept_open(struct dso_unwind *du, const struct dso *d)
+{
+	du->kx_tried = true;
+	du->kx = dwindex_open_in(DWINDEX_UNWIND_DIR, d->fd);
+	if (!du->kx)
+		return;
+	size_t nr = 0, nw = 0;
+	const struct urule *rules =
+		kept_entry(du->kx, DWINDEX_UNWIND_RULES, sizeof *rules, KEPT_RULES_MAX, &nr);
+	const struct kept_row *rows =
+		kept_entry(du->kx, DWINDEX_UNWIND_ROWS, sizeof *rows, KEPT_ROWS_MAX, &nw);
+	if (!rules || !rows)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		if (!rule_sane(&rules[i]))
+			return;
+	for (size_t i = 0; i < nw; i++)
+		if ((i && rows[i].svma <= rows[i - 1].svma) || rows[i].v >= KEPT_RULE0 + nr)
+			return;
+	du->k_loc = calloc(nr ? nr : 1, sizeof *du->k_loc);
+	if (!du->k_loc)
+		return;
+	du->k_rules = rules;
+	du->nk_rules = nr;
+	du->k_rows = rows;
+	du->nk_rows = nw;
+}
+
+/* The kept row of svma: RULE_NONE, RULE_COMPLEX or RULE_ID0 + u's pool
+ * number of its rule; AMAP_NONE when none is kept. */
+static uint32_t kept_get(struct unwinder *u, struct dso_unwind *du, const struct dso *d,
+			 uint64_t svma)
+{
+	if (!du->kx_tried)
+		kept_open(du, d);
+	size_t lo = 0, hi = du->nk_rows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (du->k_rows[mid].svma < svma)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == du->nk_rows || du->k_rows[lo].svma != svma)
+		return AMAP_NONE;
+	uint32_t v = du->k_rows[lo].v;
+	if (v < KEPT_RULE0)
+		return v == KEPT_NONE ? RULE_NONE : RULE_COMPLEX;
+	uint32_t k = v - KEPT_RULE0;
+	if (!du->k_loc[k]) {
+		struct urule r;
+		memcpy(&r, &du->k_rules[k], sizeof r); /* padding too: pool_intern compares bytes */
+		uint32_t id = pool_intern(&u->pool, &r);
+		if (id == AMAP_NONE)
+			return AMAP_NONE;
+		du->k_loc[k] = id + 1;
+	}
+	return RULE_ID0 + du->k_loc[k] - 1;
+}
+
+/* A row converted this run (v as in du->rules), to be kept. */
+static void kept_note(struct dso_unwind *du, uint64_t svma, uint32_t v)
+{
+	if (du->kx && du->nnw < KEPT_ROWS_MAX &&
+	    !ARRAY_GROW(du->nw, du->cap_nw, du->nnw + 1, KEPT_ROWS_MAX))
+		du->nw[du->nnw++] = (struct kept_row){ svma, v, 0 };
+}
+
+static int kept_row_cmp(const void *a, const void *b)
+{
+	const struct kept_row *x = a, *y = b;
+	return x->svma < y->svma ? -1 : x->svma > y->svma;
+}
+
+/* The kept rows and this run's, merged, as du->kx's new entries (written
+ * when it closes): the kept rules keep their places, this run's new ones
+ * follow. */
+static void kept_store(struct unwinder *u, struct dso_unwind *du)
+{
+	if (!du->kx || !du->nnw)
+		return;
+	struct kept_hdr h = { KEPT_VERSION, sizeof(struct urule), NREGS, 0, 0 };
+	/* the rules: the kept ones, then each pool rule this run's rows name
+	 * that is not one of them (by content) */
+	size_t cap = du->nk_rules + 16, nr = du->nk_rules;
+	struct urule *rules = malloc(cap * sizeof *rules);
+	uint32_t *loc_img = calloc(u->pool.n ? u->pool.n : 1, sizeof *loc_img); /* + 1 */
+	struct hmap by_hash;
+	hmap_init(&by_hash);
+	if (!rules || !loc_img)
+		goto out;
+	if (nr)
+		memcpy(rules, du->k_rules, nr * sizeof *rules);
+	for (size_t k = 0; k < nr; k++)
+		if (!hmap_get(&by_hash, hash_mem(&rules[k], sizeof rules[k])))
+			hmap_put(&by_hash, hash_mem(&rules[k], sizeof rules[k]), (void *)(k + 1));
+	qsort(du->nw, du->nnw, sizeof *du->nw, kept_row_cmp);
+	for (size_t i = 0; i < du->nnw; i++) {
+		uint32_t v = du->nw[i].v;
+		if (v < RULE_ID0) {
+			du->nw[i].v = v == RULE_NONE ? KEPT_NONE : KEPT_COMPLEX;
+			continue;
+		}
+		uint32_t id = v - RULE_ID0;
+		if (id >= u->pool.n)
+			goto out;
+		if (!loc_img[id]) {
+			const struct urule *r = u->pool.by_id[id];
+			uint64_t hh = hash_mem(r, sizeof *r);
+			uintptr_t at = (uintptr_t)hmap_get(&by_hash, hh);
+			if (at && !memcmp(&rules[at - 1], r, sizeof *r)) {
+				loc_img[id] = (uint32_t)at;
+			} else {
+				if (nr >= KEPT_RULES_MAX)
+					goto out;
+				if (nr == cap && ARRAY_GROW(rules, cap, nr + 1, KEPT_RULES_MAX))
+					goto out;
+				memcpy(&rules[nr], r, sizeof *r);
+				if (!at)
+					hmap_put(&by_hash, hh, (void *)(uintptr_t)(nr + 1));
+				loc_img[id] = (uint32_t)(++nr);
+			}
+		}
+		du->nw[i].v = KEPT_RULE0 + loc_img[id] - 1;
+	}
+	/* the rows: kept and new by address (a new one where both have it) */
+	size_t nrows = 0, i = 0, j = 0;
+	struct kept_row *rows = malloc(sizeof h + (du->nk_rows + du->nnw) * sizeof *rows);
+	uint8_t *rimg = malloc(sizeof h + nr * sizeof *rules);
+	if (!rows || !rimg) {
+		free(rows);
+		free(rimg);
+		goto out;
+	}
+	struct kept_row *w = (struct kept_row *)((uint8_t *)rows + sizeof h);
+	while (i < du->nk_rows || j < du->nnw) {
+		if (j < du->nnw && (i == du->nk_rows || du->nw[j].svma <= du->k_rows[i].svma)) {
+			if (i < du->nk_rows && du->k_rows[i].svma == du->nw[j].svma)
+				i++;
+			if (!nrows || w[nrows - 1].svma != du->nw[j].svma)
+				w[nrows++] = du->nw[j];
+			j++;
+		} else {
+			w[nrows++] = du->k_rows[i++];
+		}
+	}
+	h.n = nr;
+	memcpy(rimg, &h, sizeof h);
+	if (nr)
+		memcpy(rimg + sizeof h, rules, nr * sizeof *rules);
+	dwindex_add(du->kx, DWINDEX_UNWIND_RULES, 0, rimg, sizeof h + nr * sizeof *rules);
+	h.n = nrows;
+	memcpy(rows, &h, sizeof h);
+	dwindex_add(du->kx, DWINDEX_UNWIND_ROWS, 0, rows, sizeof h + nrows * sizeof *rows);
+out:
+	hmap_release(&by_hash);
+	free(loc_img);
+	free(rules);
 }
 
 /* One step: the caller's state of s, false when the walk cannot go on. */
@@ -832,6 +1076,12 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 				shared = true;
 			}
 		}
+		if (r == AMAP_NONE && (r = kept_get(u, du, d, svma)) != AMAP_NONE) {
+			/* an earlier run converted it */
+			u->st.rule_misses++;
+			amap_put(&du->rules, svma, r);
+			shared = true;
+		}
 		if (r != AMAP_NONE && r != RULE_COMPLEX) {
 			u->st.rule_hits += !shared;
 			if (r != RULE_NONE) {
@@ -854,6 +1104,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 						uint32_t id = pool_intern(&u->pool, &tmp);
 						if (id != AMAP_NONE) {
 							amap_put(&du->rules, svma, RULE_ID0 + id);
+							kept_note(du, svma, RULE_ID0 + id);
 							if (u->share)
 								share_put(u, du, d->ident, svma, RULE_ID0 + id);
 							/* as a hit does (the same as
@@ -865,6 +1116,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 						}
 					} else {
 						amap_put(&du->rules, svma, RULE_COMPLEX);
+						kept_note(du, svma, RULE_COMPLEX);
 						if (u->share)
 							share_put(u, du, d->ident, svma, RULE_COMPLEX);
 					}
@@ -875,6 +1127,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 			}
 			if (miss) {
 				amap_put(&du->rules, svma, RULE_NONE);
+				kept_note(du, svma, RULE_NONE);
 				if (u->share)
 					share_put(u, du, d->ident, svma, RULE_NONE);
 			}
@@ -897,6 +1150,9 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	for (size_t i = 0; i < u->dsos.cap; i++)
+		if (hmap_used(&u->dsos, i))
+			kept_store(u, u->dsos.slot[i].val);
 	hmap_release_vals(&u->dsos, dso_unwind_free);
 	pool_release(&u->pool);
 	free(u->loc2sh);

@@ -13,6 +13,9 @@
 # truncated, garbage or its entries damaged (each ignored, then replaced
 # by a whole one), with the binary changed (stale: replaced), and with
 # four runs racing on an empty cache (whole images, no temporary left).
+# The same for the unwinder's kept rules (unwind-v1, the same images, one
+# per DSO file: the workload, libc, ld.so): stored, read (`scorch stats
+# --unwind`: libdw asked for fewer rows), damaged and replaced alike.
 . "$(dirname "$0")/lib.sh"
 
 if ! perf record -q -o /dev/null -- true > /dev/null 2>&1; then
@@ -41,13 +44,16 @@ perf record -q -e cpu-clock -F 1000 --call-graph dwarf,8192 -o "$W/perf.data" --
 
 export XDG_CACHE_HOME=$W/xdg
 D=$W/xdg/scorch/dwindex-v1
+U=$W/xdg/scorch/unwind-v1
 sc() { "$SCORCH" script -i "$W/perf.data" "$@" 2> /dev/null; }
 pp() { "$SCORCH" perfparser --input "$W/perf.data" --output "$1" 2> /dev/null; }
-imgs() { ls "$D"/*.idx 2> /dev/null; }
+imgs() { ls "$D"/*.idx "$U"/*.idx 2> /dev/null; }
+cfi_rows() { "$SCORCH" stats --unwind -i "$W/perf.data" 2> /dev/null | sed -n 's/^cfi rows looked up: //p'; }
 
 SCORCH_NO_CACHE=1 sc > "$W/ref.txt"
 SCORCH_NO_CACHE=1 pp "$W/ref.pp"
-check dwindex_off_writes_nothing test ! -e "$D"
+check dwindex_off_writes_nothing test ! -e "$D" -a ! -e "$U"
+cold=$(SCORCH_NO_CACHE=1 cfi_rows)
 n=$(grep -c ' step+0x[0-9a-f]* (inlined)' "$W/ref.txt")
 check "dwindex_output_has_inline_frames ($n)" test "$n" -gt 50
 k=$(grep -c ' spin+0x' "$W/ref.txt")
@@ -56,18 +62,23 @@ l=$(strings "$W/ref.pp" | grep -c "many\.c")
 check "dwindex_stream_has_file_lines" test "$l" -gt 0
 sc > "$W/store.txt"
 check dwindex_store_same_output cmp "$W/ref.txt" "$W/store.txt"
-ni=$(imgs | wc -l)
+ni=$(ls "$D"/*.idx 2> /dev/null | wc -l)
 check "dwindex_stored ($ni images)" test "$ni" -ge 1
+nu=$(ls "$U"/*.idx 2> /dev/null | wc -l)
+check "dwindex_unwind_stored ($nu images)" test "$nu" -ge 2
+warm=$(cfi_rows)
+check "dwindex_unwind_rows_kept (libdw rows: ${cold:-?} off, ${warm:-?} kept)" test "${cold:-0}" -gt 0 -a "${warm:-1}" -lt "${cold:-0}"
 pp "$W/store.pp"
 check dwindex_store_same_stream cmp "$W/ref.pp" "$W/store.pp"
 if command -v strace > /dev/null; then
 	strace -f -e trace=openat,rename -o "$W/strace.txt" "$SCORCH" script -i "$W/perf.data" > "$W/read.txt" 2> /dev/null
 	check dwindex_read_same_output cmp "$W/ref.txt" "$W/read.txt"
 	check dwindex_read_opens_images grep -q "dwindex-v1/.*\.idx\", O_RDONLY" "$W/strace.txt"
-	check dwindex_read_writes_none bash -c "! grep -q 'dwindex-v1/.*O_CREAT' '$W/strace.txt' && ! grep -q 'rename(.*dwindex-v1' '$W/strace.txt'"
+	check dwindex_read_opens_unwind_images grep -q "unwind-v1/.*\.idx\", O_RDONLY" "$W/strace.txt"
+	check dwindex_read_writes_none bash -c "! grep -Eq '(dwindex|unwind)-v1/.*O_CREAT' '$W/strace.txt' && ! grep -Eq 'rename\(.*(dwindex|unwind)-v1' '$W/strace.txt'"
 	strace -f -e trace=openat,rename -o "$W/strace.pp" "$SCORCH" perfparser --input "$W/perf.data" --output "$W/read.pp" 2> /dev/null
 	check dwindex_perfparser_same_stream cmp "$W/ref.pp" "$W/read.pp"
-	check dwindex_perfparser_writes_none bash -c "! grep -q 'dwindex-v1/.*O_CREAT' '$W/strace.pp'"
+	check dwindex_perfparser_writes_none bash -c "! grep -Eq '(dwindex|unwind)-v1/.*O_CREAT' '$W/strace.pp'"
 else
 	fail dwindex_read_opens_images "strace is not installed (scripts/deps.sh installs it)"
 fi
@@ -97,7 +108,7 @@ for bad in truncate garbage entries stale; do
 	check "dwindex_${bad}_same_stream" cmp "$W/ref.pp" "$W/$bad.pp"
 	# the workload's image is made again: none left as it was damaged
 	# (stale: the binary's image names another identity, so it is too)
-	check "dwindex_${bad}_replaced" bash -c "[ \"\$(md5sum \$(ls '$D'/*.idx) | sort)\" != \"$sums\" ]"
+	check "dwindex_${bad}_replaced" bash -c "[ \"\$(md5sum \$(ls '$D'/*.idx '$U'/*.idx) | sort)\" != \"$sums\" ]"
 	sc > "$W/$bad.2.txt"
 	check "dwindex_${bad}_then_read_same_output" cmp "$W/ref.txt" "$W/$bad.2.txt"
 done
@@ -105,7 +116,7 @@ rm -rf "$W/xdg"
 for i in 1 2 3 4; do sc > "$W/race$i.txt" & done
 wait
 for i in 1 2 3 4; do check "dwindex_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
-cnt=$(ls "$D" | grep -c '\.idx$'); other=$(ls "$D" | grep -vc '\.idx$')
-check "dwindex_race_whole_images ($cnt images, $other other files)" test "$cnt" -ge 1 -a "$other" = 0
+cnt=$(ls "$D" "$U" | grep -c '\.idx$'); other=$(ls "$D" "$U" | grep -v '^/' | grep -v '^$' | grep -vc '\.idx$')
+check "dwindex_race_whole_images ($cnt images, $other other files)" test "$cnt" -ge 3 -a "$other" = 0
 sc > "$W/after.txt"
 check dwindex_after_race_same_output cmp "$W/ref.txt" "$W/after.txt"

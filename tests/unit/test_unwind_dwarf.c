@@ -196,6 +196,7 @@ TEST(unwind_dwarf_own_stack)
  * asks libdw for none, and walks the stack as a lone unwinder does. */
 TEST(unwind_dwarf_share_between_unwinders)
 {
+	setenv("SCORCH_NO_CACHE", "1", 1); /* libdw's rows, not an earlier test's kept ones */
 	static struct capture c;
 	unwind_level1(&c);
 	uint32_t pid = (uint32_t)getpid();
@@ -239,6 +240,105 @@ TEST(unwind_dwarf_share_between_unwinders)
 	symbols_free(s1);
 	symbols_free(s2);
 	session_free(sess);
+}
+
+/* Walk c's stack with a new unwinder (symbols of its own, as a new run):
+ * its frames into out, their count; its stats in *st. */
+static int walk_fresh(struct capture *c, struct session *sess, uint32_t pid, struct unwind_frame *out,
+		      struct unwinder_stats *st)
+{
+	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
+	struct symbols *syms = symbols_new(&sc);
+	struct unwinder *u = unwinder_new(syms);
+	struct perf_sample smp = capture_sample(c, pid);
+	int n = unwinder_unwind(u, session_process(sess, pid), &smp, capture_mask, out, 64);
+	*st = *unwinder_stats(u);
+	unwinder_free(u); /* keeps what it converted (unwind-v1) */
+	symbols_free(syms);
+	return n;
+}
+
+/* Rows kept across runs (unwind_dwarf.c, dwindex.h's unwind-v1 store): a
+ * second "run" asks libdw for no row and walks as the first did; the
+ * images changed byte by byte (every 7th byte of each) are read without
+ * a bad access (ASan) and the walk still ends (a damaged image may give a
+ * wrong rule, never a read outside); with caches off nothing is kept. */
+TEST(unwind_dwarf_kept_rows)
+{
+	char dir[] = "/tmp/scorch-unwkept-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	unsetenv("SCORCH_NO_CACHE");
+	static struct capture c;
+	unwind_level1(&c);
+	uint32_t pid = (uint32_t)getpid();
+	struct session *sess = session_new();
+	load_self_maps(sess, pid);
+	struct unwind_frame a[64], b[64];
+	struct unwinder_stats sa, sb;
+	int na = walk_fresh(&c, sess, pid, a, &sa);
+	CHECK(na >= 4);
+	CHECK(sa.cfi_rows > 0);
+	int nb = walk_fresh(&c, sess, pid, b, &sb);
+	CHECK_EQ(nb, na);
+	for (int i = 0; i < na && i < nb; i++)
+		CHECK_EQ(b[i].pc, a[i].pc);
+	CHECK_EQ(sb.cfi_rows, 0);
+	CHECK_EQ(sb.fp_fallbacks, sa.fp_fallbacks);
+	/* damaged images */
+	char cmd[600], list[300];
+	snprintf(list, sizeof list, "%s/list", dir);
+	snprintf(cmd, sizeof cmd, "ls %s/scorch/unwind-v1/*.idx > %s", dir, list);
+	CHECK_EQ(system(cmd), 0);
+	FILE *lf = fopen(list, "r");
+	char path[512];
+	int images = 0, walks = 0;
+	while (lf && fgets(path, sizeof path, lf)) {
+		path[strcspn(path, "\n")] = 0;
+		int fd = open(path, O_RDONLY);
+		CHECK(fd >= 0);
+		struct stat st;
+		CHECK(fstat(fd, &st) == 0);
+		size_t size = (size_t)st.st_size;
+		uint8_t *orig = malloc(size);
+		CHECK(read(fd, orig, size) == (ssize_t)size);
+		close(fd);
+		images++;
+		for (size_t at = 0; at < size; at += 7) {
+			uint8_t *bad = malloc(size);
+			memcpy(bad, orig, size);
+			bad[at] ^= 0x41;
+			fd = open(path, O_WRONLY | O_TRUNC);
+			CHECK(fd >= 0 && write(fd, bad, size) == (ssize_t)size);
+			close(fd);
+			struct unwind_frame d[64];
+			struct unwinder_stats sd;
+			int nd = walk_fresh(&c, sess, pid, d, &sd);
+			CHECK(nd >= 1 && nd <= 64);
+			walks++;
+			free(bad);
+		}
+		fd = open(path, O_WRONLY | O_TRUNC);
+		CHECK(fd >= 0 && write(fd, orig, size) == (ssize_t)size);
+		close(fd);
+		free(orig);
+	}
+	if (lf)
+		fclose(lf);
+	CHECK(images >= 1);
+	fprintf(stderr, "unwind: %d kept images, %d walks over damaged ones\n", images, walks);
+	/* the images again as stored: a walk as the first */
+	nb = walk_fresh(&c, sess, pid, b, &sb);
+	CHECK_EQ(nb, na);
+	CHECK_EQ(sb.cfi_rows, 0);
+	/* off: libdw every run */
+	setenv("SCORCH_NO_CACHE", "1", 1);
+	nb = walk_fresh(&c, sess, pid, b, &sb);
+	CHECK_EQ(nb, na);
+	CHECK_EQ(sb.cfi_rows, sa.cfi_rows);
+	session_free(sess);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
 }
 
 TEST(unwind_dwarf_truncated_stack)
