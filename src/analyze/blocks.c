@@ -366,17 +366,16 @@ static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
 	pthread_mutex_unlock(&B->mu);
 }
 
-/* Append n bytes (aligned to 8) to b's data; its offset, or -1. */
-static ssize_t data_put(struct block *b, const void *p, size_t n)
+/* Append n bytes (aligned to 8) to b's data, whose room on_hand reserved
+ * (the padding is left as it is: the data never leaves the process); its
+ * offset. */
+static size_t data_put(struct block *b, const void *p, size_t n)
 {
 	size_t at = (b->data.len + 7) & ~(size_t)7;
-	if (buf_reserve(&b->data, at - b->data.len + n))
-		return -1;
-	memset(b->data.data + b->data.len, 0, at - b->data.len);
 	if (n)
 		memcpy(b->data.data + at, p, n);
 	b->data.len = at + n;
-	return (ssize_t)at;
+	return at;
 }
 
 /* Keep a record of this thread's block: ordered, every one, for the
@@ -407,21 +406,33 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	 * which nothing after unwinding reads: most of the bytes */
 	uint16_t size;
 	memcpy(&size, rec + 6, 2);
-	ssize_t at;
+	/* room for all of it at once: the record, the frames, as many maps,
+	 * the deferred names, each piece's padding */
+	size_t nf = rs ? rs->nr_frames : 0, room = (size_t)size + 8 + 8 * 8;
+	if (rs)
+		room += nf * (sizeof(*rs->frames) + sizeof(struct map) + 8) + nd * sizeof(*d);
+	if (buf_reserve(&b->data, room))
+		return -ENOMEM;
+	size_t at;
 	const uint8_t *stk = ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
 	if (stk && stk >= rec + 8 + 8 && stk + ev->s.stack_user_size + 8 <= rec + size) {
 		size_t head = (size_t)(stk - 8 - rec);
 		size_t tail = (size_t)(rec + size - (stk + ev->s.stack_user_size + 8));
 		uint64_t zero = 0;
 		uint16_t nsize = (uint16_t)(head + 8 + tail);
-		if ((at = data_put(b, rec, head)) < 0 || data_put(b, &zero, 8) < 0 ||
-		    (tail && data_put(b, stk + ev->s.stack_user_size + 8, tail) < 0))
-			return -ENOMEM;
+		/* the three pieces one after the other (the head ends at the
+		 * stack's size field, at a multiple of 8 in what perf writes,
+		 * not always in a damaged file) */
+		at = data_put(b, rec, head);
+		memcpy(b->data.data + at + head, &zero, 8);
+		if (tail)
+			memcpy(b->data.data + at + head + 8, stk + ev->s.stack_user_size + 8, tail);
+		b->data.len = at + head + 8 + tail;
 		memcpy(b->data.data + at + 6, &nsize, 2);
-	} else if ((at = data_put(b, rec, size)) < 0) {
-		return -ENOMEM;
+	} else {
+		at = data_put(b, rec, size);
 	}
-	k->rec = (size_t)at;
+	k->rec = at;
 	if (rs) {
 		k->sample = true;
 		k->rs = *rs;
@@ -436,10 +447,8 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 				return -ENOMEM;
 			t->seen_cap = cap;
 		}
-		ssize_t fat = data_put(b, rs->frames, rs->nr_frames * sizeof(*rs->frames));
-		if (fat < 0)
-			return -ENOMEM;
-		k->frames = (size_t)fat;
+		size_t fat = data_put(b, rs->frames, rs->nr_frames * sizeof(*rs->frames));
+		k->frames = fat;
 		uint32_t lj = 0; /* the map of the frame before: most often this one's */
 		for (uint32_t f = 0; f < rs->nr_frames; f++) {
 			const struct map *m = rs->frames[f].map;
@@ -451,18 +460,14 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 					j++;
 			lj = j;
 			if (j == nm) {
-				if (data_put(b, m, sizeof(*m)) < 0)
-					return -ENOMEM;
+				data_put(b, m, sizeof(*m));
 				t->seen[nm++] = m;
 			}
 			((struct frame *)(b->data.data + k->frames))[f].map = (const struct map *)(uintptr_t)(j + 1);
 		}
 		/* the map copies follow the frames, 8-aligned and contiguous */
-		k->maps = ((size_t)fat + rs->nr_frames * sizeof(*rs->frames) + 7) & ~(size_t)7;
-		ssize_t dat = data_put(b, d, nd * sizeof(*d));
-		if (dat < 0)
-			return -ENOMEM;
-		k->def = (size_t)dat;
+		k->maps = (fat + rs->nr_frames * sizeof(*rs->frames) + 7) & ~(size_t)7;
+		k->def = data_put(b, d, nd * sizeof(*d));
 		k->nd = nd;
 	}
 	b->nr_kept++;
