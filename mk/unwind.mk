@@ -13,3 +13,14 @@ all: build/workloads/exceptions
 build/workloads/exceptions: tests/workloads/exceptions.cpp
 	@mkdir -p $(dir $@)
 	g++ -O2 -g -o $@ $<
+
+# The source of what a cache image keeps (unwind_dwarf.c's rules kept across
+# runs): its images say which source made them, so a build that converts
+# rows differently never uses an older build's (a version to count up by
+# hand would be forgotten). $(B)/gen/srchash.h: the first 64 bits of the
+# file's SHA-1, rewritten only when they change.
+$(B)/gen/srchash.h: src/analyze/unwind_dwarf.c
+	@mkdir -p $(dir $@)
+	@printf '#define UNWIND_SRC_HASH 0x%sULL\n' $$(sha1sum src/analyze/unwind_dwarf.c | cut -c1-16) > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(B)/obj/src/analyze/unwind_dwarf.o: $(B)/gen/srchash.h

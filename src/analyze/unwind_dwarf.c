@@ -26,6 +26,7 @@
  */
 #include "analyze/unwind.h"
 #include "analyze/dwindex.h"
+#include "srchash.h"
 #include "util/amap.h"
 #include "util/buf.h"
 #include "util/hash.h"
@@ -827,7 +828,9 @@ static const struct map *find_map(struct unwinder *u, const struct process *p, u
  * (struct urule, as converted) and the rows (address, rule, sorted). A
  * later run takes a row from there before asking libdw; a DSO whose rows
  * are all kept never has its CFI opened. A rule needing libdw each time
- * (RULE_COMPLEX) is kept as such, and still asks libdw.
+ * (RULE_COMPLEX) is kept as such, and still asks libdw. The entries name
+ * the layout and this file's source (UNWIND_SRC_HASH, mk/unwind.mk): a
+ * build that converts rows differently takes none of an older build's.
  */
 #define KEPT_VERSION 1
 #define KEPT_NONE 0u
@@ -838,6 +841,7 @@ static const struct map *find_map(struct unwinder *u, const struct process *p, u
 
 struct kept_hdr {
 	uint32_t version, rule_size, nregs, pad;
+	uint64_t src;          /* UNWIND_SRC_HASH: the source that converted them */
 	uint64_t n;
 };
 
@@ -853,7 +857,7 @@ static const void *kept_entry(struct dwindex *x, enum dwindex_kind kind, size_t 
 		return NULL;
 	memcpy(&h, p, sizeof h);
 	if (h.version != KEPT_VERSION || h.rule_size != sizeof(struct urule) || h.nregs != NREGS ||
-	    h.n > max || (size - sizeof h) / item != h.n || (size - sizeof h) % item)
+	    h.src != UNWIND_SRC_HASH || h.n > max || (size - sizeof h) / item != h.n || (size - sizeof h) % item)
 		return NULL;
 	*n = (size_t)h.n;
 	return p + sizeof h;
@@ -958,7 +962,7 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 {
 	if (!du->kx || !du->nnw)
 		return;
-	struct kept_hdr h = { KEPT_VERSION, sizeof(struct urule), NREGS, 0, 0 };
+	struct kept_hdr h = { KEPT_VERSION, sizeof(struct urule), NREGS, 0, UNWIND_SRC_HASH, 0 };
 	/* the rules: the kept ones, then each pool rule this run's rows name
 	 * that is not one of them (by content) */
 	size_t cap = du->nk_rules + 16, nr = du->nk_rules;
