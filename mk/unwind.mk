@@ -15,12 +15,14 @@ build/workloads/exceptions: tests/workloads/exceptions.cpp
 	g++ -O2 -g -o $@ $<
 
 # The source of what a cache image keeps (unwind_dwarf.c's rules kept across
-# runs): its images say which source made them, so a build that converts
-# rows differently never uses an older build's (a version to count up by
-# hand would be forgotten). $(B)/gen/srchash.h: the first 64 bits of the
-# file's SHA-1, rewritten only when they change.
-$(B)/gen/srchash.h: src/analyze/unwind_dwarf.c
+# runs; inlines.c's .debug_aranges table and addresses in no function, made
+# with dwdie.c): its images say which source made them, so a build that
+# makes them differently never uses an older build's (a version to count
+# up by hand would be forgotten). $(B)/gen/srchash.h: the first 64 bits of
+# the files' SHA-1, rewritten only when they change.
+$(B)/gen/srchash.h: src/analyze/unwind_dwarf.c src/analyze/inlines.c src/analyze/dwdie.c
 	@mkdir -p $(dir $@)
-	@printf '#define UNWIND_SRC_HASH 0x%sULL\n' $$(sha1sum src/analyze/unwind_dwarf.c | cut -c1-16) > $@.tmp
+	@{ printf '#define UNWIND_SRC_HASH 0x%sULL\n' $$(sha1sum src/analyze/unwind_dwarf.c | cut -c1-16); \
+	   printf '#define INLINES_SRC_HASH 0x%sULL\n' $$(cat src/analyze/inlines.c src/analyze/dwdie.c | sha1sum | cut -c1-16); } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(B)/obj/src/analyze/unwind_dwarf.o: $(B)/gen/srchash.h
+$(B)/obj/src/analyze/unwind_dwarf.o $(B)/obj/src/analyze/inlines.o: $(B)/gen/srchash.h

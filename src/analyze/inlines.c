@@ -23,6 +23,7 @@
 #include "analyze/dwline.h"
 #include "analyze/elffile.h"
 #include "analyze/dwindex.h"
+#include "srchash.h"
 #include "analyze/symbols.h"
 #include "util/amap.h"
 #include "util/arena.h"
@@ -742,7 +743,8 @@ static bool cu_by_ranges(struct dso_dwarf *dw, uint64_t svma, Dwarf_Die *cu)
  * reads the header of every CU the section lists, scattered over
  * .debug_info: libpython3.11's 2,322 CUs cost 180 page faults, a third of
  * a small recording's. */
-#define ARANGES_VERSION 1
+/* the source that made it (mk/unwind.mk): inlines.c and dwdie.c */
+#define ARANGES_VERSION (INLINES_SRC_HASH ^ 1)
 struct aranges_hdr {
 	uint64_t version, n;
 };
@@ -794,7 +796,7 @@ static int aranges_load(struct dso_dwarf *dw)
  * functions, or of a function whose DIE has no ranges): a version, the
  * count, the addresses in increasing order. Such an address cost 2.1 M
  * instructions in libpython3.11 (its CU: 86 KB of DIEs), each run. */
-#define NOSCOPE_VERSION 1
+#define NOSCOPE_VERSION (INLINES_SRC_HASH ^ 2)
 #define NOSCOPE_MAX 65536
 
 static int u64_cmp(const void *a, const void *b)
