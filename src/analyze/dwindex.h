@@ -22,12 +22,15 @@ enum dwindex_kind {
 	/* in DWINDEX_UNWIND_DIR's images, of a DSO's file (unwind_dwarf.c) */
 	DWINDEX_UNWIND_RULES = 7, /* the rules its rows name, at 0 */
 	DWINDEX_UNWIND_ROWS = 8,  /* its CFI rows as rules, by address, at 0 */
+	/* in DWINDEX_NAMES_DIR's, of a DSO's file (namecache.c) */
+	DWINDEX_NAMES = 9,        /* its demangled symbol names, at 0 */
 };
 
 /* The stores: what is derived from DWARF (dwindex-v1), the unwinder's
- * rules of a file's CFI (unwind-v1). */
+ * rules of a file's CFI (unwind-v1), its demangled names (names-v1). */
 #define DWINDEX_DIR "dwindex-v1"
 #define DWINDEX_UNWIND_DIR "unwind-v1"
+#define DWINDEX_NAMES_DIR "names-v1"
 
 struct dwindex;
 

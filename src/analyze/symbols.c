@@ -18,6 +18,7 @@
 #include "analyze/symcache.h"
 #include "analyze/debugfile.h"
 #include "analyze/demangle.h"
+#include "analyze/namecache.h"
 #include "analyze/elffile.h"
 #include "analyze/inlines.h"
 #include "analyze/kallsyms.h"
@@ -575,10 +576,22 @@ const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 		return c->y;
 	struct sym *y = (struct sym *)symtab_find(&d->symtab, rel);
 	if (y && !y->demangled) {
-		char *dm = demangle_alloc(y->name);
-		if (dm) {
-			y->name = arena_strdup(&d->owner->arena, dm);
-			free(dm);
+		/* as an earlier run demangled it (namecache.h), else now */
+		if (!d->names_tried) {
+			d->names_tried = true;
+			d->names = namecache_open(d->fd);
+		}
+		const char *kept = namecache_find(d->names, y->name);
+		if (kept) {
+			y->name = kept;
+		} else {
+			char *dm = demangle_alloc(y->name);
+			if (dm) {
+				const char *mangled = y->name;
+				y->name = arena_strdup(&d->owner->arena, dm);
+				free(dm);
+				namecache_note(d->names, mangled, y->name);
+			}
 		}
 		y->demangled = true;
 	}
@@ -727,6 +740,7 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 static void dso_release(struct dso *d)
 {
 	inlines_release(d);
+	namecache_close(d->names); /* before the symbol table: noted names point into it */
 	if (d->debug_elf)
 		elf_end(d->debug_elf);
 	if (d->debug_fd >= 0)

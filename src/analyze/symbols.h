@@ -63,6 +63,8 @@ struct dso {
 	struct symtab a2l_syms; /* what addr2line sees (dso_a2l_syms) */
 	bool a2l_loaded;
 	struct dso_dwarf *dw;  /* DWARF lines and inlines: inlines.c's, opaque here */
+	struct namecache *names; /* its names demangled in earlier runs (namecache.h) */
+	bool names_tried;
 	bool missing;          /* file not found or build id mismatch */
 	bool loaded;
 	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */

@@ -20,9 +20,16 @@
  * read back (symcache_image, symcache_parse), and lookups through it must
  * give the same symbols; input starting with its magic ("SCSYMTB1") is
  * read as such an image, and lookups in an accepted one must not crash.
+ *
+ * A DSO's demangled names kept across runs (namecache.c): input starting
+ * with "SCNAMES1" is lines, each a name; their entry is made, must be
+ * taken back with every name found by its line, then is changed with the
+ * input's bytes and read again: refused, or every name found inside it.
  */
 #include "analyze/kallsyms.h"
 #include "analyze/kscache.h"
+#include "analyze/namecache.h"
+#include "util/hash.h"
 #include "analyze/symcache.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -135,6 +142,71 @@ static void symtab_roundtrip(const struct symtab *t, size_t size)
 	free(img);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void names_input(const uint8_t *data, size_t size)
+{
+	/* the lines (NUL-free), by hash, hashes unique */
+	char *text = malloc(size + 1);
+	memcpy(text, data, size);
+	text[size] = 0;
+	size_t cap = 1, n = 0;
+	for (size_t i = 0; i < size; i++)
+		cap += text[i] == '\n';
+	uint64_t *pairs = malloc(cap * 2 * sizeof *pairs); /* hash, line start */
+	for (char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (end)
+			*end = 0;
+		pairs[2 * n] = hash_bytes(line, strlen(line));
+		pairs[2 * n + 1] = (uint64_t)(line - text);
+		n++;
+	}
+	qsort(pairs, n, 2 * sizeof *pairs, u64_cmp);
+	uint64_t *hs = malloc((n + 1) * sizeof *hs);
+	const char **names = malloc((n + 1) * sizeof *names);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!m || hs[m - 1] != pairs[2 * i]) {
+			hs[m] = pairs[2 * i];
+			names[m++] = text + pairs[2 * i + 1];
+		}
+	size_t esize;
+	uint8_t *e = namecache_entry(m, hs, names, &esize);
+	if (e) {
+		struct namecache *c = namecache_over(e, esize);
+		if (!c)
+			abort();
+		for (size_t i = 0; i < m; i++) {
+			const char *got = namecache_find(c, names[i]);
+			if (!got || strcmp(got, names[i]))
+				abort();
+		}
+		namecache_close(c);
+		for (size_t k = 8; k < size && k < 72; k++)
+			e[((size_t)data[k] * 131 + k) % esize] ^= data[k] | 1;
+		c = namecache_over(e, esize);
+		if (c) {
+			for (size_t i = 0; i < m; i++) {
+				const char *got = namecache_find(c, names[i]);
+				if (got && ((const uint8_t *)got < e ||
+					    (const uint8_t *)got + strlen(got) >= e + esize))
+					abort();
+			}
+			namecache_close(c);
+		}
+		free(e);
+	}
+	free(names);
+	free(hs);
+	free(pairs);
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
@@ -145,6 +217,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size >= 8 && !memcmp(data, "SCSYMTB1", 8)) {
 		symtab_image_input(data, size);
+		return 0;
+	}
+	if (size >= 8 && !memcmp(data, "SCNAMES1", 8)) {
+		names_input(data + 8, size - 8);
 		return 0;
 	}
 	FILE *f = fmemopen((void *)data, size, "r");

@@ -1,0 +1,217 @@
+/*
+ * namecache.c: a DSO's demangled symbol names, kept across runs.
+ *
+ * Why: a C++ name costs about 4,000 instructions to demangle
+ * (__cxa_demangle, then perf's form: demangle.c), once per symbol a run
+ * meets; a small recording of GCC's cc1 met 396, 12% of its
+ * `scorch perfparser`, and every run (at -j N every thread) demangled them
+ * again. The names a run demangled are kept in dwindex.h's images (their
+ * own store, DWINDEX_NAMES_DIR; one image per DSO file, keyed by its
+ * identity), as one entry:
+ *   header  version (the demangler's source and the compiler that built
+ *           it, whose __cxa_demangle is linked in), n, the strings' size
+ *   row[n]  the mangled name's 64-bit hash, the demangled name's place
+ *           and length in the strings; hashes strictly increasing
+ *   strings each name and a NUL
+ * A later run looks a symbol's mangled name up before demangling it. The
+ * entry is checked before use (sizes, order, every name inside the strings
+ * and NUL-terminated): a damaged one can give a wrong name, never a read
+ * outside it. A run that demangled names the entry lacks writes the kept
+ * names and its own (dwindex.c: temporary name, rename).
+ */
+#include "analyze/namecache.h"
+#include "analyze/dwindex.h"
+#include "srchash.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NAMES_MAX ((size_t)1 << 22)
+#define NAMES_STR_MAX ((size_t)1 << 30)
+
+struct names_hdr {
+	uint64_t version, n, strbytes;
+};
+
+struct name_row {
+	uint64_t hash;
+	uint32_t off, len;
+};
+
+struct noted {
+	uint64_t hash;
+	const char *dm;
+};
+
+struct namecache {
+	struct dwindex *x;           /* NULL: over a caller's bytes */
+	const struct name_row *rows;
+	size_t n;
+	const char *str;
+	size_t strbytes;
+	struct noted *nw;
+	size_t nnw, cap;
+};
+
+/* The demangler's source and the compiler (its C++ runtime's demangler
+ * is linked in: scripts/configure.sh). */
+static uint64_t names_version(void)
+{
+	return DEMANGLE_SRC_HASH ^ hash_bytes(__VERSION__, strlen(__VERSION__));
+}
+
+static uint64_t name_hash(const char *mangled)
+{
+	return hash_bytes(mangled, strlen(mangled));
+}
+
+static bool parse(struct namecache *c, const void *p, size_t size)
+{
+	struct names_hdr h;
+	if (!p || size < sizeof h || (uintptr_t)p % 8)
+		return false;
+	memcpy(&h, p, sizeof h);
+	size_t body = size - sizeof h;
+	if (h.version != names_version() || h.n > NAMES_MAX || h.n > body / sizeof(struct name_row) ||
+	    h.strbytes != body - h.n * sizeof(struct name_row) || h.strbytes > NAMES_STR_MAX)
+		return false;
+	const struct name_row *r = (const void *)((const uint8_t *)p + sizeof h);
+	const char *str = (const char *)(r + h.n);
+	for (size_t i = 0; i < h.n; i++) {
+		if ((i && r[i].hash <= r[i - 1].hash) || r[i].off >= h.strbytes ||
+		    r[i].len >= h.strbytes - r[i].off || str[r[i].off + r[i].len])
+			return false;
+	}
+	c->rows = r;
+	c->n = (size_t)h.n;
+	c->str = str;
+	c->strbytes = (size_t)h.strbytes;
+	return true;
+}
+
+struct namecache *namecache_open(int fd)
+{
+	struct dwindex *x = dwindex_open_in(DWINDEX_NAMES_DIR, fd);
+	if (!x)
+		return NULL;
+	struct namecache *c = xcalloc(1, sizeof *c);
+	c->x = x;
+	size_t size;
+	const void *p = dwindex_find(x, DWINDEX_NAMES, 0, &size);
+	if (p)
+		parse(c, p, size);
+	return c;
+}
+
+struct namecache *namecache_over(const void *p, size_t size)
+{
+	struct namecache *c = xcalloc(1, sizeof *c);
+	if (!parse(c, p, size)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+const char *namecache_find(const struct namecache *c, const char *mangled)
+{
+	if (!c || !c->n)
+		return NULL;
+	uint64_t h = name_hash(mangled);
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->rows[mid].hash < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->rows[lo].hash == h ? c->str + c->rows[lo].off : NULL;
+}
+
+void namecache_note(struct namecache *c, const char *mangled, const char *demangled)
+{
+	if (!c || !c->x || c->nnw >= NAMES_MAX || strlen(demangled) >= UINT32_MAX ||
+	    ARRAY_GROW(c->nw, c->cap, c->nnw + 1, NAMES_MAX))
+		return;
+	c->nw[c->nnw++] = (struct noted){ name_hash(mangled), demangled };
+}
+
+uint8_t *namecache_entry(size_t n, const uint64_t *hashes, const char *const *names, size_t *size)
+{
+	if (n > NAMES_MAX)
+		return NULL;
+	size_t strbytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && hashes[i] <= hashes[i - 1])
+			return NULL;
+		strbytes += strlen(names[i]) + 1;
+		if (strbytes > NAMES_STR_MAX)
+			return NULL;
+	}
+	/* the strings padded to 8 bytes (dwindex.c aligns what follows) */
+	size_t pad = (8 - strbytes % 8) % 8;
+	strbytes += pad;
+	struct names_hdr h = { names_version(), n, strbytes };
+	size_t total = sizeof h + n * sizeof(struct name_row) + strbytes;
+	uint8_t *p = calloc(1, total);
+	if (!p)
+		return NULL;
+	memcpy(p, &h, sizeof h);
+	struct name_row *r = (struct name_row *)(p + sizeof h);
+	char *str = (char *)(r + n);
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		r[i] = (struct name_row){ hashes[i], (uint32_t)at, (uint32_t)len };
+		memcpy(str + at, names[i], len + 1);
+		at += len + 1;
+	}
+	*size = total;
+	return p;
+}
+
+static int noted_cmp(const void *a, const void *b)
+{
+	const struct noted *x = a, *y = b;
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+void namecache_close(struct namecache *c)
+{
+	if (!c)
+		return;
+	if (c->x && c->nnw) {
+		qsort(c->nw, c->nnw, sizeof *c->nw, noted_cmp);
+		size_t cap = c->n + c->nnw, n = 0, i = 0, j = 0;
+		uint64_t *hashes = xmalloc(cap * sizeof *hashes);
+		const char **names = xmalloc(cap * sizeof *names);
+		while (i < c->n || j < c->nnw) {
+			if (j < c->nnw && (i == c->n || c->nw[j].hash <= c->rows[i].hash)) {
+				if (i < c->n && c->rows[i].hash == c->nw[j].hash)
+					i++;
+				if (!n || hashes[n - 1] != c->nw[j].hash) {
+					hashes[n] = c->nw[j].hash;
+					names[n++] = c->nw[j].dm;
+				}
+				j++;
+			} else {
+				hashes[n] = c->rows[i].hash;
+				names[n++] = c->str + c->rows[i].off;
+				i++;
+			}
+		}
+		size_t size;
+		uint8_t *e = namecache_entry(n, hashes, names, &size);
+		if (e)
+			dwindex_add(c->x, DWINDEX_NAMES, 0, e, size);
+		free(hashes);
+		free(names);
+	}
+	dwindex_close(c->x);
+	free(c->nw);
+	free(c);
+}
