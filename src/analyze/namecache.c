@@ -22,6 +22,7 @@
 #include "analyze/namecache.h"
 #include "analyze/dwindex.h"
 #include "srchash.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -121,15 +122,8 @@ const char *namecache_find(const struct namecache *c, const char *mangled)
 	if (!c || !c->n)
 		return NULL;
 	uint64_t h = name_hash(mangled);
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->rows[mid].hash < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && c->rows[lo].hash == h ? c->str + c->rows[lo].off : NULL;
+	size_t at = UPPER_BOUND(c->rows, c->n, hash, h);
+	return at && c->rows[at - 1].hash == h ? c->str + c->rows[at - 1].off : NULL;
 }
 
 void namecache_note(struct namecache *c, const char *mangled, const char *demangled)

@@ -28,6 +28,7 @@
 #include "analyze/dwindex.h"
 #include "srchash.h"
 #include "util/amap.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -916,17 +917,10 @@ static uint32_t kept_get(struct unwinder *u, struct dso_unwind *du, const struct
 {
 	if (!du->kx_tried)
 		kept_open(du, d);
-	size_t lo = 0, hi = du->nk_rows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (du->k_rows[mid].svma < svma)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == du->nk_rows || du->k_rows[lo].svma != svma)
+	size_t at = UPPER_BOUND(du->k_rows, du->nk_rows, svma, svma);
+	if (!at || du->k_rows[at - 1].svma != svma)
 		return AMAP_NONE;
-	uint32_t v = du->k_rows[lo].v;
+	uint32_t v = du->k_rows[at - 1].v;
 	if (v < KEPT_RULE0)
 		return v == KEPT_NONE ? RULE_NONE : RULE_COMPLEX;
 	uint32_t k = v - KEPT_RULE0;
