@@ -14,9 +14,9 @@
  *           and length in the strings; hashes strictly increasing
  *   strings each name and a NUL
  * A later run looks a symbol's mangled name up before demangling it. The
- * entry is checked before use (sizes, order, every name inside the strings
- * and NUL-terminated): a damaged one can give a wrong name, never a read
- * outside it. A run that demangled names the entry lacks writes the kept
+ * entry is checked before use (sizes), each name when a lookup finds it
+ * (inside the strings, NUL-terminated): a damaged one can give a wrong
+ * name, never a read outside it. A run that demangled names the entry lacks writes the kept
  * names and its own (dwindex.c: temporary name, rename).
  */
 #include "analyze/namecache.h"
@@ -79,13 +79,11 @@ static bool parse(struct namecache *c, const void *p, size_t size)
 	if (h.version != names_version() || h.n > NAMES_MAX || h.n > body / sizeof(struct name_row) ||
 	    h.strbytes != body - h.n * sizeof(struct name_row) || h.strbytes > NAMES_STR_MAX)
 		return false;
+	/* the rows are checked when a lookup lands on one (row_ok), not all
+	 * here: a library's entry holds the names of every recording that
+	 * went through it, a run looks up a few hundred */
 	const struct name_row *r = (const void *)((const uint8_t *)p + sizeof h);
 	const char *str = (const char *)(r + h.n);
-	for (size_t i = 0; i < h.n; i++) {
-		if ((i && r[i].hash <= r[i - 1].hash) || r[i].off >= h.strbytes ||
-		    r[i].len >= h.strbytes - r[i].off || str[r[i].off + r[i].len])
-			return false;
-	}
 	c->rows = r;
 	c->n = (size_t)h.n;
 	c->str = str;
@@ -117,13 +115,23 @@ struct namecache *namecache_over(const void *p, size_t size)
 	return c;
 }
 
+/* Whether row r's name is inside the strings, NUL-terminated. */
+static bool row_ok(const struct namecache *c, const struct name_row *r)
+{
+	return r->off < c->strbytes && r->len < c->strbytes - r->off && !c->str[r->off + r->len];
+}
+
 const char *namecache_find(const struct namecache *c, const char *mangled)
 {
 	if (!c || !c->n)
 		return NULL;
+	/* (rows out of order, in a damaged entry: a binary search finds a
+	 * wrong row or none, and only inside it) */
 	uint64_t h = name_hash(mangled);
 	size_t at = UPPER_BOUND(c->rows, c->n, hash, h);
-	return at && c->rows[at - 1].hash == h ? c->str + c->rows[at - 1].off : NULL;
+	if (!at || c->rows[at - 1].hash != h || !row_ok(c, &c->rows[at - 1]))
+		return NULL;
+	return c->str + c->rows[at - 1].off;
 }
 
 void namecache_note(struct namecache *c, const char *mangled, const char *demangled)
@@ -180,12 +188,18 @@ void namecache_close(struct namecache *c)
 		return;
 	if (c->x && c->nnw) {
 		qsort(c->nw, c->nnw, sizeof *c->nw, noted_cmp);
-		size_t cap = c->n + c->nnw, n = 0, i = 0, j = 0;
+		/* kept rows out of order (a damaged entry, checked only here):
+		 * the entry is made of this run's names */
+		size_t nk = c->n;
+		for (size_t k = 1; k < nk; k++)
+			if (c->rows[k].hash <= c->rows[k - 1].hash)
+				nk = 0;
+		size_t cap = nk + c->nnw, n = 0, i = 0, j = 0;
 		uint64_t *hashes = xmalloc(cap * sizeof *hashes);
 		const char **names = xmalloc(cap * sizeof *names);
-		while (i < c->n || j < c->nnw) {
-			if (j < c->nnw && (i == c->n || c->nw[j].hash <= c->rows[i].hash)) {
-				if (i < c->n && c->rows[i].hash == c->nw[j].hash)
+		while (i < nk || j < c->nnw) {
+			if (j < c->nnw && (i == nk || c->nw[j].hash <= c->rows[i].hash)) {
+				if (i < nk && c->rows[i].hash == c->nw[j].hash)
 					i++;
 				if (!n || hashes[n - 1] != c->nw[j].hash) {
 					hashes[n] = c->nw[j].hash;
@@ -193,8 +207,11 @@ void namecache_close(struct namecache *c)
 				}
 				j++;
 			} else {
-				hashes[n] = c->rows[i].hash;
-				names[n++] = c->str + c->rows[i].off;
+				/* a damaged kept row is dropped */
+				if (row_ok(c, &c->rows[i]) && (!n || hashes[n - 1] != c->rows[i].hash)) {
+					hashes[n] = c->rows[i].hash;
+					names[n++] = c->str + c->rows[i].off;
+				}
 				i++;
 			}
 		}

@@ -880,8 +880,12 @@ static bool rule_sane(const struct urule *r)
 }
 
 /* d's kept rows, opened on the DSO's first miss: used when both entries
- * check (every rule sane, rows by address strictly increasing, each
- * naming a kept rule); else none (the run's own rows replace them). */
+ * check (every rule sane); else none (the run's own rows replace them).
+ * The rows are checked when a lookup lands on one (it names a kept rule),
+ * not all here: a library's image holds the rows of every recording that
+ * went through it (libc's, tens of thousands), a run looks up a few
+ * hundred; out of order, a binary search finds a wrong row or none, and
+ * only inside the entry. */
 static void kept_open(struct dso_unwind *du, const struct dso *d)
 {
 	du->kx_tried = true;
@@ -897,9 +901,6 @@ static void kept_open(struct dso_unwind *du, const struct dso *d)
 		return;
 	for (size_t i = 0; i < nr; i++)
 		if (!rule_sane(&rules[i]))
-			return;
-	for (size_t i = 0; i < nw; i++)
-		if ((i && rows[i].svma <= rows[i - 1].svma) || rows[i].v >= KEPT_RULE0 + nr)
 			return;
 	du->k_loc = calloc(nr ? nr : 1, sizeof *du->k_loc);
 	if (!du->k_loc)
@@ -921,6 +922,8 @@ static uint32_t kept_get(struct unwinder *u, struct dso_unwind *du, const struct
 	if (!at || du->k_rows[at - 1].svma != svma)
 		return AMAP_NONE;
 	uint32_t v = du->k_rows[at - 1].v;
+	if (v >= KEPT_RULE0 + du->nk_rules)
+		return AMAP_NONE; /* a damaged row: libdw's answer instead */
 	if (v < KEPT_RULE0)
 		return v == KEPT_NONE ? RULE_NONE : RULE_COMPLEX;
 	uint32_t k = v - KEPT_RULE0;
@@ -1000,9 +1003,16 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 		}
 		du->nw[i].v = KEPT_RULE0 + loc_img[id] - 1;
 	}
-	/* the rows: kept and new by address (a new one where both have it) */
+	/* the rows: kept and new by address (a new one where both have it);
+	 * kept ones out of order or naming no kept rule (a damaged image,
+	 * checked only here) are dropped, the image made of this run's */
+	size_t nk = du->nk_rows;
+	for (size_t k = 0; k < nk; k++)
+		if ((k && du->k_rows[k].svma <= du->k_rows[k - 1].svma) ||
+		    du->k_rows[k].v >= KEPT_RULE0 + du->nk_rules)
+			nk = 0;
 	size_t nrows = 0, i = 0, j = 0;
-	struct kept_row *rows = malloc(sizeof h + (du->nk_rows + du->nnw) * sizeof *rows);
+	struct kept_row *rows = malloc(sizeof h + (nk + du->nnw) * sizeof *rows);
 	uint8_t *rimg = malloc(sizeof h + nr * sizeof *rules);
 	if (!rows || !rimg) {
 		free(rows);
@@ -1010,9 +1020,9 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 		goto out;
 	}
 	struct kept_row *w = (struct kept_row *)((uint8_t *)rows + sizeof h);
-	while (i < du->nk_rows || j < du->nnw) {
-		if (j < du->nnw && (i == du->nk_rows || du->nw[j].svma <= du->k_rows[i].svma)) {
-			if (i < du->nk_rows && du->k_rows[i].svma == du->nw[j].svma)
+	while (i < nk || j < du->nnw) {
+		if (j < du->nnw && (i == nk || du->nw[j].svma <= du->k_rows[i].svma)) {
+			if (i < nk && du->k_rows[i].svma == du->nw[j].svma)
 				i++;
 			if (!nrows || w[nrows - 1].svma != du->nw[j].svma)
 				w[nrows++] = du->nw[j];
