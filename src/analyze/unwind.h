@@ -98,6 +98,15 @@ struct Dwarf_CFI_s;
 struct Dwarf_CFI_s *unwind_eh_cfi(Elf *e, int fd, struct unwind_eh_view *view);
 void unwind_eh_view_release(struct unwind_eh_view *view);
 
+/* For the fuzzer (kept rules come from a file under the user's cache
+ * directory): rules, size bytes of the kept rules entry after its header
+ * (struct urule, as the unwinder converted them), checked as a run checks
+ * them; when accepted, each applied to registers made of regs' 8-byte
+ * words and a stack copy of stack's bytes. The number of rules applied,
+ * or -1 when the entry is refused. */
+int unwind_kept_rules_try(const void *rules, size_t size, const uint8_t *regs, size_t nregs_bytes,
+			  const uint8_t *stack, size_t stack_size);
+
 /* perf_regs (x86_64) index of the stack pointer and the ip. */
 #define UNWIND_PERF_REG_SP 7
 #define UNWIND_PERF_REG_IP 8

@@ -879,6 +879,30 @@ static bool rule_sane(const struct urule *r)
 	return true;
 }
 
+int unwind_kept_rules_try(const void *rules, size_t size, const uint8_t *regs, size_t nregs_bytes,
+			  const uint8_t *stack, size_t stack_size)
+{
+	const struct urule *r = rules;
+	if ((uintptr_t)rules % 8 || size % sizeof *r || size / sizeof *r > KEPT_RULES_MAX)
+		return -1;
+	size_t n = size / sizeof *r;
+	for (size_t i = 0; i < n; i++)
+		if (!rule_sane(&r[i]))
+			return -1;
+	struct ustate s = { .initial = true };
+	for (unsigned i = 0; i < NREGS && (i + 1) * 8 <= nregs_bytes; i++) {
+		memcpy(&s.regs[i], regs + 8 * i, 8);
+		s.valid |= 1u << i;
+	}
+	struct stackmem m = { s.regs[7], stack, stack_size, false };
+	for (size_t i = 0; i < n; i++) {
+		struct ustate next;
+		apply_rule(&r[i], &s, &m, &next);
+		s = next; /* walk on, as a stack of such frames would */
+	}
+	return (int)n;
+}
+
 /* d's kept rows, opened on the DSO's first miss: used when both entries
  * check (every rule sane); else none (the run's own rows replace them).
  * The rows are checked when a lookup lands on one (it names a kept rule),
