@@ -375,16 +375,25 @@ struct die {
 	uint64_t low, high, ranges;  /* ranges: the list's offset */
 };
 
+/* The abbreviation of the DIE whose code r is at (r moves past the code);
+ * NULL for a null entry or a code the unit does not define. */
+static inline const struct abbrev *die_abbrev(const struct cu *c, struct rd *r)
+{
+	uint64_t code;
+	if (!uleb(r, &code) || !code || code > c->nab)
+		return NULL;
+	return &c->ab[code - 1];
+}
+
 /* Read the DIE at p (not a null entry); with need_end, or when its
  * values are wanted, up to its end (d->after: where children start),
  * else only as far as dwarf_siblingof needs. */
 static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool need_end)
 {
 	struct rd r = { p, c->end };
-	uint64_t code;
-	if (!uleb(&r, &code) || !code || code > c->nab)
+	const struct abbrev *a = die_abbrev(c, &r);
+	if (!a)
 		return false;
-	const struct abbrev *a = &c->ab[code - 1];
 	d->at = p;
 	d->ab = a;
 	d->has_sibling = false;
@@ -496,10 +505,10 @@ static bool read_die(const struct cu *c, const uint8_t *p, struct die *d, bool n
 static bool cu_base(struct cu *c)
 {
 	struct rd r = { c->die, c->end };
-	uint64_t code, form, v;
-	if (!uleb(&r, &code) || !code || code > c->nab)
+	uint64_t form, v;
+	const struct abbrev *a = die_abbrev(c, &r);
+	if (!a)
 		return false;
-	const struct abbrev *a = &c->ab[code - 1];
 	bool low = false, entry = false, other = false;
 	c->base = 0;
 	for (uint32_t i = 0; i < a->n; i++) {
@@ -1169,34 +1178,68 @@ struct aval {
 	int64_t implicit;            /* DW_FORM_implicit_const */
 };
 
+/* A DIE's attributes one by one, in the order its abbreviation lists
+ * them (attrs_next). */
+struct attr_walk {
+	const struct cu *c;
+	const struct abbrev *ab;     /* the DIE's */
+	struct rd r;
+	const struct aspec *sp, *end;
+};
+
+/* false: a null entry or an undefined code */
+static bool attrs_begin(struct attr_walk *w, const struct cu *c, const uint8_t *p)
+{
+	w->c = c;
+	w->r = (struct rd){ p, c->end };
+	w->ab = die_abbrev(c, &w->r);
+	if (!w->ab)
+		return false;
+	w->sp = &c->spec[w->ab->first];
+	w->end = w->sp + w->ab->n;
+	return true;
+}
+
+/* The next attribute: 1 (its spec in *sp, its value in *v), 0 none
+ * left, -1 unreadable. */
+static inline __attribute__((always_inline)) int attrs_next(struct attr_walk *w, const struct aspec **sp,
+							  struct aval *v)
+{
+	if (w->sp == w->end)
+		return 0;
+	const struct aspec *s = w->sp++;
+	const uint8_t *at = w->r.p;
+	uint64_t form;
+	if (!skip_value(w->c, &w->r, s->form, s->size, &form))
+		return -1;
+	if (s->form == DW_FORM_indirect) {
+		/* an indirect form's value follows its form */
+		struct rd f = { at, w->r.p };
+		uint64_t ignored;
+		uleb(&f, &ignored);
+		at = f.p;
+	}
+	*sp = s;
+	*v = (struct aval){ form, at, w->r.p, s->implicit };
+	return 1;
+}
+
 /* dwarf_attr: the first attribute called name of the DIE at p: 1 (in
  * *v), 0 none, -1 unreadable. */
 static int find_attr(const struct cu *c, const uint8_t *p, uint32_t name, struct aval *v)
 {
-	struct rd r = { p, c->end };
-	uint64_t code;
-	if (!uleb(&r, &code) || !code || code > c->nab)
+	struct attr_walk w;
+	const struct aspec *sp;
+	struct aval a;
+	int rc;
+	if (!attrs_begin(&w, c, p))
 		return -1;
-	const struct abbrev *a = &c->ab[code - 1];
-	for (uint32_t i = 0; i < a->n; i++) {
-		const struct aspec *sp = &c->spec[a->first + i];
-		const uint8_t *at = r.p;
-		uint64_t form;
-		if (!skip_value(c, &r, sp->form, sp->size, &form))
-			return -1;
+	while ((rc = attrs_next(&w, &sp, &a)) > 0)
 		if (sp->name == name) {
-			/* an indirect form's value follows its form */
-			if (sp->form == DW_FORM_indirect) {
-				struct rd f = { at, r.p };
-				uint64_t ignored;
-				uleb(&f, &ignored);
-				at = f.p;
-			}
-			*v = (struct aval){ form, at, r.p, sp->implicit };
+			*v = a;
 			return 1;
 		}
-	}
-	return 0;
+	return rc;
 }
 
 /* The DIE a reference leads to, in this unit (dwarf_formref_die); NULL
@@ -1236,10 +1279,7 @@ static const uint8_t *ref_target(const struct cu *c, const struct aval *v)
 		return NULL;
 	const uint8_t *p = c->start + x;
 	struct rd t = { p, c->end };
-	uint64_t code;
-	if (!uleb(&t, &code) || !code || code > c->nab)
-		return NULL;
-	return p;
+	return die_abbrev(c, &t) ? p : NULL;
 }
 
 /* The attributes dwdie_info reads of one DIE, each the first of its name
@@ -1249,6 +1289,7 @@ enum { A_LINKAGE, A_MIPS_LINKAGE, A_NAME, A_ORIGIN, A_SPEC, A_CALL_FILE, A_CALL_
 
 struct die_attrs {
 	const uint8_t *p;
+	uint32_t tag;
 	bool has[A_N];
 	struct aval v[A_N];
 };
@@ -1272,32 +1313,23 @@ static int attr_slot(uint32_t name)
  * stop with an error at some attribute: its to answer) */
 static bool collect(const struct cu *c, const uint8_t *p, struct die_attrs *d)
 {
-	struct rd r = { p, c->end };
-	uint64_t code;
+	struct attr_walk w;
+	const struct aspec *sp;
+	struct aval a;
+	int rc;
 	memset(d->has, 0, sizeof d->has);
 	d->p = p;
-	if (!uleb(&r, &code) || !code || code > c->nab)
+	if (!attrs_begin(&w, c, p))
 		return false;
-	const struct abbrev *a = &c->ab[code - 1];
-	for (uint32_t i = 0; i < a->n; i++) {
-		const struct aspec *sp = &c->spec[a->first + i];
-		const uint8_t *at = r.p;
-		uint64_t form;
-		if (!skip_value(c, &r, sp->form, sp->size, &form))
-			return false;
+	d->tag = w.ab->tag;
+	while ((rc = attrs_next(&w, &sp, &a)) > 0) {
 		int k = attr_slot(sp->name);
 		if (k < 0 || d->has[k])
 			continue;
-		if (sp->form == DW_FORM_indirect) {
-			struct rd f = { at, r.p };
-			uint64_t ignored;
-			uleb(&f, &ignored);
-			at = f.p;
-		}
 		d->has[k] = true;
-		d->v[k] = (struct aval){ form, at, r.p, sp->implicit };
+		d->v[k] = a;
 	}
-	return true;
+	return rc == 0;
 }
 
 /* The chain of DIEs dwarf_attr_integrate visits from the DIE at p
@@ -1387,12 +1419,8 @@ bool dwdie_info(struct dwdie_cu *c, uint64_t off, struct dwdie_info *out)
 	if (n < 0)
 		return false;
 	const struct die_attrs *d = &chain[0];
-	struct rd r = { d->p, c->end };
-	uint64_t code = 0;
-	if (!uleb(&r, &code) || !code || code > c->nab)
-		return false; /* (collect read it) */
 	memset(out, 0, sizeof *out);
-	out->tag = c->ab[code - 1].tag;
+	out->tag = d->tag;
 	/* die_name: the linkage name (either attribute) through the chain;
 	 * else DW_AT_name of the DIE; else DW_AT_name through the chain */
 	const struct aval *v = integrate(chain, n, A_LINKAGE);
