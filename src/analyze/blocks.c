@@ -8,10 +8,13 @@
  * the block's data. When the pipeline says a block is done, the block joins
  * the finished ones; whichever thread finishes the block that is next in
  * order writes it (text) or replays it on the one sink (ordered), and every
- * following finished one, one writer at a time; so no thread waits for
- * the writing of others unless it has BLOCKS_PENDING blocks waiting already,
- * and the sink of an ordered run is only ever called by one thread at a
- * time, in record order.
+ * following finished one, one writer at a time, unless another thread
+ * waits (idle, with blocks of its own finished): then that one is woken
+ * to write them and the one that finished goes on. So no thread waits for
+ * the writing of others unless it has BLOCKS_PENDING blocks waiting
+ * already, the writing goes to the thread ahead rather than the one
+ * behind, and the sink of an ordered run is only ever called by one
+ * thread at a time, in record order.
  */
 #include "analyze/blocks.h"
 #include "analyze/a2l.h"
@@ -72,6 +75,7 @@ struct blocks {
 	struct block *free;
 	uint64_t next;                   /* the next block to write */
 	bool writing;
+	int idle;                        /* threads waiting that write what is ready when woken */
 	bool abort;                      /* a thread failed alone: nothing more is written */
 	int begun;                       /* ordered: the sink's begin 0 not yet, 1 done, -1 failed */
 	int drained;                     /* threads done with their blocks (written or aborted) */
@@ -254,6 +258,15 @@ static bool stuck(struct blocks *B)
 	return true;
 }
 
+/* Wait on cv as a thread that writes what is ready when woken (idle: the
+ * one a finished block's writing is left to). Under mu. */
+static void wait_idle(struct blocks *B)
+{
+	B->idle++;
+	pthread_cond_wait(&B->cv, &B->mu);
+	B->idle--;
+}
+
 /* Write what can be written, waiting while t has more than `most` finished
  * blocks unwritten (or until the run is aborted). Under mu. */
 static void write_until(struct blocks *B, struct bthread *t, int most)
@@ -267,7 +280,7 @@ static void write_until(struct blocks *B, struct bthread *t, int most)
 			pthread_cond_broadcast(&B->cv);
 			return;
 		}
-		pthread_cond_wait(&B->cv, &B->mu);
+		wait_idle(B);
 	}
 }
 
@@ -283,7 +296,14 @@ static int on_done(void *ctx, int index, uint64_t no)
 	b->next = B->ready;
 	B->ready = b;
 	t->pending++;
-	write_until(B, t, BLOCKS_PENDING - 1);
+	if (B->idle && t->pending < BLOCKS_PENDING)
+		/* another thread waits for this block, with blocks of its
+		 * own finished: it writes them all, this one goes on (else
+		 * the thread behind would write every block, the one ahead
+		 * would wait for it, and it would fall further behind) */
+		pthread_cond_broadcast(&B->cv);
+	else
+		write_until(B, t, BLOCKS_PENDING - 1);
 	bool stop = B->abort;
 	pthread_mutex_unlock(&B->mu);
 	t->cur = block_get(B, index);
@@ -303,7 +323,7 @@ static void on_barrier(void *ctx, int index, uint64_t no)
 		write_ready(B);
 		if (B->abort || B->next >= no || stuck(B))
 			break;
-		pthread_cond_wait(&B->cv, &B->mu);
+		wait_idle(B);
 	}
 	pthread_mutex_unlock(&B->mu);
 }
