@@ -157,7 +157,8 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 		    struct resolved_sample **rs)
 {
 	const struct perf_evlist *el = input_evlist(pipeline_input(B->t[b->owner].p));
-	struct err e = { 0 };
+	struct err e; /* decoded before: no error to say (not zeroed: 280 bytes a record) */
+	e.set = 0;
 	int rc = perf_event_decode(el, b->data.data + k->rec, k->file_off, ev, &e);
 	*rs = NULL;
 	if (rc || !k->sample)

@@ -20,7 +20,7 @@ void buf_release(struct buf *b)
 	b->len = b->cap = 0;
 }
 
-int buf_reserve(struct buf *b, size_t n)
+int buf_grow(struct buf *b, size_t n)
 {
 	if (n > b->limit || b->len > b->limit - n)
 		return -E2BIG;

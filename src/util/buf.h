@@ -20,8 +20,14 @@ struct buf {
 
 void buf_init(struct buf *b, size_t limit);
 void buf_release(struct buf *b);
-/* Make room for n more bytes; returns 0 or -E2BIG / -ENOMEM. */
-int buf_reserve(struct buf *b, size_t n);
+/* Make room for n more bytes; returns 0 or -E2BIG / -ENOMEM. Inline when
+ * the room is there (len <= cap <= limit always): the stream encoders
+ * reserve for every field they write. */
+int buf_grow(struct buf *b, size_t n);
+static inline int buf_reserve(struct buf *b, size_t n)
+{
+	return n <= b->cap - b->len ? 0 : buf_grow(b, n);
+}
 int buf_append(struct buf *b, const void *p, size_t n);
 /* Drop the first n bytes, moving the rest down. */
 void buf_consume(struct buf *b, size_t n);
