@@ -603,21 +603,26 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 		return 1;
 	}
 	(*physical)++;
-	struct frame f;
-	struct dso *d = symbolize(r, pid, ip, kind, &f, hint);
-	if (r->check_files)
-		check_files(r, &f);
-	const struct inline_entry *e = NULL;
-	unsigned n = d && inlines && !r->no_inline ? dso_inlines(d, f.rel, &e) : 0;
-	if (grow(r, out->nr_frames + (n ? n : 1)))
+	/* the frame made in place (most addresses are one frame: no copy) */
+	if (grow(r, out->nr_frames + 1))
 		return -ENOMEM;
 	out->frames = r->frames;
+	struct frame *f0 = &r->frames[out->nr_frames];
+	struct dso *d = symbolize(r, pid, ip, kind, f0, hint);
+	if (r->check_files)
+		check_files(r, f0);
+	const struct inline_entry *e = NULL;
+	unsigned n = d && inlines && !r->no_inline ? dso_inlines(d, f0->rel, &e) : 0;
 	if (!n) {
-		if (!f.sym)
+		if (!f0->sym)
 			r->st.frames_unknown++;
-		r->frames[out->nr_frames++] = f;
+		out->nr_frames++;
 		return 0;
 	}
+	struct frame f = *f0; /* each entry of the inline chain starts as it */
+	if (grow(r, out->nr_frames + n))
+		return -ENOMEM;
+	out->frames = r->frames;
 	for (unsigned i = 0; i < n; i++) {
 		struct frame *o = &r->frames[out->nr_frames++];
 		*o = f;
