@@ -84,6 +84,8 @@ struct blocks {
 	int write_rc;
 	struct a2l_state a2l;            /* used by the writer only */
 	struct hmap warned;
+	char **late;                     /* pipeline 0's own warnings, said at the end */
+	size_t nr_late, cap_late;
 	struct bthread *t;
 };
 
@@ -507,6 +509,18 @@ static void say_warning(struct blocks *B, const struct resolver_warning *w)
 	pthread_mutex_unlock(&B->mu);
 }
 
+/* Pipeline 0's own warning (pipeline_blocks.late): kept until every block
+ * is written. */
+static void on_late(void *ctx, const char *msg)
+{
+	struct blocks *B = ctx;
+	pthread_mutex_lock(&B->mu);
+	if (B->nr_late < B->cap_late ||
+	    !ARRAY_GROW(B->late, B->cap_late, B->nr_late + 1, (size_t)1 << 16))
+		B->late[B->nr_late++] = xstrdup(msg);
+	pthread_mutex_unlock(&B->mu);
+}
+
 /* The thread running a pipeline (its resolver's warnings go to its block). */
 static __thread struct bthread *this_thread;
 
@@ -624,7 +638,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
-			.warn = on_warn, .finish = on_finish, .ctx = B, .share = share,
+			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B, .share = share,
 			.unwind_share = ush };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
@@ -694,6 +708,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		block_free(t->cur);
 		free(t->seen);
 	}
+	/* every block written: pipeline 0's own warnings, as one pipeline
+	 * says them at the end of the input */
+	for (size_t i = 0; i < B->nr_late; i++)
+		pipeline_warning_say(c, B->late[i]);
 	/* the error: thread 0's (every thread meets an input error alike),
 	 * else the first other thread's, else the writing's */
 	for (int i = 0; i < n && !rc; i++)
@@ -738,6 +756,9 @@ out:
 	unwind_share_free(ush);
 	a2l_state_release(&B->a2l);
 	hmap_release(&B->warned);
+	for (size_t i = 0; i < B->nr_late; i++)
+		free(B->late[i]);
+	free(B->late);
 	pthread_cond_destroy(&B->cv);
 	pthread_mutex_destroy(&B->mu);
 	bool ran = B->t[0].started;

@@ -31,7 +31,8 @@
  * - warnings: the resolvers' once per cause across the threads (the order
  *   of different causes may differ from one thread's); the pipelines' own
  *   (late MMAPs, AUX data, damaged features) only from thread 0, whose
- *   counts are everyone's;
+ *   counts are everyone's, once every block is written (as one pipeline
+ *   says them at the end of the input, after every resolver warning);
  * - attrs and header as of the record: a record that changes them, read
  *   after records were delivered, ends the current block in every
  *   pipeline (all read it at the same record) and waits until every block

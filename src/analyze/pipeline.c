@@ -98,14 +98,26 @@ static int deliver_resolved(void *ctx, const struct perf_event *ev, struct resol
 	return rc;
 }
 
+void pipeline_warning_say(const struct pipeline_config *c, const char *msg)
+{
+	if (c->warn)
+		c->warn(c->warn_ctx, msg);
+	else
+		fprintf(stderr, "scorch: %s: %s\n", c->input ? c->input : "-", msg);
+}
+
 static void warn(struct pipeline *p, const char *msg)
 {
-	if (p->cfg->blocks && p->cfg->blocks->index)
-		return; /* every pipeline counts the same: the first one says it */
-	if (p->cfg->warn)
-		p->cfg->warn(p->cfg->warn_ctx, msg);
-	else
-		fprintf(stderr, "scorch: %s: %s\n", p->cfg->input ? p->cfg->input : "-", msg);
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (b) {
+		/* every pipeline counts the same: the first one says it, once
+		 * every block is written (the last blocks' resolver warnings
+		 * come first, as in one pipeline) */
+		if (!b->index)
+			b->late(b->ctx, msg);
+		return;
+	}
+	pipeline_warning_say(p->cfg, msg);
 }
 
 static void route_warning(void *ctx, const struct resolver_warning *w)

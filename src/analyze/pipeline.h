@@ -105,6 +105,10 @@ struct pipeline_recstate {
  * its session, and only the one with index == block % n hands the block's
  * records to its sink (and resolves its samples).
  */
+/* Say a pipeline's own warning as pipeline_run does: c->warn, else a line
+ * on stderr naming the input. */
+void pipeline_warning_say(const struct pipeline_config *c, const char *msg);
+
 struct pipeline_blocks {
 	int index, n;
 	uint64_t size;
@@ -128,6 +132,12 @@ struct pipeline_blocks {
 	void (*barrier)(void *ctx, int index, uint64_t block);
 	/* The resolvers' warnings, once per cause across the pipelines. */
 	void (*warn)(void *ctx, const struct resolver_warning *w);
+	/* The pipeline's own warnings (late MMAPs, AUX data, damaged
+	 * features; pipeline 0's only: every pipeline counts the same),
+	 * which one pipeline says at the end of the input: to be said
+	 * (pipeline_warning_say) once every block is written, after the
+	 * resolvers' warnings of the last blocks. */
+	void (*late)(void *ctx, const char *msg);
 	/* After the last done, before the sink's end (rc: the pipeline's
 	 * result): returns once every pipeline's blocks are written (they may
 	 * use any pipeline's names) and, ordered, the one sink has ended. */
