@@ -708,10 +708,6 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		block_free(t->cur);
 		free(t->seen);
 	}
-	/* every block written: pipeline 0's own warnings, as one pipeline
-	 * says them at the end of the input */
-	for (size_t i = 0; i < B->nr_late; i++)
-		pipeline_warning_say(c, B->late[i]);
 	/* the error: thread 0's (every thread meets an input error alike),
 	 * else the first other thread's, else the writing's */
 	for (int i = 0; i < n && !rc; i++)
@@ -719,6 +715,12 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 			rc = B->t[i].rc;
 			*e = B->t[i].e;
 		}
+	/* every block written: pipeline 0's own warnings, as one pipeline
+	 * says them at the end of the input; not after a failure another
+	 * thread met or the writing (one pipeline stops there, before its
+	 * end) */
+	for (size_t i = 0; !rc && B->write_rc >= 0 && i < B->nr_late; i++)
+		pipeline_warning_say(c, B->late[i]);
 	if (!rc && B->write_rc < 0) {
 		rc = B->write_rc;
 		if (B->ordered) /* as pipeline_run says a sink's error */

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""reorder.py IN OUT: rewrite a perf.data file (file format) as an old perf
-without FINISHED_ROUND would have left it, with the executable's MMAP2 moved
-to the end of the data: the ordering queue must put it back in time order
-(or, with a buffer too small, count and report the violation)."""
+"""reorder.py IN OUT [NAME]: rewrite a perf.data file (file format) as an old
+perf without FINISHED_ROUND would have left it, with the executable's MMAP2
+(the first whose file name ends in NAME, default /w) moved to the end of the
+data: the ordering queue must put it back in time order (or, with a buffer
+too small, count and report the violation)."""
 import struct
 import sys
 
@@ -14,9 +15,10 @@ while pos + 8 <= end:
     typ, misc, size = struct.unpack_from("<IHH", d, pos)
     recs.append((typ, bytes(d[pos:pos + size])))
     pos += size
+name = (sys.argv[3] if len(sys.argv) > 3 else "/w").encode() + b"\0"
 moved = None
 for i, (typ, r) in enumerate(recs):
-    if typ == 10 and b"/w\0" in r:  # MMAP2 of the workload binary
+    if typ == 10 and name in r:  # MMAP2 of the workload binary
         moved = recs.pop(i)
         break
 assert moved, "no MMAP2 of the workload"
