@@ -281,10 +281,25 @@ static int sink_begin(void *ctx, struct pipeline *p)
 	struct perf_header *h = input_header(in);
 	ps->pipe = h->pipe;
 	if (!ps->fcache) {
+		/* an entry per 256 bytes of data, or per 1/8 of the smallest
+		 * sample the attrs allow where that is larger (a DWARF
+		 * sample carries its stack copy: 8 KB of data is a sample,
+		 * not 32 of them) */
+		uint64_t per = 256;
+		const struct perf_evlist *el = input_evlist(in);
+		uint64_t least = UINT64_MAX;
+		for (size_t i = 0; i < el->nr; i++) {
+			const struct perf_event_attr *a = &el->attrs[i].attr;
+			uint64_t b = a->sample_type & PERF_SAMPLE_STACK_USER ? a->sample_stack_user : 0;
+			if (b < least)
+				least = b;
+		}
+		if (el->nr && least / 8 > per)
+			per = least / 8;
 		unsigned bits = FRAME_CACHE_BITS;
 		if (!h->pipe && h->data_size)
 			for (bits = FRAME_CACHE_MIN_BITS;
-			     bits < FRAME_CACHE_BITS && ((uint64_t)256 << bits) < h->data_size;)
+			     bits < FRAME_CACHE_BITS && (per << bits) < h->data_size;)
 				bits++;
 		ps->fcache = hugeheap_zeroed(((size_t)1 << bits) * sizeof(*ps->fcache));
 		ps->fcache_mask = ((size_t)1 << bits) - 1;
