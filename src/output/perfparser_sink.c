@@ -33,8 +33,10 @@
 #include <string.h>
 
 /* The frame cache's size: 2^16 entries (2.5 MB), fewer for a small file
- * (one per 256 bytes of data, at least 2^10): zeroing 2.5 MB was 8% of the
- * instructions of a 2 MB recording. Only a cache: the stream is the same. */
+ * (one per 256 bytes of data, or per eighth of the smallest sample where a
+ * sample carries a stack copy; at least 2^10): zeroing 2.5 MB was 8% of
+ * the instructions of a 2 MB recording. Only a cache: the stream is the
+ * same. */
 #define FRAME_CACHE_BITS 16
 #define FRAME_CACHE_MIN_BITS 10
 #define MAX_SAMPLE_FRAMES 65536
