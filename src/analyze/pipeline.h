@@ -96,6 +96,10 @@ struct pipeline_recstate {
 	struct order_stats os;
 };
 
+/* Say a pipeline's own warning as pipeline_run does: c->warn, else a line
+ * on stderr naming the input. */
+void pipeline_warning_say(const struct pipeline_config *c, const char *msg);
+
 /*
  * Block-parallel runs (analyze/blocks.h): n pipelines read the same input,
  * each on its own thread with its own session and resolver. Records are
@@ -105,10 +109,6 @@ struct pipeline_recstate {
  * its session, and only the one with index == block % n hands the block's
  * records to its sink (and resolves its samples).
  */
-/* Say a pipeline's own warning as pipeline_run does: c->warn, else a line
- * on stderr naming the input. */
-void pipeline_warning_say(const struct pipeline_config *c, const char *msg);
-
 struct pipeline_blocks {
 	int index, n;
 	uint64_t size;
