@@ -6,9 +6,11 @@
 #ifndef SCORCH_TEST_H
 #define SCORCH_TEST_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct test_case {
 	const char *name;
@@ -50,5 +52,32 @@ void test_register(const char *name, void (*fn)(void));
 			exit(1);                                              \
 		}                                                             \
 	} while (0)
+
+/* Tests of the caches kept across runs (~/.cache/scorch): dir, a template
+ * such as "/tmp/scorch-x-XXXXXX", made and used as XDG_CACHE_HOME with the
+ * caches on; test_cache_file makes a file of one byte in it (a cache's
+ * source, by identity), open read-write; test_cache_end removes it all. */
+static inline void test_cache_begin(char *dir)
+{
+	CHECK(mkdtemp(dir) != NULL);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	unsetenv("SCORCH_NO_CACHE");
+}
+static inline int test_cache_file(const char *dir, const char *name)
+{
+	char path[300];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, "x", 1), 1);
+	return fd;
+}
+static inline void test_cache_end(const char *dir)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
+	unsetenv("XDG_CACHE_HOME");
+}
 
 #endif

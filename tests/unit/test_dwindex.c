@@ -93,14 +93,8 @@ static void add(struct dwindex *x, enum dwindex_kind k, uint64_t off, const char
 TEST(dwindex_store_keep_add_replace)
 {
 	char dir[] = "/tmp/scorch-dwindex-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	setenv("XDG_CACHE_HOME", dir, 1);
-	unsetenv("SCORCH_NO_CACHE");
-	char path[300];
-	snprintf(path, sizeof path, "%s/debugfile", dir);
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, "x", 1), 1);
+	test_cache_begin(dir);
+	int fd = test_cache_file(dir, "debugfile");
 	struct dwindex *x = dwindex_open(fd);
 	CHECK(x != NULL);
 	CHECK_STR(entry(x, DWINDEX_LINES, 100), "(none)"); /* nothing stored yet */
@@ -141,8 +135,5 @@ TEST(dwindex_store_keep_add_replace)
 	CHECK(dwindex_open(dfd) == NULL);
 	close(dfd);
 	close(fd);
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_EQ(system(cmd), 0);
-	unsetenv("XDG_CACHE_HOME");
+	test_cache_end(dir);
 }

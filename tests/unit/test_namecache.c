@@ -88,14 +88,8 @@ TEST(namecache_entry_roundtrip_and_refusals)
 TEST(namecache_store_keep_and_add)
 {
 	char dir[] = "/tmp/scorch-namecache-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	setenv("XDG_CACHE_HOME", dir, 1);
-	unsetenv("SCORCH_NO_CACHE");
-	char path[300];
-	snprintf(path, sizeof path, "%s/binary", dir);
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, "x", 1), 1);
+	test_cache_begin(dir);
+	int fd = test_cache_file(dir, "binary");
 	struct namecache *c = namecache_open(fd);
 	CHECK(c != NULL);
 	CHECK(namecache_find(c, mangled[0]) == NULL);
@@ -125,8 +119,5 @@ TEST(namecache_store_keep_and_add)
 	CHECK(namecache_find(NULL, mangled[0]) == NULL);
 	namecache_note(NULL, mangled[0], demangled[0]);
 	close(fd);
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_EQ(system(cmd), 0);
-	unsetenv("XDG_CACHE_HOME");
+	test_cache_end(dir);
 }

@@ -156,14 +156,8 @@ TEST(symcache_image_roundtrip_and_refusals)
 TEST(symcache_store_load_and_identity)
 {
 	char dir[] = "/tmp/scorch-symcache-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	setenv("XDG_CACHE_HOME", dir, 1);
-	unsetenv("SCORCH_NO_CACHE");
-	char bin[300];
-	snprintf(bin, sizeof bin, "%s/bin", dir);
-	int fd = open(bin, O_RDWR | O_CREAT, 0644);
-	CHECK(fd >= 0);
-	CHECK_EQ(write(fd, "x", 1), 1);
+	test_cache_begin(dir);
+	int fd = test_cache_file(dir, "bin");
 	struct symcache_id id;
 	CHECK(symcache_id_of(fd, -1, &id));
 	struct symcache_id none;
@@ -193,8 +187,5 @@ TEST(symcache_store_load_and_identity)
 	CHECK_EQ(symcache_load(&c, &changed, &map, &msize), -1);
 	close(fd);
 	symtab_release(&t);
-	char cmd[400];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_EQ(system(cmd), 0);
-	unsetenv("XDG_CACHE_HOME");
+	test_cache_end(dir);
 }

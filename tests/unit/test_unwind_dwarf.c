@@ -266,9 +266,7 @@ static int walk_fresh(struct capture *c, struct session *sess, uint32_t pid, str
 TEST(unwind_dwarf_kept_rows)
 {
 	char dir[] = "/tmp/scorch-unwkept-XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	setenv("XDG_CACHE_HOME", dir, 1);
-	unsetenv("SCORCH_NO_CACHE");
+	test_cache_begin(dir);
 	static struct capture c;
 	unwind_level1(&c);
 	uint32_t pid = (uint32_t)getpid();
@@ -337,8 +335,7 @@ TEST(unwind_dwarf_kept_rows)
 	CHECK_EQ(nb, na);
 	CHECK_EQ(sb.cfi_rows, sa.cfi_rows);
 	session_free(sess);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	CHECK_EQ(system(cmd), 0);
+	test_cache_end(dir);
 }
 
 TEST(unwind_dwarf_truncated_stack)
