@@ -57,10 +57,7 @@ for bad in truncate garbage wrongid; do
 	check "dwcache_${bad}_same_output" cmp "$W/ref.txt" "$W/$bad.txt"
 	check "dwcache_${bad}_replaced" test "$(stat -c %s "$C")" = "$good"
 done
-rm -rf "$W/xdg"
-for i in 1 2 3 4; do run > "$W/race$i.txt" & done
-wait
-for i in 1 2 3 4; do check "dwcache_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cache_race dwcache run
 check dwcache_race_one_whole_file test "$(stat -c %s "$C")" = "$good"
 check dwcache_race_no_temporaries test -z "$(ls "$W/xdg/scorch/dwarf-v1" | grep tmp)"
 run > "$W/after.txt"

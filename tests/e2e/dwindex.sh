@@ -112,10 +112,7 @@ for bad in truncate garbage entries stale; do
 	sc > "$W/$bad.2.txt"
 	check "dwindex_${bad}_then_read_same_output" cmp "$W/ref.txt" "$W/$bad.2.txt"
 done
-rm -rf "$W/xdg"
-for i in 1 2 3 4; do sc > "$W/race$i.txt" & done
-wait
-for i in 1 2 3 4; do check "dwindex_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cache_race dwindex sc
 cnt=$(ls "$D" "$U" | grep -c '\.idx$'); other=$(ls "$D" "$U" | grep -v '^/' | grep -v '^$' | grep -vc '\.idx$')
 check "dwindex_race_whole_images ($cnt images, $other other files)" test "$cnt" -ge 3 -a "$other" = 0
 sc > "$W/after.txt"

@@ -63,10 +63,7 @@ for bad in truncate garbage stale; do
 	check "kscache_${bad}_same_output" cmp "$W/ref.txt" "$W/$bad.txt"
 	check "kscache_${bad}_replaced" bash -c "[ \"\$(stat -c %s '$C')\" = '$good' ] && [ \"\$(md5sum < '$C')\" != '$before' ]"
 done
-rm -rf "$W/xdg"
-for i in 1 2 3 4; do run > "$W/race$i.txt" & done
-wait
-for i in 1 2 3 4; do check "kscache_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cache_race kscache run
 check kscache_race_one_whole_image bash -c "[ \"\$(ls '$D' | wc -l)\" = 1 ] && [ \"\$(stat -c %s \"\$(ls '$D'/*.ksyms)\")\" = '$good' ]"
 run > "$W/after.txt"
 check kscache_after_race_same_output cmp "$W/ref.txt" "$W/after.txt"

@@ -7,7 +7,8 @@
 #   skip NAME WHY...     SKIP NAME (WHY): a check that could not run here
 #   check NAME CMD...    PASS when CMD succeeds, else FAIL (with the command)
 # and helpers for the recorder's tests (perf_ok, perf_script_has,
-# perfparser_ok, mode_is, samples_of) and perf_headers.
+# perfparser_ok, mode_is, samples_of), perf_headers and the cache tests'
+# cache_race.
 set -u
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${SCORCH:=$TOP/build/scorch}"
@@ -30,6 +31,17 @@ skip() {
 check() { # check NAME CMD...: PASS when CMD succeeds
 	local n=$1; shift
 	if "$@"; then pass "$n"; else fail "$n" "$*"; fi
+}
+
+# The caches kept across runs (their tests use $W/xdg as XDG_CACHE_HOME):
+# four runs of CMD at once from an empty cache, each storing its images as
+# it goes; every one's output must equal $W/ref.txt.
+cache_race() { # NAME CMD...: checks NAME_race_I_same_output, I = 1..4
+	local n=$1 i; shift
+	rm -rf "$W/xdg"
+	for i in 1 2 3 4; do "$@" > "$W/race$i.txt" & done
+	wait
+	for i in 1 2 3 4; do check "${n}_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
 }
 
 # Build tests/workloads/SRC into OUT with the given compiler flags.

@@ -78,10 +78,7 @@ for bad in truncate garbage entries stale; do
 	check "namecache_${bad}_same_stream" cmp "$W/ref.pp" "$W/$bad.pp"
 	check "namecache_${bad}_replaced" bash -c "[ \"\$(md5sum < '$M')\" != '$before' ]"
 done
-rm -rf "$W/xdg"
-for i in 1 2 3 4; do sc > "$W/race$i.txt" & done
-wait
-for i in 1 2 3 4; do check "namecache_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cache_race namecache sc
 cnt=$(ls "$D" | grep -c '\.idx$'); other=$(ls "$D" | grep -vc '\.idx$')
 check "namecache_race_whole_images ($cnt images, $other other files)" test "$cnt" -ge 1 -a "$other" = 0
 sc > "$W/after.txt"

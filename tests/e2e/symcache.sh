@@ -66,10 +66,7 @@ for bad in truncate garbage stale; do
 	check "symcache_${bad}_same_output" cmp "$W/ref.txt" "$W/$bad.txt"
 	check "symcache_${bad}_replaced" bash -c "[ \"\$(stat -c %s '$M')\" = '$good' ] && [ \"\$(md5sum < '$M')\" != '$before' ]"
 done
-rm -rf "$W/xdg"
-for i in 1 2 3 4; do run > "$W/race$i.txt" & done
-wait
-for i in 1 2 3 4; do check "symcache_race_${i}_same_output" cmp "$W/ref.txt" "$W/race$i.txt"; done
+cache_race symcache run
 cnt=$(ls "$D" | grep -c '\.syms$'); other=$(ls "$D" | grep -vc '\.syms$')
 check "symcache_race_whole_images ($cnt images, $other other files)" test "$cnt" = "$ni" -a "$other" = 0
 run > "$W/after.txt"
