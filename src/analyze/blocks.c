@@ -34,14 +34,18 @@
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
+#define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
 
 /* A record handed over (on_hand), its bytes in the block's data: ordered,
  * every record, for the one sink; text, a sample whose names are decided
  * at its place in the output. */
 struct kept {
 	size_t at;                       /* text: its place, an offset in the block's text */
-	size_t rec;                      /* the record (without its user stack) */
+	size_t rec;                      /* the record (without its user stack); LIGHT: none */
 	uint64_t file_off;
+	uint64_t time;                   /* LIGHT: the record's type, misc and time */
+	uint32_t type;
+	uint16_t misc;
 	struct pipeline_recstate st;
 	bool sample;
 	struct resolved_sample rs;       /* pointers fixed at writing: */
@@ -159,10 +163,20 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 		    struct resolved_sample **rs)
 {
 	const struct perf_evlist *el = input_evlist(pipeline_input(B->t[b->owner].p));
+	*rs = NULL;
+	if (k->rec == LIGHT) {
+		/* the sink's event() reads only these (sink.event_light) */
+		memset(ev, 0, sizeof(*ev));
+		ev->type = k->type;
+		ev->misc = k->misc;
+		ev->file_off = k->file_off;
+		ev->s.attr_idx = -1;
+		ev->s.time = k->time;
+		return 0;
+	}
 	struct err e; /* decoded before: no error to say (not zeroed: 280 bytes a record) */
 	e.set = 0;
 	int rc = perf_event_decode(el, b->data.data + k->rec, k->file_off, ev, &e);
-	*rs = NULL;
 	if (rc || !k->sample)
 		return rc;
 	struct resolved_sample *r = &k->rs;
@@ -425,6 +439,16 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	k->at = b->text.len;
 	k->file_off = file_off;
 	k->st = *st;
+	if (!rs && B->ordered && B->ordered->event_light && B->ordered->event_light(ev)) {
+		/* what the sink reads of it: no bytes, no decoding at the replay
+		 * (a build's MMAP2 records are half of what the stream keeps) */
+		k->rec = LIGHT;
+		k->type = ev->type;
+		k->misc = ev->misc;
+		k->time = ev->s.time;
+		b->nr_kept++;
+		return 0;
+	}
 	/* the record; a sample without its user stack (size 0, no dyn_size),
 	 * which nothing after unwinding reads: most of the bytes */
 	uint16_t size;

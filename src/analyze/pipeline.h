@@ -48,6 +48,13 @@ struct sink {
 	 * instead of writing it to its FILE, once what it wrote to the FILE
 	 * is flushed. */
 	void (*set_text)(void *ctx, struct buf *const *text);
+	/* Optional, for the one sink of an ordered block-parallel run
+	 * (analyze/blocks.h): whether event() of this record reads nothing of
+	 * it but ev->type, ev->misc and ev->s.time (and the pipeline's input
+	 * position and ordering counters); such a record is kept without its
+	 * bytes and given to event() with only those fields set. Called on
+	 * any thread, concurrently: a function of the record alone. */
+	bool (*event_light)(const struct perf_event *ev);
 };
 
 struct pipeline_config {

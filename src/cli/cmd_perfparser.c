@@ -416,7 +416,8 @@ int cmd_perfparser(int argc, char **argv)
 	perfparser_sink_init(pp, a.arch, &cfg, &out_sink);
 	struct wrap w = { out_sink, a.arch, false };
 	struct sink sink = { .ctx = &w, .begin = wrap_begin, .event = wrap_event,
-			     .sample = out_sink.sample ? wrap_sample : NULL, .end = wrap_end };
+			     .sample = out_sink.sample ? wrap_sample : NULL, .end = wrap_end,
+			     .event_light = out_sink.event_light };
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	/* -j N on a file: N threads each parse it (reading it once between

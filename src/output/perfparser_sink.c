@@ -397,6 +397,26 @@ static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev
 	return perfparser_error_state(ps->pp);
 }
 
+/* Block-parallel runs (sink.event_light, never a pipe): the records whose
+ * event() above reads only their type and time (MMAPs: the time of a late
+ * one's message) besides the input position and ordering counters. */
+static bool sink_event_light(const struct perf_event *ev)
+{
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+	case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_SWITCH:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* Costs of a sample: the period, or one value per read_format entry. */
 static uint32_t sample_costs(struct ppsink *ps, const struct perf_evlist *el,
 			     const struct perf_sample *s, int32_t attr_id)
@@ -535,5 +555,5 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 	c->file_warn = file_warn;
 	c->file_warn_ctx = ps;
 	*sink = (struct sink){ .ctx = ps, .begin = sink_begin, .event = sink_event,
-				.sample = sink_sample, .end = sink_end };
+				.sample = sink_sample, .end = sink_end, .event_light = sink_event_light };
 }
