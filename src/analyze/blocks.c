@@ -81,6 +81,7 @@ struct blocks {
 	bool writing;
 	int idle;                        /* threads waiting that write what is ready when woken */
 	bool abort;                      /* a thread failed alone: nothing more is written */
+	uint64_t limit;                  /* the block a thread's error ended first: none after it is written */
 	int begun;                       /* ordered: the sink's begin 0 not yet, 1 done, -1 failed */
 	int drained;                     /* threads done with their blocks (written or aborted) */
 	bool ended;                      /* ordered: the sink's end was called */
@@ -99,6 +100,7 @@ struct bthread {
 	pthread_t th;
 	bool started, finished, drained;
 	int rc_fin;                      /* its pipeline's result, at its finish */
+	uint64_t fail_blk;               /* after an error: the block it ended (0 if before any) */
 	struct pipeline_config cfg;
 	struct pipeline_blocks pb;
 	struct sink sink;                /* text: its own; ordered: a stand-in */
@@ -238,6 +240,13 @@ static int block_write(struct blocks *B, struct block *b)
 static void write_ready(struct blocks *B)
 {
 	while (!B->writing && !B->abort) {
+		if (B->next > B->limit) {
+			/* one pipeline stops at its first error: so does the
+			 * output, after the block that error ended */
+			B->abort = true;
+			pthread_cond_broadcast(&B->cv);
+			return;
+		}
 		struct block **pp = &B->ready;
 		while (*pp && (*pp)->no != B->next)
 			pp = &(*pp)->next;
@@ -345,6 +354,24 @@ static void on_barrier(void *ctx, int index, uint64_t no)
 	pthread_mutex_unlock(&B->mu);
 }
 
+/* The thread whose error comes first in the output (-j 1's error), or -1:
+ * of those whose result (rc_fin, else rc) is an error, the one that ended
+ * the earliest block; of those, the block's owner (another thread fails in
+ * that block only at a record the owner decodes too), else the first. */
+static int first_failed(const struct blocks *B, bool fin)
+{
+	int best = -1;
+	for (int i = 0; i < B->n; i++) {
+		const struct bthread *t = &B->t[i];
+		if ((fin ? t->rc_fin : t->rc) >= 0 || (!fin && !t->started))
+			continue;
+		if (best < 0 || t->fail_blk < B->t[best].fail_blk ||
+		    (t->fail_blk == B->t[best].fail_blk && t->fail_blk % (uint64_t)B->n == (uint64_t)i))
+			best = i;
+	}
+	return best;
+}
+
 /* Thread t is done with its blocks (rc: its result). Under mu. */
 static void drain(struct blocks *B, struct bthread *t, int rc)
 {
@@ -377,9 +404,8 @@ static void end_all(struct blocks *B, struct bthread *t, struct pipeline *p)
 	}
 	if (B->ended)
 		return;
-	int rc = 0;
-	for (int i = 0; i < B->n && !rc; i++)
-		rc = B->t[i].rc_fin < 0 ? B->t[i].rc_fin : 0;
+	int f = first_failed(B, true);
+	int rc = f >= 0 ? B->t[f].rc_fin : 0;
 	if (!rc && B->write_rc < 0)
 		rc = B->write_rc;
 	pthread_mutex_unlock(&B->mu);
@@ -388,6 +414,21 @@ static void end_all(struct blocks *B, struct bthread *t, struct pipeline *p)
 	B->end_rc = r;
 	B->ended = true;
 	pthread_cond_broadcast(&B->cv);
+}
+
+/* Thread index's pipeline met an error in block `no`: nothing after that
+ * block is written (a sample is decoded by its block's thread only,
+ * pipeline.c: an error one thread meets, the others may pass). Before
+ * that block's done. */
+static void on_failed(void *ctx, int index, uint64_t no)
+{
+	struct blocks *B = ctx;
+	pthread_mutex_lock(&B->mu);
+	B->t[index].fail_blk = no;
+	if (no < B->limit)
+		B->limit = no;
+	pthread_cond_broadcast(&B->cv);
+	pthread_mutex_unlock(&B->mu);
 }
 
 static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
@@ -638,6 +679,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	pthread_cond_init(&B->cv, NULL);
 	hmap_init(&B->warned);
 	B->t = xcalloc((size_t)n, sizeof(*B->t));
+	B->limit = UINT64_MAX;
 	/* SCORCH_BLOCK_RECORDS: another block size (tests: small blocks cut
 	 * everything, rounds and held samples, at many places) */
 	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : BLOCK_RECORDS;
@@ -660,7 +702,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->cfg = *c;
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
-			.done = on_done, .hand = on_hand, .ordered = B->ordered != NULL,
+			.done = on_done, .hand = on_hand, .failed = on_failed, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
 			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B, .share = share,
 			.unwind_share = ush };
@@ -732,13 +774,13 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		block_free(t->cur);
 		free(t->seen);
 	}
-	/* the error: thread 0's (every thread meets an input error alike),
-	 * else the first other thread's, else the writing's */
-	for (int i = 0; i < n && !rc; i++)
-		if (B->t[i].started && B->t[i].rc < 0) {
-			rc = B->t[i].rc;
-			*e = B->t[i].e;
-		}
+	/* the error: the one -j 1 would meet (first_failed; every thread
+	 * meets an input error alike), else the writing's */
+	int f = first_failed(B, false);
+	if (!rc && f >= 0) {
+		rc = B->t[f].rc;
+		*e = B->t[f].e;
+	}
 	/* every block written: pipeline 0's own warnings, as one pipeline
 	 * says them at the end of the input; not after a failure another
 	 * thread met or the writing (one pipeline stops there, before its

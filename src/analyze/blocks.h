@@ -7,8 +7,10 @@
  * every ordering queue in the same order, so they are numbered alike and cut
  * into blocks of the same records. Each thread applies every record to its
  * session, but hands only its own blocks (block b is thread b % N's) to its
- * sink and resolves only their samples. The sinks write into per-thread
- * block buffers, which are written to the output strictly in block order.
+ * sink and resolves only their samples; another thread's samples, which
+ * change no session state, are counted and not even decoded. The sinks
+ * write into per-thread block buffers, which are written to the output
+ * strictly in block order.
  *
  * Why not resolve on worker threads (workers.h)? A sample's user stack is
  * most of its bytes: read by one thread and unwound by another, every stack
@@ -33,6 +35,12 @@
  *   (late MMAPs, AUX data, damaged features) only from thread 0, whose
  *   counts are everyone's, once every block is written (as one pipeline
  *   says them at the end of the input, after every resolver warning);
+ * - errors: one pipeline stops at the first record it cannot decode; a
+ *   damaged sample is met only by the thread whose block it is in, the
+ *   others go past it. So nothing after the block a thread's error ended
+ *   is written, and the error said is that of the earliest such block
+ *   (its owner's: another thread fails in it only at a record the owner
+ *   decodes too);
  * - attrs and header as of the record: a record that changes them, read
  *   after records were delivered, ends the current block in every
  *   pipeline (all read it at the same record) and waits until every block
@@ -44,7 +52,8 @@
  * resolves its blocks' samples and keeps their records (without the user
  * stack, which only unwinding reads) and frames; the writer replays them on
  * the sink in order. The sink's own work is then serial, the resolving
- * parallel.
+ * parallel. Records whose event() reads only their type and time
+ * (sink.event_light: the stream's MMAPs) are kept without their bytes.
  *
  * Memory: each thread keeps at most BLOCKS_PENDING finished blocks waiting
  * for an earlier one; the session, DSO state and ordering queue are per

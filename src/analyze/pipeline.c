@@ -188,8 +188,17 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	struct pipeline *p = ctx;
 	struct perf_event ev;
 	struct perf_evlist *el = input_evlist(p->in);
-	int rc = perf_event_decode(el, rec, file_off, &ev, p->e);
-	if (rc)
+	int rc;
+	/* block mode: a sample changes nothing in the session, so another
+	 * pipeline's is counted and not decoded (a damaged one is its owner's
+	 * error: blocks.c writes nothing after the block of the first) */
+	bool stepped = p->cfg->blocks && ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
+	if (stepped && !block_step(p, &rc)) {
+		if (!rc && p->sink->sample_seen)
+			p->sink->sample_seen(p->sink->ctx, p);
+		return rc;
+	}
+	if ((rc = perf_event_decode(el, rec, file_off, &ev, p->e)))
 		return rc;
 	session_apply(p->sess, &ev);
 	if (p->wk && ev.type == PERF_RECORD_EXIT)
@@ -202,12 +211,8 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 	} else if (ev.type == PERF_RECORD_AUXTRACE) {
 		p->auxtrace_bytes += ev.auxtrace.size;
 	}
-	if (p->cfg->blocks && !block_step(p, &rc)) {
-		/* another pipeline's block, or stop */
-		if (!rc && ev.type == PERF_RECORD_SAMPLE && p->sink->sample_seen)
-			p->sink->sample_seen(p->sink->ctx, p, &ev);
-		return rc;
-	}
+	if (p->cfg->blocks && !stepped && !block_step(p, &rc))
+		return rc; /* another pipeline's block, or stop */
 	if (p->wk && p->ordered) {
 		struct rec_state st = state_now(p);
 		bool sample = ev.type == PERF_RECORD_SAMPLE;
@@ -240,7 +245,7 @@ static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 			/* ordered: for the one sink, in record order
 			 * (pipeline_replay); else names decided at writing */
 			if (!ordered && p->sink->sample_seen)
-				p->sink->sample_seen(p->sink->ctx, p, &ev);
+				p->sink->sample_seen(p->sink->ctx, p);
 			struct rec_state st = state_now(p);
 			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, d, nd, &st);
 		}
@@ -375,6 +380,8 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
 		warn(p, hdr->warnings[i]);
 	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (b && rc < 0)
+		b->failed(b->ctx, b->index, p->blk);
 	if (b && p->blk_mine && !p->blk_closed) {
 		/* the last block (or the one an error ended) is written too */
 		p->blk_closed = true;

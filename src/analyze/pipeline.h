@@ -38,10 +38,10 @@ struct sink {
 	 * delivery. */
 	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
 	/* Optional, in block-parallel runs (analyze/blocks.h): a sample whose
-	 * sample() this sink will not get (another pipeline's block, or one
-	 * held for names decided in order), decoded, not resolved, in its
-	 * place, for state that depends on the samples before. */
-	void (*sample_seen)(void *ctx, struct pipeline *p, const struct perf_event *ev);
+	 * sample() this sink will not get (another pipeline's block, not
+	 * decoded; or one held for names decided in order) is at this place,
+	 * for state that depends on the samples before. */
+	void (*sample_seen)(void *ctx, struct pipeline *p);
 	/* Optional, in block-parallel runs of a text sink (analyze/blocks.h):
 	 * *text is the text of the block being made (the pointer changes from
 	 * block to block). The sink may append its output there directly
@@ -133,6 +133,11 @@ struct pipeline_blocks {
 	int (*hand)(void *ctx, int index, struct pipeline *p, const uint8_t *rec, uint64_t file_off,
 		    const struct perf_event *ev, const struct resolved_sample *rs,
 		    const struct resolver_deferred *d, uint32_t nd, const struct pipeline_recstate *st);
+	/* The pipeline met an error in block `block` (its last: it stops
+	 * there, as one pipeline would), before that block's done. The
+	 * others may go past it (a sample is decoded only by the pipeline
+	 * whose block it is in). */
+	void (*failed)(void *ctx, int index, uint64_t block);
 	/* Returns once every block before `block` is written (or the run
 	 * was aborted). Called before the input changes its attrs or
 	 * header, the blocks cut there. */

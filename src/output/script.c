@@ -688,10 +688,9 @@ static void decide(struct script *sc, struct pipeline *p)
 }
 
 /* Block-parallel runs: the first sample decides, whichever block it is in. */
-static void script_sample_seen(void *ctx, struct pipeline *p, const struct perf_event *ev)
+static void script_sample_seen(void *ctx, struct pipeline *p)
 {
 	struct script *sc = ctx;
-	(void)ev;
 	if (!sc->o.raw && sc->name_width < 0)
 		decide(sc, p);
 }

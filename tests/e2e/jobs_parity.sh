@@ -201,6 +201,39 @@ if command -v perf > /dev/null; then
 		tail -1 "$W/le1" | grep -q 'out of time order' && tail -1 "$W/lpe1" | grep -q 'out of time order' && late=1
 		check "jobs_parity blocks: the late-MMAP warning last, after $(($(wc -l < "$W/le1") - 1)) resolver warnings, as -j 1 ($same of 4 runs)" \
 			[ "$same" = 4 -a "$late" = 1 ]
+		# damaged samples (tests/tools/damage_sample.py: the call chain's
+		# nr past the record): a thread decodes only its own blocks'
+		# samples, so the others go on past the damaged one; the output
+		# must still stop after that block, with that error, and with two
+		# damaged samples in blocks of different threads say the first
+		ns=$("$SCORCH" stats -i "$W/dwarf.data" | awk -F': ' '/^samples: /{print $2}')
+		nr=$("$SCORCH" stats -i "$W/dwarf.data" | awk -F': ' '/^(samples|mmaps|comms|forks|exits|context switches): /{n += $2} END{print n}')
+		runs=0; bad=0; errs=0
+		for ks in "$((ns * 2 / 5))" "$((ns * 2 / 5)) $((ns * 2 / 5 + 1)) $((ns * 3 / 5))" "$((ns - 1))"; do
+			python3 "$TOP/tests/tools/damage_sample.py" "$W/dwarf.data" "$W/dmg.data" $ks > /dev/null ||
+				{ bad=$((bad + 1)); continue; }
+			"$SCORCH" script -j 1 -i "$W/dmg.data" > "$W/ds1" 2> "$W/dse1"
+			echo "rc=$?" >> "$W/dse1"
+			"$SCORCH" perfparser -j 1 --input "$W/dmg.data" --output "$W/dp1" 2> "$W/dpe1"
+			echo "rc=$?" >> "$W/dpe1"
+			grep -q 'callchain nr 1099511627776 exceeds the record' "$W/dse1" && errs=$((errs + 1))
+			for j in 2 3; do
+				for bs in 3 7 50 $((nr / j + 1)); do
+					runs=$((runs + 1))
+					SCORCH_BLOCK_RECORDS=$bs "$SCORCH" script -j $j -i "$W/dmg.data" > "$W/ds2" 2> "$W/dse2"
+					echo "rc=$?" >> "$W/dse2"
+					SCORCH_BLOCK_RECORDS=$bs "$SCORCH" perfparser -j $j --input "$W/dmg.data" \
+						--output "$W/dp2" 2> "$W/dpe2"
+					echo "rc=$?" >> "$W/dpe2"
+					cmp -s "$W/ds1" "$W/ds2" && cmp -s <(sort "$W/dse1") <(sort "$W/dse2") &&
+						cmp -s "$W/dp1" "$W/dp2" && cmp -s <(sort "$W/dpe1") <(sort "$W/dpe2") || {
+						bad=$((bad + 1))
+						[ $bad -le 2 ] && echo "  differs: samples $ks, -j $j, blocks of $bs"; }
+				done
+			done
+		done
+		check "jobs_parity blocks: damaged samples (one, three, the last of $ns), script and perfparser -j 2/3 in blocks of 3 to $((nr / 2 + 1)) == -j 1 ($runs runs, $bad differ, $errs of 3 with the sample's error)" \
+			[ "$bad" = 0 -a "$errs" = 3 -a "$runs" = 24 ]
 		# the same with the worker threads (a pipe-format file: no blocks),
 		# each sample's warnings said when it is delivered
 		pf="$TOP/tests/data/peer/contentsize.data"

@@ -8,7 +8,8 @@
  * raw fields, switch records, intervals). Bit 3: block-parallel runs
  * (analyze/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
  * script text per thread (bit 0 clear) or one sink fed in order (bit 0
- * set): the output and the result must be the same, else abort().
+ * set): the output, the result and the error must be the same, else
+ * abort().
  * Bit 4, on the pipe path: no temporary file can be made, so a file-format
  * stream is read into memory instead of kept in a file (input.c).
  */
@@ -109,9 +110,13 @@ static void run_blocks(const uint8_t *data, size_t size, bool ordered)
 	}
 	fclose(f1);
 	fclose(f2);
-	if (r1 != r2 || n1 != n2 || (n1 && memcmp(s1, s2, n1))) {
-		fprintf(stderr, "blocks (%s) differ from one pipeline: rc %d/%d, %zu/%zu bytes\n",
-			ordered ? "ordered" : "text", r1, r2, n1, n2);
+	/* and the same error: the first one pipeline meets (a damaged sample
+	 * is decoded by its block's thread only) */
+	bool same_err = r1 >= 0 || (e1.has_offset == e2.has_offset && e1.offset == e2.offset &&
+				    !strcmp(e1.msg, e2.msg));
+	if (r1 != r2 || n1 != n2 || (n1 && memcmp(s1, s2, n1)) || !same_err) {
+		fprintf(stderr, "blocks (%s) differ from one pipeline: rc %d/%d, %zu/%zu bytes, error '%s'/'%s'\n",
+			ordered ? "ordered" : "text", r1, r2, n1, n2, e1.msg, e2.msg);
 		abort();
 	}
 	free(s1);
