@@ -20,6 +20,12 @@
 # goes with them: on a shared machine other work takes cores too, and a
 # -j 2 run can only be as fast as the cores it gets. Before timing, -j 1
 # and -j 2 outputs are checked to be identical.
+# With CALLGRIND=SMALLFILE it then counts with callgrind the instructions of
+# script and perfparser at -j 1 and -j 2 on SMALLFILE (a smaller recording
+# of the same kind: valgrind is ~50x slower) and prints how many more -j 2
+# executes: the work its threads repeat, which bounds -j 2 at
+# 2 / (1 + more) even on an idle machine, and which stays steady in an hour
+# when the wall times move by a third.
 # Usage: bench/jobs_bench.sh [FILE]   (RUNS=5 by default)
 set -u
 cd "$(dirname "$0")/.."
@@ -95,4 +101,23 @@ if [ "$n" = 8 ]; then
 	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[7]}" "${wall[4]}")x, cpu $(ratio "${cpu[7]}" "${cpu[4]}")x"
 else
 	echo "hotspot-perfparser: not installed, no ratio"
+fi
+if [ -n "${CALLGRIND:-}" ]; then
+	command -v valgrind > /dev/null || { echo "callgrind: valgrind not installed"; exit 0; }
+	for c in script perfparser; do
+		for j in 1 2; do
+			if [ $c = script ]; then
+				valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$S" script -j $j \
+					-i "$CALLGRIND" > /dev/null 2> "$W/cg.log"
+			else
+				valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$S" perfparser -j $j \
+					--input "$CALLGRIND" --output /dev/null 2> "$W/cg.log"
+			fi
+			ins[$j]=$(sed -n 's/.*Collected : //p' "$W/cg.log")
+		done
+		echo "callgrind $c on $CALLGRIND: -j 1 $(echo "${ins[1]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M," \
+			"-j 2 $(echo "${ins[2]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M" \
+			"(+$(echo "(${ins[2]} - ${ins[1]}) * 100 / ${ins[1]}" | bc -l | awk '{printf "%.1f", $1}')%;" \
+			"-j 2 at most $(echo "2 * ${ins[1]} / ${ins[2]}" | bc -l | awk '{printf "%.2f", $1}')x)"
+	done
 fi
