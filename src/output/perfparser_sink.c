@@ -340,6 +340,9 @@ static void progress(struct ppsink *ps, struct pipeline *p)
 		ps->progress_next += ps->progress_step;
 }
 
+/* A record this reads more of than its type and time must be named in
+ * sink_event_light below (block-parallel runs keep the others without
+ * their bytes). */
 static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev)
 {
 	struct ppsink *ps = ctx;
