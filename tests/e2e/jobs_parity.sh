@@ -234,6 +234,20 @@ if command -v perf > /dev/null; then
 		done
 		check "jobs_parity blocks: damaged samples (one, three, the last of $ns), script and perfparser -j 2/3 in blocks of 3 to $((nr / 2 + 1)) == -j 1 ($runs runs, $bad differ, $errs of 3 with the sample's error)" \
 			[ "$bad" = 0 -a "$errs" = 3 -a "$runs" = 24 ]
+		# script's cache of frame texts (script.c, frame_text): none, or an
+		# arena so small that the texts are dropped and made again every
+		# few samples, and at -j 2 (a cache per thread), the same text
+		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/ft1" 2> /dev/null
+		ft=0
+		for a in 0 4096; do
+			SCORCH_FRAME_TEXT_ARENA=$a "$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/ft2" 2> /dev/null
+			cmp -s "$W/ft1" "$W/ft2" && ft=$((ft + 1))
+			SCORCH_FRAME_TEXT_ARENA=$a SCORCH_BLOCK_RECORDS=7 "$SCORCH" script -j 2 -i "$W/dwarf.data" \
+				> "$W/ft2" 2> /dev/null
+			cmp -s "$W/ft1" "$W/ft2" && ft=$((ft + 1))
+		done
+		check "jobs_parity: script's frame texts cached, not cached and dropped often, -j 1 and 2: the same text ($ft of 4, $(grep -c '^	' "$W/ft1") frames)" \
+			[ "$ft" = 4 -a "$(grep -c '^	' "$W/ft1")" -gt 1000 ]
 		# the same with the worker threads (a pipe-format file: no blocks),
 		# each sample's warnings said when it is delivered
 		pf="$TOP/tests/data/peer/contentsize.data"
