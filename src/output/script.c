@@ -69,7 +69,8 @@ enum {
  * the same). Only the sink's own thread uses it (script_sample, not
  * format() on worker threads).
  */
-#define FTEXT_BITS 14
+#define FTEXT_MIN_BITS 11      /* to start with: a small recording's frames barely repeat */
+#define FTEXT_BITS 14          /* once it has looked up 8 frames an entry */
 #define FTEXT_ARENA ((size_t)1 << 20)
 
 struct ftext {
@@ -81,7 +82,9 @@ struct ftext {
 };
 
 struct ftcache {
-	struct ftext *e;         /* 1 << FTEXT_BITS, allocated at first use */
+	struct ftext *e;         /* 1 << bits, allocated at first use */
+	unsigned bits;
+	uint64_t lookups;        /* since the table was made */
 	char *text;
 	size_t len, cap;         /* cap: the arena's size (0: no cache) */
 	uint32_t gen;            /* entries of another generation are empty */
@@ -480,8 +483,18 @@ static int frame_text(struct ftcache *c, const struct frame *f, uint64_t addr, u
 	uint64_t h = hash_u64(addr ^ ((uint64_t)(uintptr_t)f->sym << 17) ^ ((uint64_t)(uintptr_t)f->dso << 3) ^
 			      f->sym_off ^ ((uint64_t)fl << 40) ^ inl);
 	struct ftext *e = NULL;
-	if (c->e || (c->e = calloc((size_t)1 << FTEXT_BITS, sizeof(*c->e)))) {
-		e = &c->e[h & (((size_t)1 << FTEXT_BITS) - 1)];
+	if (c->e && c->bits < FTEXT_BITS && ++c->lookups > ((uint64_t)8 << c->bits)) {
+		/* a bigger table, empty (what was kept is made again) */
+		free(c->e);
+		c->e = NULL;
+	}
+	if (!c->e) {
+		c->bits = c->bits ? FTEXT_BITS : FTEXT_MIN_BITS;
+		c->lookups = 0;
+		c->e = calloc((size_t)1 << c->bits, sizeof(*c->e));
+	}
+	if (c->e) {
+		e = &c->e[h & (((size_t)1 << c->bits) - 1)];
 		if (e->gen == c->gen && e->addr == addr && e->sym == f->sym && e->dso == f->dso &&
 		    e->sym_off == f->sym_off && e->fl == fl && e->inlined == inl) {
 			*text = c->text + e->at;
