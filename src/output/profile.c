@@ -315,6 +315,7 @@ int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *
 	s->cfg = *c;
 	s->attr_idx = -1;
 	profile_init(&s->prof);
+	hmap_init(&s->unk_names);
 	int rc = parse_u32_list(c->filter.pids, &s->pid_list, &s->nr_pid, s->errbuf, sizeof(s->errbuf));
 	if (!rc)
 		rc = parse_u32_list(c->filter.tids, &s->tid_list, &s->nr_tid, s->errbuf, sizeof(s->errbuf));
@@ -356,6 +357,7 @@ void profile_sink_release(struct profile_sink *s)
 	offcpu_free(s->offcpu);
 	s->offcpu = NULL;
 	profile_release(&s->prof);
+	hmap_release(&s->unk_names);
 	free(s->pid_list);
 	free(s->tid_list);
 	for (size_t i = 0; i < s->nr_comm; i++)
@@ -452,17 +454,29 @@ static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
 		char tmp[300];
 		f.unknown = true;
 		if (s->cfg.unknown_by_addr || s->cfg.by_addr) {
-			snprintf(tmp, sizeof(tmp), "0x%016" PRIx64, addr);
-			f.addr = addr;
+			/* "0x%016" PRIx64, without snprintf's cost per frame */
+			tmp[0] = '0';
+			tmp[1] = 'x';
+			for (int i = 17; i >= 2; i--, addr >>= 4)
+				tmp[i] = "0123456789abcdef"[addr & 15];
+			tmp[18] = 0;
+			f.addr = fr->rel ? fr->rel : fr->ip;
+			f.name = profile_str(p, tmp);
 		} else if (fr->dso) {
-			snprintf(tmp, sizeof(tmp), "[%s]", profile_basename(fr->dso));
-			/* "[[kernel.kallsyms]]" reads badly */
-			if (fr->dso[0] == '[')
-				snprintf(tmp, sizeof(tmp), "%s", fr->dso);
+			/* the same for every address of the DSO: made once */
+			const char *nm = hmap_get(&s->unk_names, (uintptr_t)fr->dso);
+			if (!nm) {
+				snprintf(tmp, sizeof(tmp), "[%s]", profile_basename(fr->dso));
+				/* "[[kernel.kallsyms]]" reads badly */
+				if (fr->dso[0] == '[')
+					snprintf(tmp, sizeof(tmp), "%s", fr->dso);
+				nm = profile_str(p, tmp);
+				hmap_put(&s->unk_names, (uintptr_t)fr->dso, (void *)nm);
+			}
+			f.name = nm;
 		} else {
-			snprintf(tmp, sizeof(tmp), "[unknown]");
+			f.name = profile_str(p, "[unknown]");
 		}
-		f.name = profile_str(p, tmp);
 		if (!fr->dso)
 			s->frames_dropped++;
 	}

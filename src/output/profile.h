@@ -159,6 +159,10 @@ struct profile_sink {
 	uint64_t samples_other_event, samples_filtered;
 	uint64_t time_first, time_last;
 	uint64_t frames_dropped; /* frames with no DSO and no symbol (kept as [unknown]) */
+	/* the name of a frame without a symbol in a DSO ("[libc.so.6]"), by
+	 * the DSO name's pointer (the profile keys frames by the resolver's
+	 * name pointers too) */
+	struct hmap unk_names;
 	size_t nr_other_events;
 	/* parsed filters */
 	uint32_t *pid_list, *tid_list;

@@ -132,6 +132,59 @@ TEST(profile_unknown_by_addr_and_strings)
 	profile_sink_release(&s);
 }
 
+/* Names of frames without a symbol: the address in perf report's form
+ * (lowercase, 16 digits), or the DSO's name made once per DSO (by its
+ * name's pointer): each DSO its own, the kernel's as it is. */
+TEST(profile_unknown_names_each_dso)
+{
+	struct profile_sink s;
+	struct profile_sink_config c;
+	profile_sink_config_init(&c);
+	c.unknown_by_addr = true;
+	CHECK_EQ(profile_sink_init(&s, &c, NULL), 0);
+	struct fake f;
+	const char *a[] = { "main", NULL, NULL };
+	fake_sample(&f, "a", 2, 1, a, 3);
+	f.fr[0].rel = 0xdeadbeefcafe1234ull;
+	f.fr[1].rel = 0;
+	f.fr[1].ip = 0xab;
+	profile_sink_sample(&s, &f.rs);
+	int found = 0;
+	for (size_t i = 0; i < s.prof.nr_frames; i++)
+		found += !strcmp(s.prof.frames[i].name, "0xdeadbeefcafe1234") ||
+			 !strcmp(s.prof.frames[i].name, "0x00000000000000ab");
+	CHECK_EQ(found, 2);
+	profile_sink_release(&s);
+
+	c.unknown_by_addr = false;
+	CHECK_EQ(profile_sink_init(&s, &c, NULL), 0);
+	static const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	for (int round = 0; round < 2; round++) {
+		fake_sample(&f, "a", 2, 1, a, 3);
+		f.fr[0].dso = libc;
+		f.fr[1].dso = KDSO;
+		f.fr[1].kind = FRAME_KERNEL;
+		profile_sink_sample(&s, &f.rs);
+		fake_sample(&f, "a", 2, 1, a, 3);
+		f.fr[0].dso = libc; /* another address in libc; demo's below it */
+		f.fr[0].ip = f.fr[0].rel = 0x5000;
+		profile_sink_sample(&s, &f.rs);
+	}
+	int libc_n = 0, k_n = 0, demo_n = 0;
+	for (size_t i = 0; i < s.prof.nr_frames; i++) {
+		const char *nm = s.prof.frames[i].name;
+		libc_n += !strcmp(nm, "[libc.so.6]");
+		k_n += !strcmp(nm, "[kernel.kallsyms]");
+		demo_n += !strcmp(nm, "[demo]");
+	}
+	/* one frame each: an unknown symbol's frame is its DSO's */
+	CHECK_EQ(libc_n, 1);
+	CHECK_EQ(k_n, 1);
+	CHECK_EQ(demo_n, 1);
+	CHECK_EQ(s.prof.samples, 4);
+	profile_sink_release(&s);
+}
+
 TEST(profile_many_stacks)
 {
 	/* thousands of distinct stacks: the tables grow and stay consistent */
