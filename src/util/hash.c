@@ -9,8 +9,8 @@ void hmap_init(struct hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
-		  uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
+void itab_grow(struct itab *t, size_t n, size_t from, size_t min_cap,
+	       uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
 {
 	if ((n + 1) * 2 <= t->cap)
 		return;

@@ -56,9 +56,17 @@ struct itab {
 };
 /* Before adding element number n (elements [from, n) are in the table):
  * when n + 1 entries would pass load 1/2, doubles the table (first size
- * min_cap) and re-inserts [from, n) by hash(ctx, i). */
-void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
-		  uint64_t (*hash)(const void *ctx, size_t i), const void *ctx);
+ * min_cap) and re-inserts [from, n) by hash(ctx, i). Inline, as it comes
+ * before every insertion and the call cost more than the check (the
+ * growing is itab_grow's). */
+void itab_grow(struct itab *t, size_t n, size_t from, size_t min_cap,
+	       uint64_t (*hash)(const void *ctx, size_t i), const void *ctx);
+static inline void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
+				uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
+{
+	if ((n + 1) * 2 > t->cap)
+		itab_grow(t, n, from, min_cap, hash, ctx);
+}
 void itab_release(struct itab *t);
 static inline size_t itab_first(const struct itab *t, uint64_t h)
 {
