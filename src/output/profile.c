@@ -5,6 +5,7 @@
  */
 #include "output/profile.h"
 #include "util/buf.h"
+#include "util/fmt.h"
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -454,13 +455,15 @@ static uint32_t intern_frame(struct profile_sink *s, const struct frame *fr)
 		char tmp[300];
 		f.unknown = true;
 		if (s->cfg.unknown_by_addr || s->cfg.by_addr) {
-			/* "0x%016" PRIx64, without snprintf's cost per frame */
+			/* "0x%016" PRIx64, without snprintf's cost per frame:
+			 * fmt_hex's "%16lx" with its padding made zeros */
 			tmp[0] = '0';
 			tmp[1] = 'x';
-			for (int i = 17; i >= 2; i--, addr >>= 4)
-				tmp[i] = "0123456789abcdef"[addr & 15];
+			fmt_hex(tmp + 2, addr, 16);
+			for (int i = 2; i < 18 && tmp[i] == ' '; i++)
+				tmp[i] = '0';
 			tmp[18] = 0;
-			f.addr = fr->rel ? fr->rel : fr->ip;
+			f.addr = addr;
 			f.name = profile_str(p, tmp);
 		} else if (fr->dso) {
 			/* the same for every address of the DSO: made once */

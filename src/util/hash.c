@@ -12,8 +12,6 @@ void hmap_init(struct hmap *m)
 void itab_grow(struct itab *t, size_t n, size_t from, size_t min_cap,
 	       uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
 {
-	if ((n + 1) * 2 <= t->cap)
-		return;
 	size_t ncap = t->cap ? t->cap * 2 : min_cap;
 	uint32_t *s = xmalloc(ncap * sizeof(*s));
 	memset(s, 0xff, ncap * sizeof(*s));

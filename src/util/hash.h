@@ -57,8 +57,8 @@ struct itab {
 /* Before adding element number n (elements [from, n) are in the table):
  * when n + 1 entries would pass load 1/2, doubles the table (first size
  * min_cap) and re-inserts [from, n) by hash(ctx, i). Inline, as it comes
- * before every insertion and the call cost more than the check (the
- * growing is itab_grow's). */
+ * before every insertion and the call cost more than the check; the
+ * growing (unconditional: itab_reserve checks) is itab_grow's. */
 void itab_grow(struct itab *t, size_t n, size_t from, size_t min_cap,
 	       uint64_t (*hash)(const void *ctx, size_t i), const void *ctx);
 static inline void itab_reserve(struct itab *t, size_t n, size_t from, size_t min_cap,
