@@ -25,6 +25,7 @@
  * The architecture lives in one table: perf_regs index -> DWARF register.
  */
 #include "analyze/unwind.h"
+#include "analyze/stackmem.h"
 #include "analyze/dwindex.h"
 #include "srchash.h"
 #include "util/amap.h"
@@ -63,17 +64,6 @@ struct ustate {
 	bool pc_set;
 	bool initial, signal;  /* signal: the callee was a signal frame */
 };
-
-struct stackmem {
-	uint64_t sp;
-	const uint8_t *data;
-	uint64_t size;
-	bool above;            /* a read failed above the copy's end */
-};
-
-/* How far above the copy a failed read still counts as "the copy was too
- * short" (8 MiB: the default stack size limit); farther is a bad address. */
-#define ABOVE_COPY_MAX (8ull << 20)
 
 /* What the unwinder keeps per DSO: created on the DSO's first unwound
  * frame, freed by unwinder_free. */
@@ -122,6 +112,13 @@ struct unwinder {
 	struct hmap dsos;      /* (uintptr_t)struct dso * -> struct dso_unwind * */
 	const struct dso *last_dso;   /* one-entry cache in front of dsos */
 	struct dso_unwind *last;
+	/* the DSO symbols_dso gave for the file and build id of the last
+	 * map stepped through (consecutive steps are mostly in one DSO);
+	 * dl_name NULL: none */
+	const char *dl_name;
+	uint8_t dl_bid[20];
+	uint8_t dl_bid_size;
+	struct dso *dl_dso;
 	struct rule_pool pool;
 	struct unwind_share *share;
 	/* the share's pool numbers of this pool's rules and back (+ 1; 0:
@@ -142,25 +139,6 @@ struct unwinder {
 	int8_t reg_at[NREGS];  /* DWARF register -> its place in a sample's regs, -1: absent */
 	struct unwinder_stats st;
 };
-
-/* A read outside the copy: note whether it was above it (the hot path
- * below stays small enough to be inlined). */
-__attribute__((noinline, cold)) static void mem_miss(struct stackmem *m, uint64_t addr)
-{
-	if (addr >= m->sp && addr - m->sp < m->size + ABOVE_COPY_MAX)
-		m->above = true;
-}
-
-static inline bool mem_read(struct stackmem *m, uint64_t addr, uint64_t *out)
-{
-	uint64_t o = addr - m->sp;
-	if (addr >= m->sp && m->size >= 8 && o <= m->size - 8) {
-		memcpy(out, m->data + o, 8);
-		return true;
-	}
-	mem_miss(m, addr);
-	return false;
-}
 
 static bool reg_get(const struct ustate *s, unsigned r, uint64_t *v)
 {
@@ -894,7 +872,7 @@ int unwind_kept_rules_try(const void *rules, size_t size, const uint8_t *regs, s
 		memcpy(&s.regs[i], regs + 8 * i, 8);
 		s.valid |= 1u << i;
 	}
-	struct stackmem m = { s.regs[7], stack, stack_size, false };
+	struct stackmem m = stackmem_init(s.regs[7], stack, stack_size);
 	for (size_t i = 0; i < n; i++) {
 		struct ustate next;
 		apply_rule(&r[i], &s, &m, &next);
@@ -1069,6 +1047,9 @@ out:
 	free(rules);
 }
 
+_Static_assert(sizeof(((struct map *)0)->build_id) == sizeof(((struct unwinder *)0)->dl_bid),
+	       "the last map's build id is kept whole");
+
 /* One step: the caller's state of s, false when the walk cannot go on. */
 static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
 		 struct stackmem *m, struct ustate *next)
@@ -1079,9 +1060,18 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	const struct map *map = find_map(u, proc, pc);
 	struct dso *d = NULL;
 	bool dso_set = false;
-	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
+	if (map && map->filename && map->filename == u->dl_name &&
+	    map->build_id_size == u->dl_bid_size && !memcmp(map->build_id, u->dl_bid, sizeof u->dl_bid)) {
+		d = u->dl_dso;
+		dso_set = true;
+	} else if (map && map->filename &&
+		   (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
 		dso_set = true;
+		u->dl_name = map->filename;
+		memcpy(u->dl_bid, map->build_id, sizeof u->dl_bid);
+		u->dl_bid_size = map->build_id_size;
+		u->dl_dso = d;
 	}
 	/* what the caller's symbolization of this frame needs (unwinder_unwind) */
 	u->seen_pc = pc;
@@ -1231,13 +1221,10 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		return 0;
 	st.pc = st.regs[REG_RA];
 	st.pc_set = true;
-	struct stackmem m = {
-		.sp = st.regs[REG_SP], .data = s->stack_user,
-		.size = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-								    : s->stack_user_size,
-	};
-	if (!m.data)
-		m.size = 0;
+	struct stackmem m = stackmem_init(st.regs[REG_SP], s->stack_user,
+					  !s->stack_user ? 0
+					  : s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+											: s->stack_user_size);
 	u->st.unwinds++;
 	int n = 0;
 	/* the frame and its caller, swapped at each step (not copied) */

@@ -2,6 +2,7 @@
  * the kernel copies it for PERF_SAMPLE_STACK_USER (ip, sp, bp registers and
  * the bytes above sp), through the session's maps and the DSO cache. */
 #include "analyze/session.h"
+#include "analyze/stackmem.h"
 #include "analyze/symbols.h"
 #include "analyze/unwind.h"
 #include "test.h"
@@ -358,6 +359,45 @@ TEST(unwind_dwarf_truncated_stack)
 	unwinder_free(u);
 	symbols_free(syms);
 	session_free(sess);
+}
+
+/* The stack copy's one-comparison bounds check reads exactly what the
+ * plain rule allows (addr >= sp, addr - sp <= size - 8) and marks the same
+ * misses as above the copy, at the edges of the copy and of the address
+ * space: copies of 0..24 bytes, sp near 0 and near 2^64, reads around sp,
+ * the copy's end and the wrap. */
+TEST(unwind_stackmem_bounds)
+{
+	static uint8_t data[64];
+	for (unsigned i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 7 + 1);
+	const uint64_t sps[] = { 0, 1, 8, 0x7ffc0000, UINT64_MAX - 40, UINT64_MAX - 24, UINT64_MAX - 8,
+				 UINT64_MAX - 7, UINT64_MAX - 1, UINT64_MAX };
+	const int64_t deltas[] = { -9, -8, -1, 0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 32, 40, 56 };
+	int checked = 0, reads = 0;
+	for (size_t si = 0; si < sizeof sps / sizeof *sps; si++) {
+		for (uint64_t size = 0; size <= 24; size++) {
+			for (size_t di = 0; di < sizeof deltas / sizeof *deltas; di++) {
+				uint64_t sp = sps[si], addr = sp + (uint64_t)deltas[di];
+				struct stackmem m = stackmem_init(sp, data, size);
+				uint64_t v = 0;
+				bool got = mem_read(&m, addr, &v);
+				bool want = addr >= sp && size >= 8 && addr - sp <= size - 8;
+				CHECK_EQ(got, want);
+				if (got && want) {
+					uint64_t w;
+					memcpy(&w, data + (addr - sp), 8);
+					CHECK_EQ(v, w);
+					reads++;
+				}
+				bool above = !want && addr >= sp && addr - sp < size + ABOVE_COPY_MAX;
+				CHECK_EQ(m.above, above);
+				checked++;
+			}
+		}
+	}
+	CHECK_EQ(checked, 10 * 25 * 17);
+	CHECK(reads > 100);
 }
 
 TEST(unwind_dwarf_copy_end)
