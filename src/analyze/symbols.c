@@ -55,16 +55,6 @@ struct dso_fast {
 	struct dso *dso;
 };
 
-/* dso_find_sym's answers by (DSO, address): a sample's frames repeat, and
- * a hit reads one entry where the binary search of a large table misses
- * the cache at each of its ~17 steps */
-#define SYM_FAST 8192
-struct sym_fast {
-	const struct dso *d;
-	uint64_t rel;
-	const struct sym *y;
-};
-
 struct symbols {
 	struct symbols_config cfg;
 	struct sym_fast *symfast;
@@ -557,6 +547,7 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 	struct dso_node *n = xcalloc(1, sizeof *n);
 	n->dso.name = symbols_intern(s, name);
 	n->dso.owner = s;
+	n->dso.symfast = s->symfast;
 	n->dso.id = k;
 	n->dso.ident = (hash_u64(k) ^ hash_bytes(name, strlen(name))) | 1;
 	if (build_id_size) {
@@ -569,11 +560,8 @@ static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const u
 	return &n->dso;
 }
 
-const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
+const struct sym *dso_find_sym_slow(struct dso *d, uint64_t rel, struct sym_fast *c)
 {
-	struct sym_fast *c = &d->owner->symfast[hash_u64(rel ^ (uintptr_t)d) & (SYM_FAST - 1)];
-	if (c->d == d && c->rel == rel)
-		return c->y;
 	struct sym *y = (struct sym *)symtab_find(&d->symtab, rel);
 	if (y && !y->demangled) {
 		/* as an earlier run demangled it (namecache.h), else now */

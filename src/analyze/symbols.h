@@ -33,6 +33,7 @@
 #include <gelf.h>
 #include "analyze/symtab.h"
 #include "util/arena.h"
+#include "util/hash.h"
 
 struct dso_dwarf;
 
@@ -69,6 +70,17 @@ struct dso {
 	bool loaded;
 	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */
 	struct symbols *owner;
+	struct sym_fast *symfast; /* the owner's dso_find_sym answers */
+};
+
+/* dso_find_sym's answers by (DSO, address), one table per struct symbols:
+ * a sample's frames repeat, and a hit reads one entry where the binary
+ * search of a large table misses the cache at each of its ~17 steps */
+#define SYM_FAST 8192
+struct sym_fast {
+	const struct dso *d;
+	uint64_t rel;
+	const struct sym *y;
 };
 
 struct symbols_config {
@@ -97,8 +109,16 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *build_id,
 			size_t build_id_size);
 
-/* The symbol containing rel, or NULL. */
-const struct sym *dso_find_sym(struct dso *d, uint64_t rel);
+/* The symbol containing rel, or NULL: the table's answer when it has
+ * one (inline: most frames), else dso_find_sym_slow's, which keeps it in c. */
+const struct sym *dso_find_sym_slow(struct dso *d, uint64_t rel, struct sym_fast *c);
+static inline const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
+{
+	struct sym_fast *c = &d->symfast[hash_u64(rel ^ (uintptr_t)d) & (SYM_FAST - 1)];
+	if (c->d == d && c->rel == rel)
+		return c->y;
+	return dso_find_sym_slow(d, rel, c);
+}
 
 /* rel -> svma, false when rel is in no PT_LOAD segment. */
 static inline bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
