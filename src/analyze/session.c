@@ -29,7 +29,15 @@ struct session {
 	struct hmap procs;     /* pid -> struct process * */
 	struct arena strs;     /* interned comms and file names */
 	struct session_stats st;
+	uint64_t generation;   /* the last generation given to a process's maps */
 };
+
+/* p's maps changed: a generation no set of maps of any process had before
+ * (so a generation names one state of one process's maps, session.h) */
+static void changed(struct session *s, struct process *p)
+{
+	p->generation = ++s->generation;
+}
 
 struct session *session_new(void)
 {
@@ -100,7 +108,7 @@ static void track(struct session *s, struct thread *t)
 			free(p->maps);
 			p->maps = NULL;
 			p->nr_maps = p->cap_maps = 0;
-			p->generation++;
+			changed(s, p);
 			s->st.processes_ended++;
 		}
 	}
@@ -167,7 +175,7 @@ const char *session_comm(struct session *s, uint32_t tid, uint64_t time)
 	return t->comms[lo ? lo - 1 : 0].comm;
 }
 
-static void map_insert(struct process *p, const struct map *m)
+static void map_insert(struct session *s, struct process *p, const struct map *m)
 {
 	/* cut overlapping maps */
 	size_t i = 0;
@@ -202,8 +210,10 @@ static void map_insert(struct process *p, const struct map *m)
 			p->nr_maps--;
 		}
 	}
-	if (ARRAY_GROW(p->maps, p->cap_maps, p->nr_maps + 1, MAX_MAPS))
+	if (ARRAY_GROW(p->maps, p->cap_maps, p->nr_maps + 1, MAX_MAPS)) {
+		changed(s, p); /* what overlapped was cut all the same */
 		return;
+	}
 	size_t lo = 0, hi = p->nr_maps;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -215,7 +225,7 @@ static void map_insert(struct process *p, const struct map *m)
 	memmove(p->maps + lo + 1, p->maps + lo, (p->nr_maps - lo) * sizeof(*m));
 	p->maps[lo] = *m;
 	p->nr_maps++;
-	p->generation++;
+	changed(s, p);
 }
 
 const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr)
@@ -246,7 +256,7 @@ static void apply_mmap(struct session *s, const struct perf_event *ev)
 	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
 		pid = SESSION_KERNEL_PID;
 	s->st.mmaps++;
-	map_insert(session_process(s, pid), &m);
+	map_insert(s, session_process(s, pid), &m);
 	if (pid != SESSION_KERNEL_PID)
 		session_thread_get(s, pid, ev->mmap.tid);
 }
@@ -272,8 +282,7 @@ void session_apply(struct session *s, const struct perf_event *ev)
 			 * mappings replace what they overlap, and a sample taken
 			 * inside execve is still named with the old image; the
 			 * unwinder's per-process state is rebuilt */
-			struct process *p = session_process(s, ev->comm.pid);
-			p->generation++;
+			changed(s, session_process(s, ev->comm.pid));
 		}
 		return;
 	}
@@ -305,7 +314,7 @@ void session_apply(struct session *s, const struct perf_event *ev)
 					memcpy(np->maps, pp->maps, pp->nr_maps * sizeof(*pp->maps));
 					np->nr_maps = pp->nr_maps;
 				}
-				np->generation++;
+				changed(s, np);
 			}
 		}
 		return;
@@ -332,7 +341,7 @@ void session_apply(struct session *s, const struct perf_event *ev)
 		m.time = ev->s.time;
 		if (ev->ksymbol.flags & 1 /* UNREGISTER */)
 			return;
-		map_insert(session_process(s, SESSION_KERNEL_PID), &m);
+		map_insert(s, session_process(s, SESSION_KERNEL_PID), &m);
 		return;
 	}
 	default:

@@ -7,8 +7,11 @@
  * new map replaces the parts of older maps it overlaps (splitting them), as
  * the kernel does. An exec (COMM with the exec flag) drops the process's
  * user maps. Kernel and module maps live in the pseudo process pid -1.
- * Every change to a process's maps bumps its generation, so copies made
- * of an older set of maps (the workers' snapshots) can tell they are stale.
+ * Every change to a process's maps gives it a new generation, one no
+ * process's maps had before in the session: so a generation names one state
+ * of one process's maps, copies made of an older set (the workers'
+ * snapshots) can tell they are stale, and what was worked out from a set
+ * of maps can be kept under its generation (the unwinder's step memo).
  *
  * Strings (comm, filename) are interned in the session and live until
  * session_free, so outputs can keep pointers to them.
@@ -54,7 +57,7 @@ struct process {
 	uint32_t pid;
 	struct map *maps;      /* sorted by start, non-overlapping */
 	size_t nr_maps, cap_maps;
-	uint64_t generation;   /* bumped on every change of maps */
+	uint64_t generation;   /* new on every change of maps (unique in the session) */
 	uint32_t live;         /* its threads known and not exited; when the
 				* last one exits the maps are dropped */
 };

@@ -125,6 +125,9 @@ struct unwinder {
 	 * not known yet), so a rule is hashed once per unwinder, not per row */
 	uint32_t *loc2sh, *sh2loc;
 	size_t cap_loc2sh, cap_sh2loc;
+	/* what step worked out for a pc of a process (memo.h below); NULL
+	 * until the first step */
+	struct step_memo *memo;
 	/* the map step found last (its process and index): the next frame is
 	 * often in the same one */
 	const struct process *map_proc;
@@ -1050,6 +1053,41 @@ out:
 _Static_assert(sizeof(((struct map *)0)->build_id) == sizeof(((struct unwinder *)0)->dl_bid),
 	       "the last map's build id is kept whole");
 
+/*
+ * What a step does at a pc of a process follows from the pc and the
+ * process's maps alone (the map, the DSO and its CFI rule for the address;
+ * a rule once in du->rules stays): so it is kept, per (process, its maps'
+ * generation, pc), in a direct-mapped table. A step at a pc seen before in
+ * the same maps then goes straight to the rule, without the map lookup,
+ * the DSO, the address conversion and the rule cache. Processes are never
+ * freed before the unwinder (session.h) and every change of their maps
+ * bumps the generation, so an entry can only match the maps it was made
+ * for. The counters move as the full path would move them. Steps that ask
+ * libdw (RULE_COMPLEX, a row not yet converted) are not kept.
+ */
+#define STEP_MEMO 4096
+enum { MEMO_RULE = 1, MEMO_NO_RULE, MEMO_NO_CFI };
+struct step_memo {
+	const struct process *proc;
+	uint64_t gen, pc;
+	const struct map *map;
+	struct dso *d;
+	const struct urule *rule;  /* MEMO_RULE */
+	uint8_t kind;              /* 0: empty; MEMO_NO_RULE: the cached "no CFI
+				    * here" (a rule hit, then the fallback);
+				    * MEMO_NO_CFI: no DSO or CFI to ask (the fallback) */
+	bool dso_set;
+};
+
+static void memo_keep(struct step_memo *sm, const struct process *proc, uint64_t pc,
+		      const struct map *map, struct dso *d, bool dso_set, const struct urule *rule,
+		      uint8_t kind)
+{
+	if (sm)
+		*sm = (struct step_memo){ .proc = proc, .gen = proc->generation, .pc = pc, .map = map,
+					  .d = d, .rule = rule, .kind = kind, .dso_set = dso_set };
+}
+
 /* One step: the caller's state of s, false when the walk cannot go on. */
 static bool step(struct unwinder *u, const struct process *proc, const struct ustate *s,
 		 struct stackmem *m, struct ustate *next)
@@ -1057,6 +1095,26 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	uint64_t pc = s->pc;
 	if (!s->initial && !s->signal)
 		pc--;
+	struct step_memo *sm = NULL;
+	if (proc) {
+		if (!u->memo)
+			u->memo = xcalloc(STEP_MEMO, sizeof *u->memo);
+		sm = &u->memo[hash_u64(pc ^ (uintptr_t)proc) & (STEP_MEMO - 1)];
+		if (sm->kind && sm->pc == pc && sm->proc == proc && sm->gen == proc->generation) {
+			u->seen_pc = pc;
+			u->seen_map = sm->map;
+			u->seen_dso = sm->d;
+			u->seen_dso_set = sm->dso_set;
+			if (sm->kind == MEMO_RULE) {
+				u->st.rule_hits++;
+				apply_rule(sm->rule, s, m, next);
+				return true;
+			}
+			u->st.rule_hits += sm->kind == MEMO_NO_RULE;
+			u->st.fp_fallbacks++;
+			return fp_fallback(s, m, next);
+		}
+	}
 	const struct map *map = find_map(u, proc, pc);
 	struct dso *d = NULL;
 	bool dso_set = false;
@@ -1107,9 +1165,11 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		if (r != AMAP_NONE && r != RULE_COMPLEX) {
 			u->st.rule_hits += !shared;
 			if (r != RULE_NONE) {
+				memo_keep(sm, proc, pc, map, d, dso_set, u->pool.by_id[r - RULE_ID0], MEMO_RULE);
 				apply_rule(u->pool.by_id[r - RULE_ID0], s, m, next);
 				return true;
 			}
+			memo_keep(sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_RULE);
 		} else {
 			bool miss = r == AMAP_NONE;
 			u->st.rule_misses += miss;
@@ -1154,6 +1214,8 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 					share_put(u, du, d->ident, svma, RULE_NONE);
 			}
 		}
+	} else {
+		memo_keep(sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_CFI);
 	}
 	u->st.fp_fallbacks++;
 	return fp_fallback(s, m, next);
@@ -1177,6 +1239,7 @@ void unwinder_free(struct unwinder *u)
 			kept_store(u, u->dsos.slot[i].val);
 	hmap_release_vals(&u->dsos, dso_unwind_free);
 	pool_release(&u->pool);
+	free(u->memo);
 	free(u->loc2sh);
 	free(u->sh2loc);
 	free(u);

@@ -400,6 +400,71 @@ TEST(unwind_stackmem_bounds)
 	CHECK(reads > 100);
 }
 
+/* The steps a walk keeps (the step memo) follow the maps: after the map
+ * of the sampled code is replaced, the same sample walks with the new map
+ * (the hints are the new maps' entries, the old DSO's CFI is not used);
+ * another process with the same maps gets hints into its own maps. */
+TEST(unwind_dwarf_memo_follows_maps)
+{
+	static struct capture c;
+	unwind_level1(&c);
+	uint32_t pid = (uint32_t)getpid(), pid2 = pid + 1000000;
+	struct session *sess = session_new();
+	load_self_maps(sess, pid);
+	load_self_maps(sess, pid2);
+	struct symbols_config sc = { .buildid_dir = "/nonexistent" };
+	struct symbols *syms = symbols_new(&sc);
+	struct unwinder *u = unwinder_new(syms);
+	struct perf_sample smp = capture_sample(&c, pid);
+	struct unwind_frame a[64], b[64];
+	const struct process *proc = session_process(sess, pid), *proc2 = session_process(sess, pid2);
+	int na = unwinder_unwind(u, proc, &smp, capture_mask, a, 64);
+	CHECK(na >= 4);
+	/* again, and in the other process: the same walk, hints in its maps */
+	int nb = unwinder_unwind(u, proc, &smp, capture_mask, b, 64);
+	CHECK_EQ(nb, na);
+	for (int i = 0; i < na && i < nb; i++) {
+		CHECK_EQ(b[i].pc, a[i].pc);
+		CHECK(b[i].map == a[i].map);
+	}
+	nb = unwinder_unwind(u, proc2, &smp, capture_mask, b, 64);
+	CHECK_EQ(nb, na);
+	for (int i = 0; i < na && i < nb; i++) {
+		CHECK_EQ(b[i].pc, a[i].pc);
+		CHECK(b[i].map_set && b[i].map == process_find_map(proc2, b[i].pc));
+	}
+	/* the sampled code's map replaced by a file that is not there */
+	const struct map *m0 = process_find_map(proc, a[0].pc);
+	CHECK(m0 != NULL);
+	if (!m0)
+		return;
+	struct perf_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = PERF_RECORD_MMAP2;
+	ev.misc = PERF_RECORD_MISC_USER;
+	ev.mmap.pid = ev.mmap.tid = pid;
+	ev.mmap.start = m0->start;
+	ev.mmap.len = m0->end - m0->start;
+	ev.mmap.pgoff = m0->pgoff;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = "/nonexistent/remapped";
+	session_apply(sess, &ev);
+	nb = unwinder_unwind(u, proc, &smp, capture_mask, b, 64);
+	CHECK(nb >= 1);
+	CHECK(b[0].map_set && b[0].map == process_find_map(proc, b[0].pc));
+	CHECK(b[0].map && !strcmp(b[0].map->filename, "/nonexistent/remapped"));
+	/* its DSO is the missing file's (no CFI: the walk goes by frame
+	 * pointers), not the one the first walks stepped through */
+	CHECK(b[0].dso_set && b[0].dso != a[0].dso);
+	CHECK(b[0].dso == symbols_dso(syms, "/nonexistent/remapped", NULL, 0));
+	for (int i = 0; i < nb; i++)
+		if (b[i].map_set)
+			CHECK(b[i].map == process_find_map(proc, b[i].pc));
+	unwinder_free(u);
+	symbols_free(syms);
+	session_free(sess);
+}
+
 TEST(unwind_dwarf_copy_end)
 {
 	/* a copy too short for the stack: the walk stops at its end and says
