@@ -114,7 +114,7 @@ struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *buil
 const struct sym *dso_find_sym_slow(struct dso *d, uint64_t rel, struct sym_fast *c);
 static inline const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 {
-	struct sym_fast *c = &d->symfast[hash_u64(rel ^ (uintptr_t)d) & (SYM_FAST - 1)];
+	struct sym_fast *c = &d->symfast[hash_u64(rel ^ d->id) & (SYM_FAST - 1)];
 	if (c->d == d && c->rel == rel)
 		return c->y;
 	return dso_find_sym_slow(d, rel, c);
