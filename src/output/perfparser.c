@@ -29,38 +29,6 @@
 
 /* ---- QDataStream appenders ---- */
 
-void perfparser_put_u8(struct buf *b, uint8_t v)
-{
-	if (buf_reserve(b, 1) == 0)
-		b->data[b->len++] = v;
-}
-
-void perfparser_put_u16(struct buf *b, uint16_t v)
-{
-	if (buf_reserve(b, 2) == 0) {
-		b->data[b->len++] = (uint8_t)(v >> 8);
-		b->data[b->len++] = (uint8_t)v;
-	}
-}
-
-void perfparser_put_u32(struct buf *b, uint32_t v)
-{
-	if (buf_reserve(b, 4) == 0) {
-		uint8_t *p = b->data + b->len;
-		p[0] = (uint8_t)(v >> 24);
-		p[1] = (uint8_t)(v >> 16);
-		p[2] = (uint8_t)(v >> 8);
-		p[3] = (uint8_t)v;
-		b->len += 4;
-	}
-}
-
-void perfparser_put_u64(struct buf *b, uint64_t v)
-{
-	perfparser_put_u32(b, (uint32_t)(v >> 32));
-	perfparser_put_u32(b, (uint32_t)v);
-}
-
 void perfparser_put_f64(struct buf *b, double v)
 {
 	uint64_t u;

@@ -63,6 +63,10 @@ struct ppsink {
 	struct frame_cache_entry *fcache;
 	size_t fcache_mask;
 	struct ptrset elf_checked; /* file name pointers */
+	/* the string ids of the DSO name frame_group looked up last (its
+	 * next frames are mostly in the same DSO): its base name and path */
+	const char *ids_dso;
+	int32_t ids_binary, ids_path;
 	struct hmap elf_checked_names; /* hash of a checked filename -> 1 */
 	struct hmap dso_ids;      /* DSO handle -> small id */
 	bool kallsyms_checked;
@@ -193,8 +197,16 @@ static int32_t frame_group(struct ppsink *ps, uint32_t pid, const struct frame *
 				path = ps->kernel_path_id;
 			}
 		} else if (dso) {
-			binary = perfparser_string(ps->pp, base_name(dso));
-			path = perfparser_string_stable(ps->pp, dso);
+			/* a string's id never changes once given (nor is its
+			 * definition written again), and DSO names live as long
+			 * as the pipeline */
+			if (dso != ps->ids_dso) {
+				ps->ids_binary = perfparser_string(ps->pp, base_name(dso));
+				ps->ids_path = perfparser_string_stable(ps->pp, dso);
+				ps->ids_dso = dso;
+			}
+			binary = ps->ids_binary;
+			path = ps->ids_path;
 		}
 		/* key address: in the DSO when shared, else in the process */
 		uint64_t kaddr = shared ? f->rel : f->ip;
