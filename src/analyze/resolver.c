@@ -466,7 +466,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->dso_ident = d ? d->ident : 0;
 	if (!d || d->missing)
 		return NULL;
-	const struct sym *y = dso_find_sym(d, f->rel);
+	const struct sym *y = hint && hint->sym_set ? hint->sym : dso_find_sym(d, f->rel);
 	if (y) {
 		f->sym = y->name;
 		f->sym_start = y->start;

@@ -36,6 +36,11 @@ struct unwind_frame {
 	bool map_set, dso_set;
 	const struct map *map;
 	struct dso *dso;
+	/* with sym_set too (a step the unwinder had made before at this pc,
+	 * in these maps: the step memo), dso_find_sym's answer for pc's
+	 * address in dso, which must be a DSO found (not missing) */
+	bool sym_set;
+	const struct sym *sym;
 };
 
 /* An unwinder finding DSOs in syms; free it before syms (its per-DSO state

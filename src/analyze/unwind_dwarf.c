@@ -136,7 +136,8 @@ struct unwinder {
 	uint64_t seen_pc;
 	const struct map *seen_map;
 	struct dso *seen_dso;
-	bool seen_dso_set;
+	bool seen_dso_set, seen_sym_set;
+	const struct sym *seen_sym;
 	uint64_t reg_at_mask;  /* the sample_regs_user that reg_at is for */
 	bool reg_at_set;
 	int8_t reg_at[NREGS];  /* DWARF register -> its place in a sample's regs, -1: absent */
@@ -1073,19 +1074,31 @@ struct step_memo {
 	const struct map *map;
 	struct dso *d;
 	const struct urule *rule;  /* MEMO_RULE */
+	const struct sym *sym;     /* with sym_set: dso_find_sym's answer for pc */
 	uint8_t kind;              /* 0: empty; MEMO_NO_RULE: the cached "no CFI
 				    * here" (a rule hit, then the fallback);
 				    * MEMO_NO_CFI: no DSO or CFI to ask (the fallback) */
-	bool dso_set;
-};
+	bool dso_set, sym_set;
+} __attribute__((aligned(64)));    /* one cache line a lookup */
+_Static_assert(sizeof(struct step_memo) == 64, "a step memo entry is a cache line");
 
-static void memo_keep(struct step_memo *sm, const struct process *proc, uint64_t pc,
-		      const struct map *map, struct dso *d, bool dso_set, const struct urule *rule,
-		      uint8_t kind)
+/* Keep what the step at pc did; with the symbol the caller's symbolization
+ * of this frame will look up (when the DSO was found), so that a later step
+ * here hands it over too (the lookup is a cache miss more often than not:
+ * it is made here once instead of per frame). */
+static void memo_keep(struct unwinder *u, struct step_memo *sm, const struct process *proc,
+		      uint64_t pc, const struct map *map, struct dso *d, bool dso_set,
+		      const struct urule *rule, uint8_t kind)
 {
-	if (sm)
-		*sm = (struct step_memo){ .proc = proc, .gen = proc->generation, .pc = pc, .map = map,
-					  .d = d, .rule = rule, .kind = kind, .dso_set = dso_set };
+	if (!sm)
+		return;
+	bool sym_set = dso_set && d && !d->missing;
+	const struct sym *y = sym_set ? dso_find_sym(d, pc - map->start + map->pgoff) : NULL;
+	*sm = (struct step_memo){ .proc = proc, .gen = proc->generation, .pc = pc, .map = map,
+				  .d = d, .rule = rule, .sym = y, .kind = kind, .dso_set = dso_set,
+				  .sym_set = sym_set };
+	u->seen_sym_set = sym_set;
+	u->seen_sym = y;
 }
 
 /* One step: the caller's state of s, false when the walk cannot go on. */
@@ -1097,14 +1110,20 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		pc--;
 	struct step_memo *sm = NULL;
 	if (proc) {
-		if (!u->memo)
-			u->memo = xcalloc(STEP_MEMO, sizeof *u->memo);
+		if (!u->memo) {
+			void *p = NULL;
+			if (posix_memalign(&p, 64, STEP_MEMO * sizeof *u->memo))
+				xalloc_die();
+			u->memo = memset(p, 0, STEP_MEMO * sizeof *u->memo);
+		}
 		sm = &u->memo[hash_u64(pc ^ (uintptr_t)proc) & (STEP_MEMO - 1)];
 		if (sm->kind && sm->pc == pc && sm->proc == proc && sm->gen == proc->generation) {
 			u->seen_pc = pc;
 			u->seen_map = sm->map;
 			u->seen_dso = sm->d;
 			u->seen_dso_set = sm->dso_set;
+			u->seen_sym_set = sm->sym_set;
+			u->seen_sym = sm->sym;
 			if (sm->kind == MEMO_RULE) {
 				u->st.rule_hits++;
 				apply_rule(sm->rule, s, m, next);
@@ -1136,6 +1155,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	u->seen_map = map;
 	u->seen_dso = d;
 	u->seen_dso_set = dso_set;
+	u->seen_sym_set = false; /* memo_keep may find it */
 	uint64_t svma;
 	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
 		struct dso_unwind *du = dso_unwind_of(u, d);
@@ -1165,11 +1185,11 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		if (r != AMAP_NONE && r != RULE_COMPLEX) {
 			u->st.rule_hits += !shared;
 			if (r != RULE_NONE) {
-				memo_keep(sm, proc, pc, map, d, dso_set, u->pool.by_id[r - RULE_ID0], MEMO_RULE);
+				memo_keep(u, sm, proc, pc, map, d, dso_set, u->pool.by_id[r - RULE_ID0], MEMO_RULE);
 				apply_rule(u->pool.by_id[r - RULE_ID0], s, m, next);
 				return true;
 			}
-			memo_keep(sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_RULE);
+			memo_keep(u, sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_RULE);
 		} else {
 			bool miss = r == AMAP_NONE;
 			u->st.rule_misses += miss;
@@ -1215,7 +1235,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 			}
 		}
 	} else {
-		memo_keep(sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_CFI);
+		memo_keep(u, sm, proc, pc, map, d, dso_set, NULL, MEMO_NO_CFI);
 	}
 	u->st.fp_fallbacks++;
 	return fp_fallback(s, m, next);
@@ -1306,6 +1326,8 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		out[n].dso_set = out[n].map_set && u->seen_dso_set;
 		out[n].map = out[n].map_set ? u->seen_map : NULL;
 		out[n].dso = out[n].dso_set ? u->seen_dso : NULL;
+		out[n].sym_set = out[n].dso_set && u->seen_sym_set;
+		out[n].sym = out[n].sym_set ? u->seen_sym : NULL;
 		n++;
 		if (!ok || !next->pc_set) {
 			out[n - 1].copy_end = m.above && (cur->valid & (1u << REG_SP));

@@ -182,6 +182,19 @@ TEST(unwind_dwarf_own_stack)
 	int n2 = unwinder_unwind(u, proc, &smp, capture_mask, out, 64);
 	CHECK_EQ(n2, n);
 	CHECK_EQ(unwinder_stats(u)->rule_misses, misses);
+	/* and hands over each frame's symbol too (its step memo), the one a
+	 * lookup gives */
+	int with_sym = 0;
+	for (int i = 0; i < n2; i++) {
+		if (!out[i].sym_set)
+			continue;
+		with_sym++;
+		CHECK(out[i].dso_set && out[i].dso && !out[i].dso->missing);
+		const struct map *m = process_find_map(proc, out[i].pc);
+		if (m && out[i].dso)
+			CHECK(out[i].sym == dso_find_sym(out[i].dso, out[i].pc - m->start + m->pgoff));
+	}
+	CHECK_EQ(with_sym, n2);
 	/* max frames is honoured */
 	CHECK_EQ(unwinder_unwind(u, proc, &smp, capture_mask, out, 2), 2);
 	/* no registers: nothing */
