@@ -128,8 +128,8 @@ struct str_table {
 struct loc_table {
 	struct perfparser_loc_key *keys;
 	size_t len, keys_cap;
-	uint32_t *slot_id;   /* id + 1; 0: empty */
-	uint32_t *slot_hash;
+	uint64_t *slot;      /* the hash's low half << 32 | id + 1; 0: empty (one
+			      * array: a probe is one cache miss, not two) */
 	size_t cap;          /* a power of two */
 };
 
@@ -193,8 +193,7 @@ void perfparser_free(struct perfparser *pp)
 		free(pp->strs.e[i].s);
 	free(pp->strs.e);
 	free(pp->locs.keys);
-	free(pp->locs.slot_id);
-	free(pp->locs.slot_hash);
+	free(pp->locs.slot);
 	free(pp->pend);
 	perfparser_trace_free(pp->trace);
 	hmap_release(&pp->str_by_ptr);
@@ -378,26 +377,23 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	*isnew = false;
 	if (t->len * 2 >= t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 4096;
-		uint32_t *ni = xcalloc(nc, sizeof(*ni)), *nh = xcalloc(nc, sizeof(*nh));
+		uint64_t *ns = xcalloc(nc, sizeof(*ns));
 		for (size_t id = 0; id < t->len; id++) {
 			uint64_t h = loc_hash(&t->keys[id]);
 			size_t j = h & (nc - 1);
-			while (ni[j])
+			while (ns[j])
 				j = (j + 1) & (nc - 1);
-			ni[j] = (uint32_t)id + 1;
-			nh[j] = (uint32_t)h;
+			ns[j] = h << 32 | (id + 1);
 		}
-		free(t->slot_id);
-		free(t->slot_hash);
-		t->slot_id = ni;
-		t->slot_hash = nh;
+		free(t->slot);
+		t->slot = ns;
 		t->cap = nc;
 	}
 	uint64_t h = loc_hash(k);
 	size_t j = h & (t->cap - 1);
-	for (; t->slot_id[j]; j = (j + 1) & (t->cap - 1)) {
-		uint32_t id = t->slot_id[j] - 1;
-		if (t->slot_hash[j] == (uint32_t)h && !memcmp(&t->keys[id], k, sizeof(*k)))
+	for (uint64_t v; (v = t->slot[j]); j = (j + 1) & (t->cap - 1)) {
+		uint32_t id = (uint32_t)v - 1;
+		if (v >> 32 == (uint32_t)h && !memcmp(&t->keys[id], k, sizeof(*k)))
 			return (int32_t)id;
 	}
 	if (t->len == t->keys_cap) {
@@ -406,8 +402,7 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	}
 	int32_t id = (int32_t)t->len;
 	t->keys[t->len] = *k;
-	t->slot_id[j] = (uint32_t)t->len + 1;
-	t->slot_hash[j] = (uint32_t)h;
+	t->slot[j] = h << 32 | (t->len + 1);
 	t->len++;
 	*isnew = true;
 	const struct perfparser_loc_key *l = k;
