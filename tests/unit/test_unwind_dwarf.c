@@ -74,6 +74,23 @@ __attribute__((noinline)) void unwind_level1(struct capture *c)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* An executable file mapping of pid, as an MMAP2 record gives it. */
+static void map_exec(struct session *s, uint32_t pid, uint64_t lo, uint64_t hi, uint64_t off,
+		     const char *file)
+{
+	struct perf_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = PERF_RECORD_MMAP2;
+	ev.misc = PERF_RECORD_MISC_USER;
+	ev.mmap.pid = ev.mmap.tid = pid;
+	ev.mmap.start = lo;
+	ev.mmap.len = hi - lo;
+	ev.mmap.pgoff = off;
+	ev.mmap.prot = PROT_READ | PROT_EXEC;
+	ev.mmap.filename = file;
+	session_apply(s, &ev);
+}
+
 static void load_self_maps(struct session *s, uint32_t pid)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -85,17 +102,7 @@ static void load_self_maps(struct session *s, uint32_t pid)
 			continue;
 		if (perms[2] != 'x' || !file[0])
 			continue;
-		struct perf_event ev;
-		memset(&ev, 0, sizeof ev);
-		ev.type = PERF_RECORD_MMAP2;
-		ev.misc = PERF_RECORD_MISC_USER;
-		ev.mmap.pid = ev.mmap.tid = pid;
-		ev.mmap.start = lo;
-		ev.mmap.len = hi - lo;
-		ev.mmap.pgoff = off;
-		ev.mmap.prot = PROT_READ | PROT_EXEC;
-		ev.mmap.filename = file;
-		session_apply(s, &ev);
+		map_exec(s, pid, lo, hi, off, file);
 	}
 	if (f)
 		fclose(f);
@@ -451,17 +458,7 @@ TEST(unwind_dwarf_memo_follows_maps)
 	CHECK(m0 != NULL);
 	if (!m0)
 		return;
-	struct perf_event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.type = PERF_RECORD_MMAP2;
-	ev.misc = PERF_RECORD_MISC_USER;
-	ev.mmap.pid = ev.mmap.tid = pid;
-	ev.mmap.start = m0->start;
-	ev.mmap.len = m0->end - m0->start;
-	ev.mmap.pgoff = m0->pgoff;
-	ev.mmap.prot = PROT_READ | PROT_EXEC;
-	ev.mmap.filename = "/nonexistent/remapped";
-	session_apply(sess, &ev);
+	map_exec(sess, pid, m0->start, m0->end, m0->pgoff, "/nonexistent/remapped");
 	nb = unwinder_unwind(u, proc, &smp, capture_mask, b, 64);
 	CHECK(nb >= 1);
 	CHECK(b[0].map_set && b[0].map == process_find_map(proc, b[0].pc));
