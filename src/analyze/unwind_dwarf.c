@@ -125,8 +125,8 @@ struct unwinder {
 	 * not known yet), so a rule is hashed once per unwinder, not per row */
 	uint32_t *loc2sh, *sh2loc;
 	size_t cap_loc2sh, cap_sh2loc;
-	/* what step worked out for a pc of a process (memo.h below); NULL
-	 * until the first step */
+	/* what step worked out for a pc of a process (struct step_memo,
+	 * below); NULL until the first step */
 	struct step_memo *memo;
 	/* the map step found last (its process and index): the next frame is
 	 * often in the same one */
@@ -1060,11 +1060,16 @@ _Static_assert(sizeof(((struct map *)0)->build_id) == sizeof(((struct unwinder *
  * a rule once in du->rules stays): so it is kept, per (process, its maps'
  * generation, pc), in a direct-mapped table. A step at a pc seen before in
  * the same maps then goes straight to the rule, without the map lookup,
- * the DSO, the address conversion and the rule cache. Processes are never
- * freed before the unwinder (session.h) and every change of their maps
- * bumps the generation, so an entry can only match the maps it was made
- * for. The counters move as the full path would move them. Steps that ask
- * libdw (RULE_COMPLEX, a row not yet converted) are not kept.
+ * the DSO, the address conversion and the rule cache, and hands the
+ * frame's symbol over too. Every change of any process's maps gets a
+ * generation no maps had before (session.h), and the session's processes
+ * are freed only with it, so an entry can only match the maps it was made
+ * for. (A workers' snapshot, workers.c, is a copy freed once a newer one
+ * replaces it: another copy at its address matches only with the same
+ * generation, a copy of the same maps, made again only after the process
+ * lost all its maps, so its entries name no map.) The counters move as
+ * the full path would move them. Steps that ask libdw (RULE_COMPLEX, a row
+ * not yet converted) are not kept.
  */
 #define STEP_MEMO 4096
 enum { MEMO_RULE = 1, MEMO_NO_RULE, MEMO_NO_CFI };
