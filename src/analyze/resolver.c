@@ -433,8 +433,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 				      * [unknown] ([unknown]) */
 		if (!r->kernel_checked)
 			kernel_check(r);
-		const struct sym *y = symbols_kernel_find(r->syms, ip);
-		const char *mod = y ? symbols_kernel_module(r->syms, y) : NULL;
+		const char *mod;
+		const struct sym *y = symbols_kernel_lookup(r->syms, ip, &mod);
 		if (m && m->filename && m->filename[0] == '/') {
 			/* a module mapped from a .ko file: perf names it [name] */
 			f->dso = module_name(r, m->filename);

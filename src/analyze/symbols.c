@@ -55,9 +55,21 @@ struct dso_fast {
 	struct dso *dso;
 };
 
+/* symbols_kernel_lookup's answers by address: a recording's kernel frames
+ * repeat (the same syscall and fault paths), and each answer is two binary
+ * searches of the kernel's ~150k symbols and, for a module, a name made */
+#define KSYM_FAST 1024
+struct ksym_fast {
+	uint64_t addr;
+	const struct sym *y;
+	const char *mod;
+	bool set;
+};
+
 struct symbols {
 	struct symbols_config cfg;
 	struct sym_fast *symfast;
+	struct ksym_fast *kfast; /* made on the first kernel lookup */
 	struct debugfile files;
 	struct dso_fast fast[DSO_FAST];
 	struct dso_fast last;   /* the answer given last (consecutive frames share a DSO) */
@@ -661,6 +673,22 @@ const char *symbols_kernel_module(struct symbols *s, const struct sym *sym)
 	return kallsyms_module(&s->kernel, sym, &s->arena);
 }
 
+const struct sym *symbols_kernel_lookup(struct symbols *s, uint64_t addr, const char **mod)
+{
+	/* the kernel's table is read once and never changes: an answer
+	 * holds for the run */
+	if (!s->kfast)
+		s->kfast = xcalloc(KSYM_FAST, sizeof *s->kfast);
+	struct ksym_fast *c = &s->kfast[hash_u64(addr) & (KSYM_FAST - 1)];
+	if (!c->set || c->addr != addr) {
+		const struct sym *y = symbols_kernel_find(s, addr);
+		*c = (struct ksym_fast){ .addr = addr, .y = y, .mod = y ? symbols_kernel_module(s, y) : NULL,
+					 .set = true };
+	}
+	*mod = c->mod;
+	return c->y;
+}
+
 const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid)
 {
 	struct symtab *t = hmap_get(&s->perfmaps, pid);
@@ -775,5 +803,6 @@ void symbols_free(struct symbols *s)
 	debugfile_release(&s->files);
 	arena_release(&s->arena);
 	free(s->symfast);
+	free(s->kfast);
 	free(s);
 }

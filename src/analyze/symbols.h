@@ -153,6 +153,9 @@ void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why);
 const struct sym *symbols_kernel_find(struct symbols *s, uint64_t addr);
 /* The module name ("[nf_tables]") of a kernel symbol, or NULL for vmlinux. */
 const char *symbols_kernel_module(struct symbols *s, const struct sym *sym);
+/* Both for addr (*mod: the module, NULL in the kernel image or without a
+ * symbol), remembered by address. */
+const struct sym *symbols_kernel_lookup(struct symbols *s, uint64_t addr, const char **mod);
 
 /* /tmp/perf-PID.map, loaded on first use; NULL when absent. */
 const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid);
