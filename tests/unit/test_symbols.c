@@ -62,6 +62,26 @@ TEST(symbols_kallsyms_aliases_and_modules)
 		CHECK_EQ(m->end, 0xffffffffc0000040ULL);
 		CHECK_STR(symbols_kernel_module(s, m), "[mymod]");
 		CHECK(symbols_kernel_module(s, symbols_kernel_find(s, 0xffffffff81000000ULL)) == NULL);
+		/* the lookup remembered by address answers as the two calls do,
+		 * the first time and again (addresses in and around both ranges,
+		 * more than its table has entries, so some take another's slot) */
+		int mods = 0;
+		for (int round = 0; round < 2; round++) {
+			for (uint64_t a = 0xffffffff80ffe000ULL; a < 0xffffffff81003000ULL; a += 0x8) {
+				uint64_t b = a - 0xffffffff80ffe000ULL + 0xffffffffbffff000ULL;
+				for (int k = 0; k < 2; k++) {
+					uint64_t x = k ? b : a;
+					const char *mod = "unset";
+					const struct sym *y = symbols_kernel_lookup(s, x, &mod);
+					const struct sym *want = symbols_kernel_find(s, x);
+					const char *wmod = want ? symbols_kernel_module(s, want) : NULL;
+					CHECK(y == want);
+					CHECK(mod == wmod || (mod && wmod && !strcmp(mod, wmod)));
+					mods += mod != NULL;
+				}
+			}
+		}
+		CHECK(mods > 0);
 		symbols_free(s);
 		/* the one image */
 		char img[PATH_MAX + 64];
