@@ -112,13 +112,6 @@ struct unwinder {
 	struct hmap dsos;      /* (uintptr_t)struct dso * -> struct dso_unwind * */
 	const struct dso *last_dso;   /* one-entry cache in front of dsos */
 	struct dso_unwind *last;
-	/* the DSO symbols_dso gave for the file and build id of the last
-	 * map stepped through (consecutive steps are mostly in one DSO);
-	 * dl_name NULL: none */
-	const char *dl_name;
-	uint8_t dl_bid[20];
-	uint8_t dl_bid_size;
-	struct dso *dl_dso;
 	struct rule_pool pool;
 	struct unwind_share *share;
 	/* the share's pool numbers of this pool's rules and back (+ 1; 0:
@@ -1051,9 +1044,6 @@ out:
 	free(rules);
 }
 
-_Static_assert(sizeof(((struct map *)0)->build_id) == sizeof(((struct unwinder *)0)->dl_bid),
-	       "the last map's build id is kept whole");
-
 /*
  * What a step does at a pc of a process follows from the pc and the
  * process's maps alone (the map, the DSO and its CFI rule for the address;
@@ -1142,18 +1132,9 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	const struct map *map = find_map(u, proc, pc);
 	struct dso *d = NULL;
 	bool dso_set = false;
-	if (map && map->filename && map->filename == u->dl_name &&
-	    map->build_id_size == u->dl_bid_size && !memcmp(map->build_id, u->dl_bid, sizeof u->dl_bid)) {
-		d = u->dl_dso;
-		dso_set = true;
-	} else if (map && map->filename &&
-		   (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
+	if (map && map->filename && (map->filename[0] == '/' || !strcmp(map->filename, "[vdso]"))) {
 		d = symbols_dso(u->syms, map->filename, map->build_id, map->build_id_size);
 		dso_set = true;
-		u->dl_name = map->filename;
-		memcpy(u->dl_bid, map->build_id, sizeof u->dl_bid);
-		u->dl_bid_size = map->build_id_size;
-		u->dl_dso = d;
 	}
 	/* what the caller's symbolization of this frame needs (unwinder_unwind) */
 	u->seen_pc = pc;
