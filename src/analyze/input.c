@@ -1,8 +1,13 @@
 /*
  * input.c: perf.data and pipe streams in, raw records out (see input.h).
  *
- * File mode maps the file for its header, attrs and features and preads
- * the data section into refcounted chunks, records handed out in place;
+ * File mode maps the file for its header, attrs and features, and takes
+ * the data section from the same mapping in windows: refcounted chunks
+ * that point into it (window_next), records handed out in place, no copy;
+ * a window no record is held from any more has its pages dropped from
+ * the process (window_drop), so the mapping's resident part stays the
+ * records in use. Where the mapping cannot be used that way (no SIGBUS
+ * slot left, SCORCH_INPUT_WINDOWS=0) the data is pread into chunks, and
  * inputs of one file on several threads may share those chunks (shared
  * reading, below). Pipe mode (header size 16, from a pipe or a saved
  * stream) reads into chunks as the stream comes. COMPRESSED records feed one
@@ -23,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +39,7 @@
 
 #define PIPE_CHUNK (256 * 1024)
 #define READ_CHUNK ((size_t)256 << 10)
+#define WINDOW ((size_t)4 << 20)
 #define CHUNK_LIMIT ((size_t)512 << 20)
 #define DECOMP_LIMIT ((size_t)256 << 20)
 
@@ -58,6 +65,9 @@ struct input {
 	size_t cpos;         /* parse position in cur */
 	uint64_t cur_off;    /* input offset of cur->data[0] */
 	bool use_pread;
+	bool windows;        /* the data taken in place from the mapping (window_next) */
+	int fault_slot;      /* windows: its SIGBUS slot (input_fault), else -1 */
+	size_t window;       /* windows: their size (SCORCH_INPUT_WINDOW for tests) */
 	uint64_t rd_off, rd_end;
 	struct input_chunk *whole; /* memwalk: the chunk holding the whole input */
 	struct input_chunk *pool;  /* free chunks */
@@ -92,6 +102,7 @@ void input_chunk_get(struct input_chunk *c)
 }
 
 static void share_release(struct input_chunk *c);
+static void window_drop(struct input_chunk *c);
 
 /* Chunks return to the input's free list (the pages stay mapped and warm:
  * a fresh multi-MB malloc is fresh page faults); the list is freed with the
@@ -107,12 +118,117 @@ void input_chunk_put(struct input_chunk *c)
 	}
 	if (--c->refs)
 		return;
+	if (c->window) {
+		window_drop(c);
+		return;
+	}
 	if (c->pool) {
 		c->next = *c->pool;
 		*c->pool = c;
 	} else {
 		free(c);
 	}
+}
+
+/*
+ * A mapped file that shrinks while it is read (or whose pages cannot be
+ * read: an I/O error) raises SIGBUS where pread would have returned short.
+ * The mappings read in windows are registered; the handler puts a page of
+ * zeros where the fault was, notes its address in the mapping's slot and
+ * returns, so the access completes; the pipeline then ends with one error
+ * line about the file (input_fault), whatever it made of the zeros. A
+ * SIGBUS anywhere else is not ours: the previous handling is put back
+ * and the fault happens again under it.
+ */
+#define FAULT_SLOTS 64
+static struct fault_slot {
+	uintptr_t lo, hi;        /* 0: free */
+	uintptr_t at;            /* the first address that faulted, 0: none */
+} fault_slots[FAULT_SLOTS];
+static struct sigaction fault_prev;
+static uintptr_t page_size;
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	uintptr_t a = (uintptr_t)si->si_addr;
+	for (int i = 0; i < FAULT_SLOTS; i++) {
+		struct fault_slot *f = &fault_slots[i];
+		if (a < __atomic_load_n(&f->lo, __ATOMIC_ACQUIRE) || a >= f->hi)
+			continue;
+		uintptr_t pg = a & ~(page_size - 1);
+		if (mmap((void *)pg, page_size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+		    MAP_FAILED)
+			break;
+		uintptr_t none = 0;
+		__atomic_compare_exchange_n(&f->at, &none, a, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		return;
+	}
+	sigaction(sig, &fault_prev, NULL);
+}
+
+static void fault_install(void)
+{
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &fault_prev))
+		page_size = 0;
+}
+
+/* A slot for the mapping [p, p + n), or -1 (then the file is read with pread). */
+static int fault_register(const void *p, size_t n)
+{
+	pthread_once(&fault_once, fault_install);
+	if (!page_size)
+		return -1;
+	for (int i = 0; i < FAULT_SLOTS; i++) {
+		uintptr_t free_lo = 0;
+		if (__atomic_load_n(&fault_slots[i].lo, __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&fault_slots[i].lo, &free_lo, 1, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		fault_slots[i].at = 0;
+		fault_slots[i].hi = (uintptr_t)p + n;
+		__atomic_store_n(&fault_slots[i].lo, (uintptr_t)p, __ATOMIC_RELEASE);
+		return i;
+	}
+	return -1;
+}
+
+static void fault_unregister(int i)
+{
+	if (i >= 0)
+		__atomic_store_n(&fault_slots[i].lo, 0, __ATOMIC_RELEASE);
+}
+
+int input_fault(const struct input *in, struct err *e)
+{
+	if (in->fault_slot < 0)
+		return 0;
+	uintptr_t at = __atomic_load_n(&fault_slots[in->fault_slot].at, __ATOMIC_ACQUIRE);
+	if (!at)
+		return 0;
+	uint64_t off = at - (uintptr_t)in->map;
+	e->set = 0;
+	return err_at(e, off, "the file could not be read here: it is shorter than when it was opened "
+			      "(%zu bytes), or an I/O error", in->map_len);
+}
+
+/* A window nobody holds any more: its pages leave the process (they stay
+ * in the page cache), so what is mapped is what is in use, not all that
+ * was read. The page it ends in may begin the next window: that one drops it. */
+static void window_drop(struct input_chunk *c)
+{
+	uintptr_t pg = page_size;
+	uintptr_t a = (uintptr_t)c->data & ~(pg - 1), b = ((uintptr_t)c->data + c->len) & ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+	free(c);
 }
 
 /* A chunk of at least cap bytes off a free list, or NULL. */
@@ -143,6 +259,8 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
+		c->data = (uint8_t *)(c + 1);
+		c->window = false;
 		c->cap = cap;
 		c->pool = &in->pool;
 		c->share = NULL;
@@ -242,7 +360,7 @@ void input_share_leave(struct input_share *s, int reader)
 
 void input_share_attach(struct input *in, struct input_share *s, int reader)
 {
-	if (!in->use_pread || in->memwalk || in->feed || in->cur) {
+	if (!in->use_pread || in->windows || in->memwalk || in->feed || in->cur) {
 		input_share_leave(s, reader);
 		return;
 	}
@@ -355,6 +473,8 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 	if (!taken) {
 		int rc = 0;
 		if (!c && (c = malloc(sizeof(*c) + want))) {
+			c->data = (uint8_t *)(c + 1);
+			c->window = false;
 			c->cap = want;
 			c->pool = NULL;
 			c->share = s;
@@ -405,6 +525,48 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 /* ---- reading a stream ---------------------------------------------------- */
 
 /*
+ * The next window of a mapped file: the data from where parsing is, at
+ * least n bytes (fewer where the data ends), as a chunk that points into
+ * the mapping. No copy: records are read where the page cache has them.
+ */
+static int window_next(struct input *in, size_t n, struct err *e)
+{
+	int f = input_fault(in, e);
+	if (f)
+		return f;
+	uint64_t pos = in->cur ? in->cur_off + in->cpos : in->rd_off;
+	if (n > CHUNK_LIMIT)
+		return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n, CHUNK_LIMIT >> 20);
+	size_t cap = in->window;
+	while (cap < n * 2)
+		cap *= 2;
+	uint64_t end = pos > in->rd_end ? pos : in->rd_end;
+	if (end - pos > cap)
+		end = pos + cap;
+	struct input_chunk *c = malloc(sizeof(*c));
+	if (!c)
+		return err_set(e, -ENOMEM, "out of memory reading the input");
+	c->refs = 1;
+	c->cap = c->len = (size_t)(end - pos);
+	c->pool = NULL;
+	c->share = NULL;
+	c->next = NULL;
+	c->window = true;
+	c->data = (uint8_t *)in->map + pos;
+	input_chunk_put(in->cur);
+	in->cur = c;
+	in->cur_off = pos;
+	in->cpos = 0;
+	if (end > in->rd_off) {
+		in->st.bytes_read += end - in->rd_off;
+		in->rd_off = end;
+	}
+	if (end >= in->rd_end)
+		in->eof = true;
+	return 0;
+}
+
+/*
  * Make at least n bytes available at cur->data + cpos. 1: yes, 0: the input
  * ends first. A chunk that cannot hold n more bytes is replaced by a new one
  * that starts with the unread tail; the old one lives on while records
@@ -415,6 +577,12 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 	while (!in->cur || in->cur->len - in->cpos < n) {
 		if (in->eof)
 			return 0;
+		if (in->windows) {
+			int r = window_next(in, n, e);
+			if (r)
+				return r;
+			continue;
+		}
 		if (!in->cur || in->share || in->cur->cap - in->cpos < n ||
 		    in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
 			size_t tail = in->cur ? in->cur->len - in->cpos : 0;
@@ -638,6 +806,7 @@ static struct input *input_alloc(const char *name)
 	struct input *in = xcalloc(1, sizeof(*in));
 	in->name = xstrdup(name);
 	in->fd = -1;
+	in->fault_slot = -1;
 	perf_header_init(&in->hdr);
 	perf_evlist_init(&in->el);
 	buf_init(&in->dbuf, DECOMP_LIMIT);
@@ -751,6 +920,12 @@ again:
 			in->map_len = (size_t)st.st_size;
 			in->mapped = true;
 			in->use_pread = true;
+			const char *w = getenv("SCORCH_INPUT_WINDOWS");
+			if (!(w && !strcmp(w, "0")))
+				in->fault_slot = fault_register(m, in->map_len);
+			in->windows = in->fault_slot >= 0;
+			const char *ws = getenv("SCORCH_INPUT_WINDOW");
+			in->window = ws && atol(ws) >= 64 ? (size_t)atol(ws) : WINDOW;
 			if (read_file_header(in, e)) {
 				input_free(in);
 				return NULL;
@@ -866,6 +1041,7 @@ void input_free(struct input *in)
 		return;
 	if (in->mapped)
 		munmap((void *)in->map, in->map_len);
+	fault_unregister(in->fault_slot);
 	if (in->own_fd)
 		close(in->fd);
 	if (in->zd)
@@ -1176,6 +1352,11 @@ void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx)
 int input_next(struct input *in, struct input_rec *rec, struct err *e)
 {
 	int r = next_raw(in, rec, e);
+	if (r <= 0 && in->windows) {
+		int f = input_fault(in, e);
+		if (f)
+			return f;
+	}
 	if (r <= 0) {
 		if (r == 0 && in->dpos < in->dbuf.len)
 			return err_at(e, in->comp_off, "compressed data ends inside a record (%zu bytes left over)",

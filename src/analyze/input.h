@@ -4,10 +4,12 @@
  * and yields raw records one at a time, with COMPRESSED records expanded
  * (one zstd stream across records; a record may span two of them).
  *
- * The data section (file) or stream (pipe) is read with pread/read into
- * refcounted chunks and records are yielded in place: rec->chunk is set and
- * stays valid while someone holds a reference (the ordering queue takes one
- * instead of copying). Decompressed, byte-swapped or misaligned records live
+ * The data section (file) is taken from the file's mapping in windows,
+ * the stream (pipe) read into chunks; either is a refcounted chunk and
+ * records are yielded in place: rec->chunk is set and stays valid while
+ * someone holds a reference (the ordering queue takes one instead of
+ * copying). A file that shrinks while it is read in place is an error
+ * (input_fault), not a SIGBUS. Decompressed, byte-swapped or misaligned records live
  * in a scratch buffer until the next input_next call (no chunk, not
  * stable): the ordering queue copies those. Only a file-format stream read
  * whole is walked in memory (stable).
@@ -35,7 +37,8 @@ struct input_chunk {
 	struct input_chunk **pool;  /* free list it returns to (the input's) */
 	struct input_share *share;  /* else: a chunk of a shared reading */
 	struct input_chunk *next;   /* in the free list */
-	uint8_t data[];
+	bool window;                /* a view of the file's mapping (no bytes of its own) */
+	uint8_t *data;              /* its bytes: just after it, or the window */
 };
 void input_chunk_get(struct input_chunk *c);
 void input_chunk_put(struct input_chunk *c);
@@ -87,10 +90,18 @@ const struct input_stats *input_stats(const struct input *in);
 uint64_t input_size(const struct input *in);
 uint64_t input_pos(const struct input *in);
 const char *input_name(const struct input *in);
+/* A file read in place (its mapping) that could not be read somewhere
+ * (it shrank while being read, or an I/O error: SIGBUS, which input.c
+ * turns into a page of zeros): nonzero with e set to say so, at the
+ * offset, replacing what e held (what was read there was not the file).
+ * 0 otherwise. */
+int input_fault(const struct input *in, struct err *e);
 
 /*
  * Shared reading: n inputs of the same file, parsed alike on n threads
- * (analyze/blocks.h), read its data section once between them. Every
+ * (analyze/blocks.h), read its data section once between them, when it
+ * is read with pread (a file read in place shares the page cache instead:
+ * attaching such an input only leaves). Every
  * input cuts the data into the same chunks (their places follow from the
  * records alone), so the first to need a chunk preads it and the others
  * take a reference to it. A cache only: an input that finds nothing reads

@@ -362,6 +362,11 @@ static int pipeline_flush(struct pipeline *p, int rc)
 static int pipeline_finish(struct pipeline *p, int rc)
 {
 	struct err *e = p->e;
+	/* the file shrank or could not be read while read in place: what
+	 * was made of the bytes there is not the file's, whatever it gave */
+	int fault = rc <= 0 ? input_fault(p->in, e) : 0;
+	if (fault)
+		rc = fault;
 	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
 		struct perf_evlist *el = input_evlist(p->in);
 		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name

@@ -130,6 +130,9 @@ if command -v perf > /dev/null; then
 			strace -f -P "$W/dwarf.data" -e trace=pread64 -o "$W/$o" "$@" > /dev/null 2>&1
 			awk '/pread64/ && $NF ~ /^[0-9]+$/ {s += $NF} END {print s + 0}' "$W/$o"
 		}
+		# (pread's reading: a mapped file is read in place, in windows
+		# of the mapping, each thread its own: checked after these)
+		export SCORCH_INPUT_WINDOWS=0
 		b1=$(rd st1 "$SCORCH" script -j 1 -i "$W/dwarf.data")
 		b2=$(rd st2 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		b3=$(SCORCH_SHARED_READ=0 rd st3 "$SCORCH" script -j 2 -i "$W/dwarf.data")
@@ -150,6 +153,24 @@ if command -v perf > /dev/null; then
 		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
 		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
 		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
+		unset SCORCH_INPUT_WINDOWS
+		# read in place (the default): nothing pread, the same output
+		# and stream as pread's at -j 1, -j 2 and -j 3, with windows of
+		# 4 KiB (a record cut at a window's end every few records) and
+		# of the default size
+		b6=$(rd st6 "$SCORCH" script -j 2 -i "$W/dwarf.data")
+		check "jobs_parity windows: script -j 2 reads the file in place ($b6 bytes pread)" [ "$b6" = 0 ]
+		SCORCH_INPUT_WINDOWS=0 "$SCORCH" perfparser -j 1 --input "$W/dwarf.data" --output "$W/wp0" 2> /dev/null
+		for j in 1 2 3; do
+			for ws in 4096 ""; do
+				SCORCH_INPUT_WINDOW=$ws SCORCH_BLOCK_RECORDS=5 "$SCORCH" script -j $j -i "$W/dwarf.data" \
+					> "$W/ws" 2> /dev/null
+				SCORCH_INPUT_WINDOW=$ws SCORCH_BLOCK_RECORDS=5 "$SCORCH" perfparser -j $j \
+					--input "$W/dwarf.data" --output "$W/wp" 2> /dev/null
+				check "jobs_parity windows: script and perfparser -j $j, windows ${ws:-of the default size}, as pread's" \
+					sh -c 'cmp -s "$1" "$2" && cmp -s "$3" "$4"' _ "$W/ws" "$W/s7" "$W/wp" "$W/wp0"
+			done
+		done
 		# the resolvers' warnings (every file missing: a sysroot and a home
 		# without them) come in -j 1's order, not as the threads meet them:
 		# each block says its own when it is written

@@ -1,12 +1,16 @@
 /* test_input.c: the input front end on synthetic streams: pipe format,
  * HEADER_ATTR, COMPRESSED records whose decompressed records span record
- * boundaries, a truncated stream, a hostile record size. */
+ * boundaries, a truncated stream, a hostile record size; shared reading;
+ * a mapped file read in windows, and one that shrinks while read. */
 #include "test.h"
 #include "analyze/input.h"
 #include "util/hash.h"
 #include <limits.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -284,7 +288,122 @@ static void share_case(int mb, bool truncate)
 
 TEST(input_shared_reading)
 {
+	/* shared reading is pread's: a mapped file is read in place */
+	setenv("SCORCH_INPUT_WINDOWS", "0", 1);
 	share_case(6, false);
 	share_case(40, false); /* more than the table holds */
 	share_case(3, true);
+	unsetenv("SCORCH_INPUT_WINDOWS");
+}
+
+/* ---- a mapped file read in place, in windows (input.c, window_next) ---- */
+
+/* Every record and error as pread gives them, whatever the windows' size
+ * (records cut at window ends at many places), the last record cut short
+ * or not; a lone -j 2 reader never joins a share. */
+static void windows_case(int mb, bool truncate)
+{
+	int fd = share_file(mb, truncate);
+	struct share_reader ref, w;
+	setenv("SCORCH_INPUT_WINDOWS", "0", 1);
+	share_open(&ref, fd, NULL, 0);
+	share_step(&ref, LONG_MAX);
+	unsetenv("SCORCH_INPUT_WINDOWS");
+	CHECK(ref.n > 50);
+	CHECK(truncate ? ref.r < 0 : ref.r == 0);
+	static const char *sizes[] = { "64", "4096", "65544", "1000000", NULL };
+	for (int i = 0; i < 5; i++) {
+		if (sizes[i])
+			setenv("SCORCH_INPUT_WINDOW", sizes[i], 1);
+		else
+			unsetenv("SCORCH_INPUT_WINDOW");
+		struct input_share *s = input_share_new(1);
+		share_open(&w, fd, s, 0);
+		share_step(&w, LONG_MAX);
+		CHECK_EQ(w.n, ref.n);
+		CHECK_EQ(w.h, ref.h);
+		CHECK_EQ(w.r, ref.r);
+		CHECK(!strcmp(w.err, ref.err));
+		CHECK_EQ(input_stats(w.in)->bytes_read, input_stats(ref.in)->bytes_read);
+		CHECK_EQ(input_share_bytes(s), 0); /* nothing pread */
+		struct err e = { 0 };
+		CHECK_EQ(input_fault(w.in, &e), 0);
+		input_free(w.in);
+		input_share_free(s);
+	}
+	unsetenv("SCORCH_INPUT_WINDOW");
+	input_free(ref.in);
+	close(fd);
+}
+
+TEST(input_windows)
+{
+	windows_case(6, false);
+	windows_case(3, true);
+}
+
+/* The file shrinks while it is read in place: SIGBUS, where pread would
+ * have come back short. The reading ends with one error at the first
+ * place that is gone, not a crash, and what was read before is the
+ * file's. A SIGBUS elsewhere still ends the process. */
+TEST(input_windows_file_shrinks)
+{
+	int fd = share_file(6, false);
+	struct share_reader ref, w;
+	setenv("SCORCH_INPUT_WINDOWS", "0", 1);
+	share_open(&ref, fd, NULL, 0);
+	share_step(&ref, 60);
+	unsetenv("SCORCH_INPUT_WINDOWS");
+	CHECK_EQ(ref.n, 60);
+	setenv("SCORCH_INPUT_WINDOW", "1000000", 1);
+	share_open(&w, fd, NULL, 0);
+	share_step(&w, 60);
+	CHECK_EQ(w.h, ref.h);
+	/* cut the file 5000 bytes past where reading is, inside the window */
+	uint64_t at = input_pos(w.in), cut = at + 5000;
+	CHECK_EQ(ftruncate(fd, (off_t)cut), 0);
+	share_step(&w, LONG_MAX);
+	CHECK(w.r < 0);
+	CHECK(strstr(w.err, "could not be read here: it is shorter than when it was opened") != NULL);
+	/* the fault is at the first page past the cut */
+	uint64_t off = strtoull(strrchr(w.err, '@') + 1, NULL, 10);
+	CHECK(off >= (cut & ~(uint64_t)4095) && off < cut + 4096 + 65536);
+	struct err e = { 0 };
+	CHECK(input_fault(w.in, &e) != 0);
+	CHECK_EQ(e.offset, off);
+	input_free(w.in);
+	input_free(ref.in);
+	close(fd);
+
+	/* the slot is free again: a new input reads in place, no fault */
+	fd = share_file(1, false);
+	share_open(&w, fd, NULL, 0);
+	share_step(&w, LONG_MAX);
+	CHECK_EQ(w.r, 0);
+	CHECK_EQ(input_fault(w.in, &e), 0);
+	input_free(w.in);
+	unsetenv("SCORCH_INPUT_WINDOW");
+
+	/* a SIGBUS outside any input's mapping is not ours */
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int dn = open("/dev/null", O_WRONLY);
+		if (dn >= 0)
+			dup2(dn, 2); /* a sanitizer's report of it */
+		int mf = memfd_create("bus", 0);
+		if (mf < 0 || ftruncate(mf, 8192))
+			_exit(3);
+		volatile uint8_t *p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, mf, 0);
+		if (p == MAP_FAILED || ftruncate(mf, 0))
+			_exit(4);
+		(void)p[4096];
+		_exit(5);
+	}
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	/* killed by it (a sanitizer's handler, put back, exits instead) */
+	CHECK(WIFSIGNALED(st) ? WTERMSIG(st) == SIGBUS
+			      : WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) < 3);
+	close(fd);
 }
