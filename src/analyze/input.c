@@ -142,7 +142,7 @@ void input_chunk_put(struct input_chunk *c)
  */
 #define FAULT_SLOTS 64
 static struct fault_slot {
-	uintptr_t lo, hi;        /* 0: free */
+	uintptr_t lo, hi;        /* the mapping; lo 0: free, 1: being taken */
 	uintptr_t at;            /* the first address that faulted, 0: none */
 } fault_slots[FAULT_SLOTS];
 static struct sigaction fault_prev;
@@ -155,8 +155,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	uintptr_t a = (uintptr_t)si->si_addr;
 	for (int i = 0; i < FAULT_SLOTS; i++) {
 		struct fault_slot *f = &fault_slots[i];
-		if (a < __atomic_load_n(&f->lo, __ATOMIC_ACQUIRE) || a >= f->hi)
-			continue;
+		uintptr_t lo = __atomic_load_n(&f->lo, __ATOMIC_ACQUIRE);
+		if (lo <= 1 || a < lo || a >= __atomic_load_n(&f->hi, __ATOMIC_RELAXED))
+			continue; /* free, being taken (1), or not this one */
 		uintptr_t pg = a & ~(page_size - 1);
 		if (mmap((void *)pg, page_size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
 		    MAP_FAILED)
@@ -192,8 +193,8 @@ static int fault_register(const void *p, size_t n)
 		    !__atomic_compare_exchange_n(&fault_slots[i].lo, &free_lo, 1, false, __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED))
 			continue;
-		fault_slots[i].at = 0;
-		fault_slots[i].hi = (uintptr_t)p + n;
+		__atomic_store_n(&fault_slots[i].at, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&fault_slots[i].hi, (uintptr_t)p + n, __ATOMIC_RELAXED);
 		__atomic_store_n(&fault_slots[i].lo, (uintptr_t)p, __ATOMIC_RELEASE);
 		return i;
 	}
@@ -202,8 +203,10 @@ static int fault_register(const void *p, size_t n)
 
 static void fault_unregister(int i)
 {
-	if (i >= 0)
-		__atomic_store_n(&fault_slots[i].lo, 0, __ATOMIC_RELEASE);
+	if (i < 0)
+		return;
+	__atomic_store_n(&fault_slots[i].hi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fault_slots[i].lo, 0, __ATOMIC_RELEASE);
 }
 
 int input_fault(const struct input *in, struct err *e)
@@ -1039,14 +1042,16 @@ void input_free(struct input *in)
 {
 	if (!in)
 		return;
+	/* the last window first: dropping its pages needs the mapping (a
+	 * no chunk outlives its input: input_chunk_put) */
+	input_chunk_put(in->cur);
+	fault_unregister(in->fault_slot); /* before the addresses can be mapped again */
 	if (in->mapped)
 		munmap((void *)in->map, in->map_len);
-	fault_unregister(in->fault_slot);
 	if (in->own_fd)
 		close(in->fd);
 	if (in->zd)
 		ZSTD_freeDStream(in->zd);
-	input_chunk_put(in->cur);
 	if (in->share)
 		input_share_leave(in->share, in->share_reader);
 	input_chunk_put(in->whole);
