@@ -23,6 +23,7 @@
 #include "analyze/a2l.h"
 #include "analyze/inlines.h"
 #include "analyze/symbols.h"
+#include "analyze/stackmem.h"
 #include "analyze/unwind.h"
 #include "util/buf.h"
 
@@ -784,6 +785,9 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool dwarf = has_dwarf_stack(attr, s);
+	if (dwarf)
+		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size < s->stack_user_size
+							 ? s->stack_user_dyn_size : s->stack_user_size);
 	if (dwarf && r->no_dwarf) {
 		dwarf = false;
 		if (r->arch_msg[0]) {
