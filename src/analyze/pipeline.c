@@ -262,7 +262,13 @@ static int pipeline_start(struct pipeline *p)
 	struct sink *sink = p->sink;
 	p->aux_attr = -1;
 	p->sess = session_new();
-	p->ord = order_new(&c->order, deliver, p);
+	/* samples are resolved: the next record's head (its callchain, its
+	 * registers and the top of its stack copy) is asked for while one is
+	 * (order.h; docs/input.md) */
+	struct order_config oc = c->order;
+	if (sink->sample && !oc.prefetch)
+		oc.prefetch = ORDER_PREFETCH;
+	p->ord = order_new(&oc, deliver, p);
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
 	if (p->res)

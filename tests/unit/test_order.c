@@ -32,7 +32,7 @@ static void push(struct order *o, struct rec *r, uint64_t t, int stable)
 
 TEST(order_rounds_flush_previous_max)
 {
-	struct order_config c = { 1 << 20, 1 << 30 };
+	struct order_config c = { .buffer_size = 1 << 20, .max_buffer_size = 1 << 30 };
 	struct order *o = order_new(&c, collect, NULL);
 	static struct rec r[16];
 	ngot = 0;
@@ -58,7 +58,7 @@ TEST(order_rounds_flush_previous_max)
 TEST(order_no_rounds_bounded_and_counts_violations)
 {
 	/* buffer of 4 records: flushes keep it bounded; a late record is a violation */
-	struct order_config c = { 4 * sizeof(struct rec), 64 * sizeof(struct rec) };
+	struct order_config c = { .buffer_size = 4 * sizeof(struct rec), .max_buffer_size = 64 * sizeof(struct rec) };
 	struct order *o = order_new(&c, collect, NULL);
 	static struct rec r[64];
 	ngot = 0;
@@ -77,7 +77,7 @@ TEST(order_no_rounds_bounded_and_counts_violations)
 
 TEST(order_sorts_large_interleaved_input)
 {
-	struct order_config c = { 0, 0 }; /* until rounds */
+	struct order_config c = { .buffer_size = 0 }; /* until rounds */
 	struct order *o = order_new(&c, collect, NULL);
 	static struct rec r[4000];
 	ngot = 0;
