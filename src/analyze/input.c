@@ -148,6 +148,7 @@ static struct fault_slot {
 static struct sigaction fault_prev;
 static uintptr_t page_size;
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER; /* taking and freeing slots */
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
@@ -187,26 +188,31 @@ static int fault_register(const void *p, size_t n)
 	pthread_once(&fault_once, fault_install);
 	if (!page_size)
 		return -1;
-	for (int i = 0; i < FAULT_SLOTS; i++) {
-		uintptr_t free_lo = 0;
-		if (__atomic_load_n(&fault_slots[i].lo, __ATOMIC_RELAXED) ||
-		    !__atomic_compare_exchange_n(&fault_slots[i].lo, &free_lo, 1, false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_RELAXED))
+	/* the handler reads the slots without the lock (it may interrupt
+	 * a holder): a slot is published by its lo, stored last */
+	pthread_mutex_lock(&fault_mu);
+	int got = -1;
+	for (int i = 0; i < FAULT_SLOTS && got < 0; i++) {
+		if (__atomic_load_n(&fault_slots[i].lo, __ATOMIC_RELAXED))
 			continue;
+		__atomic_store_n(&fault_slots[i].lo, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&fault_slots[i].at, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&fault_slots[i].hi, (uintptr_t)p + n, __ATOMIC_RELAXED);
 		__atomic_store_n(&fault_slots[i].lo, (uintptr_t)p, __ATOMIC_RELEASE);
-		return i;
+		got = i;
 	}
-	return -1;
+	pthread_mutex_unlock(&fault_mu);
+	return got;
 }
 
 static void fault_unregister(int i)
 {
 	if (i < 0)
 		return;
+	pthread_mutex_lock(&fault_mu);
 	__atomic_store_n(&fault_slots[i].hi, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fault_slots[i].lo, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fault_mu);
 }
 
 int input_fault(const struct input *in, struct err *e)
