@@ -2,7 +2,8 @@
  * sees begin, every record in time order after the session applied it,
  * every sample resolved and in order (inline and with worker threads: the
  * same), end once also after an error; a sink's positive return stops the
- * run without an error; missing files reach file_warn, not the notes. */
+ * run without an error; missing files reach file_warn, not the notes; a
+ * file that shrinks while read in place ends the run with that error. */
 #include "synth.h"
 #include "analyze/pipeline.h"
 #include "analyze/resolver.h"
@@ -182,5 +183,57 @@ TEST(pipeline_missing_files_reach_file_warn)
 	r.no_elf = 0;
 	CHECK_EQ(run(&r, &b, 1, false), 0);
 	CHECK_EQ(r.no_elf, 0);
+	free(b.p);
+}
+
+/* The file shrinks while the pipeline reads it in place (input.c): the run
+ * ends with the error about the file, at the first offset gone, whatever
+ * was made of what could no longer be read, and end sees it. */
+struct shrink_sink {
+	int fd, samples, ends, end_rc;
+	off_t cut;
+};
+
+static int shrink_sample(void *ctx, struct pipeline *p, const struct resolved_sample *rs)
+{
+	struct shrink_sink *k = ctx;
+	if (++k->samples == 100)
+		CHECK_EQ(ftruncate(k->fd, k->cut), 0);
+	return 0;
+}
+
+static int shrink_end(void *ctx, struct pipeline *p, int rc)
+{
+	struct shrink_sink *k = ctx;
+	k->ends++;
+	k->end_rc = rc;
+	return 0;
+}
+
+TEST(pipeline_file_shrinks_while_read)
+{
+	struct synth_map m;
+	synth_self_map(&m);
+	struct synth_buf b = { 0 };
+	synth_stream(&b, &m, NULL, NR);
+	struct shrink_sink k = { .fd = synth_memfd(&b), .cut = (off_t)(b.n / 2) };
+	setenv("SCORCH_INPUT_WINDOW", "4096", 1);
+	struct pipeline_config c;
+	pipeline_config_init(&c);
+	c.input = "synth";
+	c.input_fd = k.fd;
+	c.kallsyms = "/dev/null";
+	c.warn = quiet;
+	struct sink s = { .ctx = &k, .sample = shrink_sample, .end = shrink_end };
+	struct err e = { 0 };
+	int rc = pipeline_run(&c, &s, &e);
+	unsetenv("SCORCH_INPUT_WINDOW");
+	CHECK(rc < 0);
+	CHECK(k.samples >= 100);
+	CHECK_EQ(k.ends, 1);
+	CHECK(k.end_rc < 0);
+	CHECK(strstr(e.msg, "could not be read here: it is shorter than when it was opened") != NULL);
+	CHECK(e.has_offset && e.offset >= ((uint64_t)k.cut & ~(uint64_t)4095) && e.offset < b.n);
+	close(k.fd);
 	free(b.p);
 }
