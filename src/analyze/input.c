@@ -153,6 +153,7 @@ static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER; /* taking and freei
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	int saved = errno;
 	uintptr_t a = (uintptr_t)si->si_addr;
 	for (int i = 0; i < FAULT_SLOTS; i++) {
 		struct fault_slot *f = &fault_slots[i];
@@ -165,9 +166,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 			break;
 		uintptr_t none = 0;
 		__atomic_compare_exchange_n(&f->at, &none, a, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+		errno = saved;
 		return;
 	}
 	sigaction(sig, &fault_prev, NULL);
+	errno = saved;
 }
 
 static void fault_install(void)
@@ -1048,8 +1051,8 @@ void input_free(struct input *in)
 {
 	if (!in)
 		return;
-	/* the last window first: dropping its pages needs the mapping (a
-	 * no chunk outlives its input: input_chunk_put) */
+	/* the last window first: dropping its pages needs the mapping (no
+	 * other chunk outlives its input: input_chunk_put) */
 	input_chunk_put(in->cur);
 	fault_unregister(in->fault_slot); /* before the addresses can be mapped again */
 	if (in->mapped)
