@@ -433,6 +433,27 @@ static int share_read(struct input *in, struct input_chunk *c, uint64_t off, siz
 	return 0;
 }
 
+/* The data is read up to end (a chunk or window that ends there). */
+static void read_to(struct input *in, uint64_t end)
+{
+	if (end > in->rd_off) {
+		in->st.bytes_read += end - in->rd_off;
+		in->rd_off = end;
+	}
+}
+
+/* The size of a chunk or window for a record of n bytes: base, doubled
+ * until it holds two; -E2BIG past CHUNK_LIMIT. */
+static int chunk_cap(size_t base, size_t n, size_t *cap, struct err *e)
+{
+	*cap = base;
+	if (n > CHUNK_LIMIT)
+		return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n, CHUNK_LIMIT >> 20);
+	while (*cap < n * 2)
+		*cap *= 2;
+	return 0;
+}
+
 /*
  * The next chunk of a shared reading: the data from off, want bytes (fewer
  * where the data ends), taken from the table or read and put there. It
@@ -526,10 +547,7 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 	in->cur = c;
 	in->cur_off = off;
 	in->cpos = 0;
-	if (off + c->len > in->rd_off) {
-		in->st.bytes_read += off + c->len - in->rd_off;
-		in->rd_off = off + c->len;
-	}
+	read_to(in, off + c->len);
 	in->eof = eof;
 	return 0;
 }
@@ -547,11 +565,9 @@ static int window_next(struct input *in, size_t n, struct err *e)
 	if (f)
 		return f;
 	uint64_t pos = in->cur ? in->cur_off + in->cpos : in->rd_off;
-	if (n > CHUNK_LIMIT)
-		return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n, CHUNK_LIMIT >> 20);
-	size_t cap = in->window;
-	while (cap < n * 2)
-		cap *= 2;
+	size_t cap;
+	if ((f = chunk_cap(in->window, n, &cap, e)))
+		return f;
 	uint64_t end = pos > in->rd_end ? pos : in->rd_end;
 	if (end - pos > cap)
 		end = pos + cap;
@@ -569,10 +585,7 @@ static int window_next(struct input *in, size_t n, struct err *e)
 	in->cur = c;
 	in->cur_off = pos;
 	in->cpos = 0;
-	if (end > in->rd_off) {
-		in->st.bytes_read += end - in->rd_off;
-		in->rd_off = end;
-	}
+	read_to(in, end);
 	if (end >= in->rd_end)
 		in->eof = true;
 	return 0;
@@ -598,17 +611,14 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 		if (!in->cur || in->share || in->cur->cap - in->cpos < n ||
 		    in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
 			size_t tail = in->cur ? in->cur->len - in->cpos : 0;
-			size_t cap = READ_CHUNK;
-			while (cap < n * 2)
-				cap *= 2;
-			if (n > CHUNK_LIMIT)
-				return err_set(e, -E2BIG, "a record of %zu bytes is larger than %zu MiB", n,
-					       CHUNK_LIMIT >> 20);
+			size_t cap;
+			int r = chunk_cap(READ_CHUNK, n, &cap, e);
+			if (r)
+				return r;
 			if (in->share) {
 				/* a shared chunk is read whole (up to the data's
 				 * end) and never read into again */
-				int r = share_next(in, in->cur_off + in->cpos, cap, e);
-				if (r)
+				if ((r = share_next(in, in->cur_off + in->cpos, cap, e)))
 					return r;
 				continue;
 			}

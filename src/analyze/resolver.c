@@ -785,9 +785,8 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool dwarf = has_dwarf_stack(attr, s);
-	if (dwarf)
-		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size < s->stack_user_size
-							 ? s->stack_user_dyn_size : s->stack_user_size);
+	if (dwarf) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
+		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size);
 	if (dwarf && r->no_dwarf) {
 		dwarf = false;
 		if (r->arch_msg[0]) {
