@@ -1,6 +1,6 @@
 /*
  * blocks.c: one input analyzed by N threads, each parsing all of it, the
- * file read once between them (see blocks.h: in place, or shared reading:
+ * file read once between them (see blocks.h: shared reading, or in place:
  * input.h).
  *
  * Text: each thread's sink writes to a stdio stream of its own
@@ -688,10 +688,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
 	int rc = 0, started = 0;
-	/* read with pread (input.h, SCORCH_INPUT_WINDOWS=0), the threads
-	 * read the file once between them, unless SCORCH_SHARED_READ is 0
-	 * (tests and benchmarks: each reads it all); read in place, the
-	 * inputs do not join it */
+	/* read with pread (input.h; the default), the threads read the file
+	 * once between them, unless SCORCH_SHARED_READ is 0 (tests and
+	 * benchmarks: each reads it all); read in place
+	 * (SCORCH_INPUT_WINDOWS=1), the inputs do not join it */
 	const char *sr = getenv("SCORCH_SHARED_READ");
 	struct input_share *share = sr && !strcmp(sr, "0") ? NULL : input_share_new(n);
 	/* and their unwinders convert each CFI row once between them, unless

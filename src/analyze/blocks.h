@@ -2,9 +2,9 @@
  * blocks.h: one input analyzed by N threads, each parsing all of it.
  *
  * Every thread runs a whole pipeline of its own over the same file (its own
- * input, ordering queue, session, resolver, sink; each input reads the
- * file in place from its mapping, so the page cache is the one copy, or,
- * read with pread, the inputs share the chunks they read: input.h): the records come out of
+ * input, ordering queue, session, resolver, sink; the inputs share the
+ * chunks they pread, or, read in place (SCORCH_INPUT_WINDOWS=1), each reads
+ * the file from its own mapping: input.h): the records come out of
  * every ordering queue in the same order, so they are numbered alike and cut
  * into blocks of the same records. Each thread applies every record to its
  * session, but hands only its own blocks (block b is thread b % N's) to its

@@ -1,15 +1,14 @@
 /*
  * input.c: perf.data and pipe streams in, raw records out (see input.h).
  *
- * File mode maps the file for its header, attrs and features, and takes
- * the data section from the same mapping in windows: refcounted chunks
- * that point into it (window_next), records handed out in place, no copy;
- * a window no record is held from any more has its pages dropped from
- * the process (window_drop), so the mapping's resident part stays the
- * records in use. Where the mapping cannot be used that way (no SIGBUS
- * slot left, SCORCH_INPUT_WINDOWS=0) the data is pread into chunks, and
- * inputs of one file on several threads may share those chunks (shared
- * reading, below). Pipe mode (header size 16, from a pipe or a saved
+ * File mode maps the file for its header, attrs and features, and preads
+ * the data section into chunks; inputs of one file on several threads may
+ * share those chunks (shared reading, below). With SCORCH_INPUT_WINDOWS=1
+ * the data is taken from the same mapping in windows instead: refcounted
+ * chunks that point into it (window_next), records handed out in place, no
+ * copy; a window no record is held from any more has its pages dropped
+ * from the process (window_drop), so the mapping's resident part stays the
+ * records in use (where no SIGBUS slot is left, pread again). Pipe mode (header size 16, from a pipe or a saved
  * stream) reads into chunks as the stream comes. COMPRESSED records feed one
  * zstd stream whose output is cut into records; a record may continue in the
  * next COMPRESSED record, so the partial tail is kept.
@@ -942,8 +941,13 @@ again:
 			in->map_len = (size_t)st.st_size;
 			in->mapped = true;
 			in->use_pread = true;
+			/* the data with pread by default: read in place, every
+			 * page of the mapping is first touched once, which costs
+			 * more than the copy where the hypervisor shadows page
+			 * tables (docs/input.md: 1.8x the CPU on such a VM, 0.8x
+			 * on another); SCORCH_INPUT_WINDOWS=1 reads in place */
 			const char *w = getenv("SCORCH_INPUT_WINDOWS");
-			if (!(w && !strcmp(w, "0")))
+			if (w && *w && strcmp(w, "0"))
 				in->fault_slot = fault_register(m, in->map_len);
 			in->windows = in->fault_slot >= 0;
 			const char *ws = getenv("SCORCH_INPUT_WINDOW");

@@ -4,8 +4,9 @@
  * and yields raw records one at a time, with COMPRESSED records expanded
  * (one zstd stream across records; a record may span two of them).
  *
- * The data section (file) is taken from the file's mapping in windows,
- * the stream (pipe) read into chunks; either is a refcounted chunk and
+ * The data section (file) is pread into chunks (or, SCORCH_INPUT_WINDOWS=1,
+ * taken from the file's mapping in windows), the stream (pipe) read into
+ * chunks; either is a refcounted chunk and
  * records are yielded in place: rec->chunk is set and stays valid while
  * someone holds a reference (the ordering queue takes one instead of
  * copying). A file that shrinks while it is read in place is an error

@@ -130,8 +130,9 @@ if command -v perf > /dev/null; then
 			strace -f -P "$W/dwarf.data" -e trace=pread64 -o "$W/$o" "$@" > /dev/null 2>&1
 			awk '/pread64/ && $NF ~ /^[0-9]+$/ {s += $NF} END {print s + 0}' "$W/$o"
 		}
-		# (pread's reading: a mapped file is read in place, in windows
-		# of the mapping, each thread its own: checked after these)
+		# (pread's reading, the default; read in place, in windows of
+		# the mapping, each thread its own: checked after these)
+		b0=$(rd st0 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		export SCORCH_INPUT_WINDOWS=0
 		b1=$(rd st1 "$SCORCH" script -j 1 -i "$W/dwarf.data")
 		b2=$(rd st2 "$SCORCH" script -j 2 -i "$W/dwarf.data")
@@ -143,6 +144,8 @@ if command -v perf > /dev/null; then
 		# chunks it then reads again); without sharing, twice
 		check "jobs_parity blocks: script -j 2 reads the file once ($b1 and $b2 bytes)" \
 			[ "$b1" -gt 1000000 -a "$b2" -le $((b1 + b1 / 2)) ]
+		check "jobs_parity blocks: the default reads with pread, once ($b0 bytes)" \
+			[ "$b0" -ge "$b1" -a "$b0" -le $((b1 + b1 / 2)) ]
 		check "jobs_parity blocks: script -j 2 without shared reading reads it twice ($b3 bytes)" \
 			[ "$b3" -ge $((2 * b1)) ]
 		check "jobs_parity blocks: perfparser -j 2 reads the file once ($b4 bytes)" \
@@ -153,14 +156,14 @@ if command -v perf > /dev/null; then
 		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
 		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
 		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
-		unset SCORCH_INPUT_WINDOWS
-		# read in place (the default): nothing pread, the same output
+		# read in place (SCORCH_INPUT_WINDOWS=1): nothing pread, the same output
 		# and stream as pread's at -j 1, -j 2 and -j 3, with windows of
 		# 4 KiB (a record cut at a window's end every few records) and
 		# of the default size
+		"$SCORCH" perfparser -j 1 --input "$W/dwarf.data" --output "$W/wp0" 2> /dev/null
+		export SCORCH_INPUT_WINDOWS=1
 		b6=$(rd st6 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		check "jobs_parity windows: script -j 2 reads the file in place ($b6 bytes pread)" [ "$b6" = 0 ]
-		SCORCH_INPUT_WINDOWS=0 "$SCORCH" perfparser -j 1 --input "$W/dwarf.data" --output "$W/wp0" 2> /dev/null
 		for j in 1 2 3; do
 			for ws in 4096 ""; do
 				SCORCH_INPUT_WINDOW=$ws SCORCH_BLOCK_RECORDS=5 "$SCORCH" script -j $j -i "$W/dwarf.data" \
@@ -171,6 +174,7 @@ if command -v perf > /dev/null; then
 					sh -c 'cmp -s "$1" "$2" && cmp -s "$3" "$4"' _ "$W/ws" "$W/s7" "$W/wp" "$W/wp0"
 			done
 		done
+		unset SCORCH_INPUT_WINDOWS
 		# the resolvers' warnings (every file missing: a sysroot and a home
 		# without them) come in -j 1's order, not as the threads meet them:
 		# each block says its own when it is written

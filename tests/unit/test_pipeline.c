@@ -217,6 +217,7 @@ TEST(pipeline_file_shrinks_while_read)
 	struct synth_buf b = { 0 };
 	synth_stream(&b, &m, NULL, NR);
 	struct shrink_sink k = { .fd = synth_memfd(&b), .cut = (off_t)(b.n / 2) };
+	setenv("SCORCH_INPUT_WINDOWS", "1", 1); /* in place (pread is the default) */
 	setenv("SCORCH_INPUT_WINDOW", "4096", 1);
 	struct pipeline_config c;
 	pipeline_config_init(&c);
@@ -228,6 +229,7 @@ TEST(pipeline_file_shrinks_while_read)
 	struct err e = { 0 };
 	int rc = pipeline_run(&c, &s, &e);
 	unsetenv("SCORCH_INPUT_WINDOW");
+	unsetenv("SCORCH_INPUT_WINDOWS");
 	CHECK(rc < 0);
 	CHECK(k.samples >= 100);
 	CHECK_EQ(k.ends, 1);
