@@ -7,8 +7,9 @@
 # turn, so that a change of machine load hits all of them alike:
 #   scorch script -j 1 / -j 2              (> /dev/null)
 #   scorch perfparser -j 1 / -j 2          (--output /dev/null)
-#   both -j 2 again with SCORCH_INPUT_WINDOWS=0 ("pread": the data pread
-#   into chunks the threads share, as before the file was read in place)
+#   both -j 2 again with SCORCH_INPUT_WINDOWS=1 ("in place": each thread
+#   reads the file from its own mapping instead of the chunks the threads
+#   pread and share)
 #   two scorch script -j 1 at once         (the machine's ceiling for two
 #                                           threads: what -j 2 would reach if
 #                                           its threads repeated no work)
@@ -48,16 +49,16 @@ cmp -s "$W/s1" "$W/s2" && cmp -s "$W/p1" "$W/p2" ||
 	{ echo "jobs_bench: -j 1 and -j 2 outputs differ" >&2; exit 1; }
 rm -f "$W"/s? "$W"/p?
 
-names=("script -j 1" "script -j 2" "script -j 2 (pread)" "perfparser -j 1" "perfparser -j 2"
-       "perfparser -j 2 (pread)" "2 x script -j 1 at once" "hotspot-perfparser")
+names=("script -j 1" "script -j 2" "script -j 2 (in place)" "perfparser -j 1" "perfparser -j 2"
+       "perfparser -j 2 (in place)" "2 x script -j 1 at once" "hotspot-perfparser")
 run() { # INDEX
 	case $1 in
 	0) "$S" script -j 1 -i "$F" ;;
 	1) "$S" script -j 2 -i "$F" ;;
-	2) SCORCH_INPUT_WINDOWS=0 "$S" script -j 2 -i "$F" ;;
+	2) SCORCH_INPUT_WINDOWS=1 "$S" script -j 2 -i "$F" ;;
 	3) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
 	4) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
-	5) SCORCH_INPUT_WINDOWS=0 "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
+	5) SCORCH_INPUT_WINDOWS=1 "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
 	6) "$S" script -j 1 -i "$F" > /dev/null & "$S" script -j 1 -i "$F" > /dev/null; wait ;;
 	7) "$HP" --input "$F" --output /dev/null ;;
 	esac
@@ -89,8 +90,8 @@ rounds() {
 	paste "$W/r$1" "$W/r$2" | awk '{printf "%.4f\n", $1 / $4}' | sort -n |
 		awk '{a[NR]=$1} END {printf "%.2fx (rounds %.2f to %.2f)", a[int((NR+1)/2)], a[1], a[NR]}'
 }
-echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (pread: $(ratio "${wall[0]}" "${wall[2]}")x); median of the rounds: $(rounds 0 1)"
-echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (pread: $(ratio "${wall[3]}" "${wall[5]}")x); median of the rounds: $(rounds 3 4)"
+echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (in place: $(ratio "${wall[0]}" "${wall[2]}")x); median of the rounds: $(rounds 0 1)"
+echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (in place: $(ratio "${wall[3]}" "${wall[5]}")x); median of the rounds: $(rounds 3 4)"
 # two -j 1 at once do twice the work of one in this wall time: 2 x alone / both
 # is the most any -j 2 can gain here (cores shared with other work, caches
 # and memory bandwidth shared between the two)

@@ -39,7 +39,10 @@ struct input_chunk {
 	struct input_share *share;  /* else: a chunk of a shared reading */
 	struct input_chunk *next;   /* in the free list */
 	bool window;                /* a view of the file's mapping (no bytes of its own) */
-	uint8_t *data;              /* its bytes: just after it, or the window */
+	struct input_chunk *under;  /* else: a view of this shared chunk, which it
+				     * holds one reference to (one input's: see
+				     * share_view in input.c) */
+	uint8_t *data;              /* its bytes: just after it, the window, or under's */
 };
 void input_chunk_get(struct input_chunk *c);
 void input_chunk_put(struct input_chunk *c);

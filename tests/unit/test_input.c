@@ -296,6 +296,51 @@ TEST(input_shared_reading)
 	unsetenv("SCORCH_INPUT_WINDOWS");
 }
 
+/* A reader's records hold references to its own view of a shared chunk
+ * (share_view), never to the shared chunk, whose count both readers would
+ * otherwise move at every record: however many records a reader holds,
+ * the shared chunk has one reference from it. The bytes are the shared
+ * chunk's (no copy), and what the views hold is let go with them. */
+TEST(input_shared_reading_views)
+{
+	setenv("SCORCH_INPUT_WINDOWS", "0", 1);
+	int fd = share_file(4, false);
+	struct input_share *s = input_share_new(2);
+	struct share_reader a, b;
+	share_open(&a, fd, s, 0);
+	share_open(&b, fd, s, 1);
+	struct input_chunk *held[64];
+	int nh = 0, views = 0;
+	struct input_rec rec;
+	struct err e = { 0 };
+	while (input_next(a.in, &rec, &e) > 0) {
+		CHECK(rec.chunk != NULL);
+		struct input_chunk *u = rec.chunk->under;
+		CHECK(u != NULL && rec.chunk->share == NULL && u->share == s);
+		CHECK(rec.p >= u->data && rec.p + rec.size <= u->data + u->len);
+		/* b comes for the same chunk: it gets a view of its own */
+		share_step(&b, 1);
+		if (nh < 64) {
+			input_chunk_get(rec.chunk);
+			held[nh++] = rec.chunk;
+		}
+		/* a's records, held or not, count once on the shared chunk;
+		 * b's view, a's view and the table hold at most one each */
+		CHECK(__atomic_load_n(&u->refs, __ATOMIC_RELAXED) <= 3);
+		views += nh > 1 && held[nh - 1] != held[nh - 2];
+	}
+	CHECK(views > 0); /* the held records span chunks */
+	share_step(&b, LONG_MAX);
+	CHECK_EQ(b.r, 0);
+	for (int i = 0; i < nh; i++)
+		input_chunk_put(held[i]);
+	input_free(a.in);
+	input_free(b.in);
+	input_share_free(s);
+	unsetenv("SCORCH_INPUT_WINDOWS");
+	close(fd);
+}
+
 /* ---- a mapped file read in place, in windows (input.c, window_next) ---- */
 
 /* Every record and error as pread gives them, whatever the windows' size
