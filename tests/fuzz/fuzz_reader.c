@@ -12,6 +12,8 @@
  * abort().
  * Bit 4, on the pipe path: no temporary file can be made, so a file-format
  * stream is read into memory instead of kept in a file (input.c).
+ * Bit 5: a file's data is read in place from its mapping
+ * (SCORCH_INPUT_WINDOWS=1) instead of pread; bit 6: in windows of 4 KiB.
  */
 #include "analyze/blocks.h"
 #include "analyze/pipeline.h"
@@ -133,6 +135,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
+	/* bit 5: a file is read in place (windows of its mapping; of 4 KiB
+	 * with bit 6, records cut at their ends) instead of pread */
+	if (mode & 32)
+		setenv("SCORCH_INPUT_WINDOWS", "1", 1);
+	else
+		unsetenv("SCORCH_INPUT_WINDOWS");
+	if (mode & 64)
+		setenv("SCORCH_INPUT_WINDOW", "4096", 1);
+	else
+		unsetenv("SCORCH_INPUT_WINDOW");
 	if (mode & 8) {
 		setenv("SCORCH_BLOCK_RECORDS", "2", 1);
 		run_blocks(data, size, mode & 1);
