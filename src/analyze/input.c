@@ -974,11 +974,11 @@ again:
 			in->map_len = (size_t)st.st_size;
 			in->mapped = true;
 			in->use_pread = true;
-			/* the data with pread by default: read in place, every
-			 * page of the mapping is first touched once, which costs
-			 * more than the copy where the hypervisor shadows page
-			 * tables (docs/input.md: 1.8x the CPU on such a VM, 0.8x
-			 * on another); SCORCH_INPUT_WINDOWS=1 reads in place */
+			/* the data with pread by default: read in place, it
+			 * saves the copy but touches every page of the mapping,
+			 * which cost more than the copy on some VMs
+			 * (docs/input.md: 1.24-1.80x the CPU on one, 0.81x on
+			 * another); SCORCH_INPUT_WINDOWS=1 reads in place */
 			const char *w = getenv("SCORCH_INPUT_WINDOWS");
 			if (w && *w && strcmp(w, "0"))
 				in->fault_slot = fault_register(m, in->map_len);

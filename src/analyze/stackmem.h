@@ -32,12 +32,13 @@ struct stackmem {
 /*
  * Ask for the first STACKMEM_PREFETCH bytes of a sample's stack copy
  * before the work that comes ahead of unwinding it (the kernel frames):
- * the copy is read where the page cache holds the file (input.c reads it
- * in place), and the walk's first reads of it, each a miss to memory,
- * were most of apply_rule's time (`perf annotate` on the 1.2 GB build
- * recording). Measured (CPU time, `scorch perfparser`, pinned,
- * alternating rounds, prefetching at the unwinder's start): 512 bytes
- * 0.952, 1 KiB 0.933, 2 KiB 0.925, 4 KiB 0.905-0.933, 16 KiB 0.960.
+ * read in place (SCORCH_INPUT_WINDOWS=1), the copy is read where the page
+ * cache holds the file, and the walk's first reads of it, each a miss to
+ * memory, were most of apply_rule's time (`perf annotate` on the 1.2 GB
+ * build recording). Measured that way (CPU time, `scorch perfparser`,
+ * pinned, alternating rounds, prefetching at the unwinder's start): 512
+ * bytes 0.952, 1 KiB 0.933, 2 KiB 0.925, 4 KiB 0.905-0.933, 16 KiB 0.960.
+ * With the data pread (the default), no change measured (docs/input.md).
  */
 #define STACKMEM_PREFETCH 4096
 
