@@ -8,10 +8,11 @@
  * chunks that point into it (window_next), records handed out in place, no
  * copy; a window no record is held from any more has its pages dropped
  * from the process (window_drop), so the mapping's resident part stays the
- * records in use (where no SIGBUS slot is left, pread again). Pipe mode (header size 16, from a pipe or a saved
- * stream) reads into chunks as the stream comes. COMPRESSED records feed one
- * zstd stream whose output is cut into records; a record may continue in the
- * next COMPRESSED record, so the partial tail is kept.
+ * records in use (where no SIGBUS slot is left, pread again). Pipe mode
+ * (header size 16, from a pipe or a saved stream) reads into chunks as the
+ * stream comes. COMPRESSED records feed one zstd stream whose output is cut
+ * into records; a record may continue in the next COMPRESSED record, so the
+ * partial tail is kept.
  *
  * Records are handed out 8-byte aligned: a misaligned one (hostile sizes) or
  * one that must be byte-swapped is copied to a scratch buffer first.
