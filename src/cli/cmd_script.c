@@ -66,8 +66,8 @@ int cmd_script(int argc, char **argv)
 	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
-	/* -j N: N threads, each parsing the whole file (its one copy in the
-	 * page cache) and resolving every N-th block of it (analyze/blocks.h);
+	/* -j N: N threads, each parsing the whole file (read once between
+	 * them) and resolving every N-th block of it (analyze/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
 	 * --raw), samples resolve on worker
 	 * threads as for the other commands (analyze/workers.h) */
