@@ -290,6 +290,11 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 }
 const char *input_name(const struct input *in) { return in->name; }
 
+bool input_in_place(const struct input *in)
+{
+	return in->windows;
+}
+
 /* ---- shared reading (input.h) ------------------------------------------ */
 
 /* Chunks read and wanted by a reader that has not taken them yet. Readers

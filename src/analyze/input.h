@@ -94,6 +94,9 @@ const struct input_stats *input_stats(const struct input *in);
 uint64_t input_size(const struct input *in);
 uint64_t input_pos(const struct input *in);
 const char *input_name(const struct input *in);
+/* Whether the data is read in place, from the file's mapping
+ * (SCORCH_INPUT_WINDOWS=1; else it is pread into chunks, or a stream). */
+bool input_in_place(const struct input *in);
 /* A file read in place (its mapping) that could not be read somewhere
  * (it shrank while being read, or an I/O error: SIGBUS, which input.c
  * turns into a page of zeros): nonzero with e set to say so, at the

@@ -262,17 +262,23 @@ static int pipeline_start(struct pipeline *p)
 	struct sink *sink = p->sink;
 	p->aux_attr = -1;
 	p->sess = session_new();
-	/* samples are resolved: the next record's head (its callchain, its
-	 * registers and the top of its stack copy) is asked for while one is
-	 * (order.h; docs/input.md) */
+	/* samples are resolved from records read in place: the next record's
+	 * head (its callchain, its registers and the top of its stack copy)
+	 * is asked for while one is (order.h; docs/input.md), and the stack
+	 * copy's first bytes as its sample is resolved. With the data pread
+	 * into chunks (the default) both were only work: the chunk was just
+	 * copied, and neither changed the time measurably */
+	bool in_place = input_in_place(p->in);
 	struct order_config oc = c->order;
-	if (sink->sample && !oc.prefetch)
+	if (sink->sample && !oc.prefetch && in_place)
 		oc.prefetch = ORDER_PREFETCH;
 	p->ord = order_new(&oc, deliver, p);
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
-	if (p->res)
+	if (p->res) {
 		resolver_set_warn(p->res, route_warning, (void *)c);
+		resolver_set_stack_prefetch(p->res, in_place);
+	}
 	if (c->blocks) {
 		p->blk_mine = c->blocks->index == 0;
 		input_set_meta_hook(p->in, block_meta, p);

@@ -63,6 +63,7 @@ struct resolver {
 	bool has_pre;
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
 	bool defer_a2l;           /* leave them to the caller (worker threads) */
+	bool stack_prefetch;      /* resolver_set_stack_prefetch */
 	struct resolver_deferred *def; /* the last sample's deferred names */
 	size_t def_cap;
 	uint32_t nr_def;
@@ -250,6 +251,11 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh)
 {
 	unwinder_set_share(r->unw, sh);
+}
+
+void resolver_set_stack_prefetch(struct resolver *r, bool on)
+{
+	r->stack_prefetch = on;
 }
 
 void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
@@ -785,7 +791,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	bool dwarf = has_dwarf_stack(attr, s);
-	if (dwarf) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
+	if (dwarf && r->stack_prefetch) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
 		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size);
 	if (dwarf && r->no_dwarf) {
 		dwarf = false;

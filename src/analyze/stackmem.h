@@ -38,7 +38,9 @@ struct stackmem {
  * build recording). Measured that way (CPU time, `scorch perfparser`,
  * pinned, alternating rounds, prefetching at the unwinder's start): 512
  * bytes 0.952, 1 KiB 0.933, 2 KiB 0.925, 4 KiB 0.905-0.933, 16 KiB 0.960.
- * With the data pread (the default), no change measured (docs/input.md).
+ * With the data pread (the default), no change measured (docs/input.md),
+ * so the resolver asks only for records read in place
+ * (resolver_set_stack_prefetch).
  */
 #define STACKMEM_PREFETCH 4096
 

@@ -354,6 +354,7 @@ static void windows_case(int mb, bool truncate)
 	share_open(&ref, fd, NULL, 0);
 	share_step(&ref, LONG_MAX);
 	setenv("SCORCH_INPUT_WINDOWS", "1", 1); /* in place (pread is the default) */
+	CHECK(!input_in_place(ref.in)); /* the pipeline asks for no prefetches */
 	CHECK(ref.n > 50);
 	CHECK(truncate ? ref.r < 0 : ref.r == 0);
 	static const char *sizes[] = { "64", "4096", "65544", "1000000", NULL };
@@ -364,6 +365,7 @@ static void windows_case(int mb, bool truncate)
 			unsetenv("SCORCH_INPUT_WINDOW");
 		struct input_share *s = input_share_new(1);
 		share_open(&w, fd, s, 0);
+		CHECK(input_in_place(w.in)); /* and for them here */
 		share_step(&w, LONG_MAX);
 		CHECK_EQ(w.n, ref.n);
 		CHECK_EQ(w.h, ref.h);
