@@ -26,7 +26,9 @@
 # of the same kind: valgrind is ~50x slower) and prints how many more -j 2
 # executes: the work its threads repeat, which bounds -j 2 at
 # 2 / (1 + more) even on an idle machine, and which stays steady in an hour
-# when the wall times move by a third.
+# when the wall times move by a third. Both bounds together: 2 / (tax x
+# (1 + more)), tax being the CPU two runs at once cost over the same runs
+# apart (printed after the ceiling).
 # Usage: bench/jobs_bench.sh [FILE]   (RUNS=5 by default)
 set -u
 cd "$(dirname "$0")/.."
@@ -97,6 +99,11 @@ echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (in place
 # and memory bandwidth shared between the two)
 ceil=$(paste "$W/r0" "$W/r6" | awk '{printf "%.4f\n", 2 * $1 / $4}' | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
 echo "machine ceiling for 2 threads (2 x script -j 1 alone / both at once, median of the rounds): ${ceil}x"
+# the CPU the same work costs when two runs share the machine: both at once
+# / 2 x alone (caches, memory and whatever the host shares between the two
+# virtual CPUs); -j 2 pays it too, on top of the work its threads repeat
+tax=$(paste "$W/r0" "$W/r6" | awk '{printf "%.4f\n", ($5 + $6) / (2 * ($2 + $3))}' | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+echo "CPU of the same work, two runs at once / apart (median of the rounds): ${tax}x; so -j 2 at most $(echo "2 / $tax" | bc -l | awk '{printf "%.2f", $1}')x even if its threads repeated nothing"
 if [ "$n" = 8 ]; then
 	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[7]}" "${wall[3]}")x, cpu $(ratio "${cpu[7]}" "${cpu[3]}")x"
 	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[7]}" "${wall[4]}")x, cpu $(ratio "${cpu[7]}" "${cpu[4]}")x"
@@ -119,6 +126,7 @@ if [ -n "${CALLGRIND:-}" ]; then
 		echo "callgrind $c on $CALLGRIND: -j 1 $(echo "${ins[1]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M," \
 			"-j 2 $(echo "${ins[2]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M" \
 			"(+$(echo "(${ins[2]} - ${ins[1]}) * 100 / ${ins[1]}" | bc -l | awk '{printf "%.1f", $1}')%;" \
-			"-j 2 at most $(echo "2 * ${ins[1]} / ${ins[2]}" | bc -l | awk '{printf "%.2f", $1}')x)"
+			"-j 2 at most $(echo "2 * ${ins[1]} / ${ins[2]}" | bc -l | awk '{printf "%.2f", $1}')x;" \
+			"with the CPU tax above $(echo "2 * ${ins[1]} / ${ins[2]} / $tax" | bc -l | awk '{printf "%.2f", $1}')x)"
 	done
 fi
