@@ -30,14 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define BLOCK_RECORDS 1024
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 #define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
-#define DIRECT_MIN ((size_t)64 << 10)  /* text written past stdio's buffer from this size */
 
 /* A record handed over (on_hand), its bytes in the block's data: ordered,
  * every record, for the one sink; text, a sample whose names are decided
@@ -75,7 +73,6 @@ struct blocks {
 	const struct pipeline_config *cfg;
 	int n;
 	FILE *out;
-	int out_fd;                      /* out's descriptor, or -1 (not a file's stream) */
 	struct sink *ordered;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -198,33 +195,6 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 	return 0;
 }
 
-/* Text of a block to the output. A stretch of DIRECT_MIN bytes or more is
- * written to the descriptor itself, after what stdio holds: through stdio
- * it was copied into its buffer first (a block's text is ~1 MB; callgrind,
- * `script -j 2` on the 0.22 GB build recording: 14 M instructions of
- * copying). 0, or -EIO with errno saying why. */
-static int out_text(struct blocks *B, const void *data, size_t n)
-{
-	const char *p = data;
-	if (B->out_fd < 0 || n < DIRECT_MIN) {
-		fwrite(p, 1, n, B->out);
-		return 0; /* its error: ferror, after the block */
-	}
-	if (fflush(B->out))
-		return -EIO;
-	while (n) {
-		ssize_t w = write(B->out_fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -EIO;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Write block b. Ordered: replay its records on the sink, in order. Text:
  * its text, with each kept sample's text made at its place by the owner's
  * sink. Outside the lock; one writer at a time. */
@@ -249,18 +219,18 @@ static int block_write(struct blocks *B, struct block *b)
 			rc = pipeline_replay(t->p, B->ordered, &ev, rs, &k->st);
 			continue;
 		}
-		if (k->at > pos && (rc = out_text(B, b->text.data + pos, k->at - pos)))
-			break;
+		if (k->at > pos)
+			fwrite(b->text.data + pos, 1, k->at - pos, B->out);
 		pos = k->at;
 		tmp.len = 0;
 		if (!rs || t->sink.format(t->sink.ctx, rs, &tmp))
 			rc = -EINVAL; /* eligible() promised format() takes every sample */
 		else
-			rc = out_text(B, tmp.data, tmp.len);
+			fwrite(tmp.data, 1, tmp.len, B->out);
 	}
 	b->nr_kept = 0;
 	if (!B->ordered && !rc && b->text.len > pos)
-		rc = out_text(B, b->text.data + pos, b->text.len - pos);
+		fwrite(b->text.data + pos, 1, b->text.len - pos, B->out);
 	buf_release(&tmp);
 	if (!B->ordered && !rc && ferror(B->out))
 		rc = -EIO;
@@ -705,7 +675,6 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	B->cfg = c;
 	B->n = n;
 	B->out = bc->out;
-	B->out_fd = bc->out && !bc->ordered ? fileno(bc->out) : -1;
 	B->ordered = bc->ordered;
 	pthread_mutex_init(&B->mu, NULL);
 	pthread_cond_init(&B->cv, NULL);
