@@ -37,7 +37,7 @@ done
 # shared reading's chunks go back to its pool and are taken again, the
 # blocks are handed over, the unwinders share CFI rows): no race reported.
 # (Before the shared chunks' count was annotated, input.c, script -j 3
-# reported one in a third of the runs.)
+# reported one in 9 of 22 runs.)
 perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$W/hg.data" "$W/w" 500 > /dev/null 2>&1
 for j in 2 3; do
 	for cmd in script perfparser; do
