@@ -140,6 +140,12 @@ int cli_run_plain(struct pipeline_config *c, struct sink *sink)
 	struct err e = { 0 };
 	if (!pipeline_run(c, sink, &e))
 		return EXIT_OK;
+	if (ferror(stdout) && !e.has_offset) {
+		/* the sink stopped because writing its output failed: say that,
+		 * as script -j N does (blocks.c), not "analysis failed" */
+		e = (struct err){ 0 };
+		err_set(&e, -EIO, "writing the output failed (%s)", strerror(EIO));
+	}
 	cli_print_err(c->input, &e);
 	return EXIT_BADINPUT;
 }

@@ -46,8 +46,9 @@ extern const char cli_filter_usage[];
  * terminal and progress is allowed). Prints the error; returns an exit code. */
 int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progress);
 
-/* Run the pipeline with sink, no progress bar; prints the error. Returns
- * an exit code (2 on any error). */
+/* Run the pipeline with sink, no progress bar; prints the error (a sink
+ * that stopped on a failed write to stdout: "writing the output failed").
+ * Returns an exit code (2 on any error). */
 int cli_run_plain(struct pipeline_config *c, struct sink *sink);
 
 /* Warn on stderr when the profile has no samples (saying why: filters,

@@ -4,7 +4,6 @@
 #include "analyze/blocks.h"
 #include "analyze/workers.h"
 #include "output/script.h"
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,15 +86,5 @@ int cmd_script(int argc, char **argv)
 	}
 	struct sink sink;
 	script_sink_init(&sink, stdout, &s.so);
-	struct err e = { 0 };
-	if (!pipeline_run(&s.a.pc, &sink, &e))
-		return EXIT_OK;
-	if (ferror(stdout) && !e.has_offset) {
-		/* the sink stopped because writing failed: say that, as -j N
-		 * does (blocks.c), not the pipeline's "analysis failed" */
-		e = (struct err){ 0 };
-		err_set(&e, -EIO, "writing the output failed (%s)", strerror(EIO));
-	}
-	cli_print_err(s.a.pc.input, &e);
-	return EXIT_BADINPUT;
+	return cli_run_plain(&s.a.pc, &sink);
 }
