@@ -9,6 +9,7 @@ build_workload leaf_mid.c "$W/w" -O1 -g -fno-omit-frame-pointer -pthread
 perf record -q -e cpu-clock -F 1000 -g -o "$W/fp.data" "$W/w" 100 > /dev/null 2>&1
 perf record -q -e cpu-clock -F 500 --call-graph dwarf -o "$W/dw.data" "$W/w" 100 > /dev/null 2>&1
 vg() { valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "$@"; }
+hg() { valgrind -q --tool=helgrind --error-exitcode=99 "$@"; }
 for f in "$W/fp.data" "$W/dw.data" "$TOP/tests/data/peer/vector_static_gcc/perf.data.zstd"; do
 	n=$(basename "$f")
 	for cmd in stats header script report perfparser; do
@@ -42,10 +43,9 @@ perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$W/hg.data" "$W/w" 50
 for j in 2 3; do
 	for cmd in script perfparser; do
 		case $cmd in
-		perfparser) SCORCH_BLOCK_RECORDS=5 valgrind -q --tool=helgrind --error-exitcode=99 "$SCORCH" perfparser \
-				-j $j --input "$W/hg.data" --output /dev/null > /dev/null 2> "$W/err" ;;
-		*) SCORCH_BLOCK_RECORDS=5 valgrind -q --tool=helgrind --error-exitcode=99 "$SCORCH" script -j $j \
-				-i "$W/hg.data" > /dev/null 2> "$W/err" ;;
+		perfparser) SCORCH_BLOCK_RECORDS=5 hg "$SCORCH" perfparser -j $j --input "$W/hg.data" \
+				--output /dev/null > /dev/null 2> "$W/err" ;;
+		*) SCORCH_BLOCK_RECORDS=5 hg "$SCORCH" script -j $j -i "$W/hg.data" > /dev/null 2> "$W/err" ;;
 		esac
 		rc=$?
 		check "helgrind/hg.data ($(stat -c %s "$W/hg.data") bytes) $cmd -j $j in blocks of 5 (rc $rc)" \
