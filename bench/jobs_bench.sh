@@ -97,12 +97,18 @@ echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (in place
 # two -j 1 at once do twice the work of one in this wall time: 2 x alone / both
 # is the most any -j 2 can gain here (cores shared with other work, caches
 # and memory bandwidth shared between the two)
-ceil=$(paste "$W/r0" "$W/r6" | awk '{printf "%.4f\n", 2 * $1 / $4}' | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+# rounds_median A B EXPR: the median over the rounds of an awk EXPR of
+# command A's row and command B's ($1-$3: A's wall, user, sys; $4-$6: B's)
+rounds_median() {
+	paste "$W/r$1" "$W/r$2" | awk "{printf \"%.4f\\n\", $3}" | sort -n |
+		awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}'
+}
+ceil=$(rounds_median 0 6 '2 * $1 / $4')
 echo "machine ceiling for 2 threads (2 x script -j 1 alone / both at once, median of the rounds): ${ceil}x"
 # the CPU the same work costs when two runs share the machine: both at once
 # / 2 x alone (caches, memory and whatever the host shares between the two
 # virtual CPUs); -j 2 pays it too, on top of the work its threads repeat
-tax=$(paste "$W/r0" "$W/r6" | awk '{printf "%.4f\n", ($5 + $6) / (2 * ($2 + $3))}' | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+tax=$(rounds_median 0 6 '($5 + $6) / (2 * ($2 + $3))')
 echo "CPU of the same work, two runs at once / apart (median of the rounds): ${tax}x; so -j 2 at most $(echo "2 / $tax" | bc -l | awk '{printf "%.2f", $1}')x even if its threads repeated nothing"
 if [ "$n" = 8 ]; then
 	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[7]}" "${wall[3]}")x, cpu $(ratio "${cpu[7]}" "${cpu[3]}")x"
