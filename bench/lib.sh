@@ -15,3 +15,17 @@ bench_build_recording() {
 		> /dev/null 2>&1
 	rm -rf /tmp/scorch-bench-build
 }
+
+# bench_peer_tools NAME: for the benches that time scorch against
+# hotspot-perfparser under /usr/bin/time (NAME: the bench, for its
+# messages). SC: scorch (SCORCH, else TOP/build/scorch), which must be
+# built; REF: hotspot-perfparser (HOTSPOT_PERFPARSER_REF, else Debian's
+# path), run REF_RUNS times (default 1; 0 when it is not installed).
+bench_peer_tools() {
+	SC=${SCORCH:-$TOP/build/scorch}
+	REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+	REF_RUNS=${REF_RUNS:-1}
+	[ -x "$SC" ] || { echo "$1: $SC is not built (run make first)" >&2; exit 1; }
+	[ -x "$REF" ] || REF_RUNS=0
+	command -v /usr/bin/time > /dev/null || { echo "$1: needs /usr/bin/time (package time)" >&2; exit 1; }
+}

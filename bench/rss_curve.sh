@@ -25,16 +25,12 @@
 # of its analysis by at most a chunk (256 KB) and the ordering window.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-SC=${SCORCH:-$TOP/build/scorch}
-REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+. "$TOP/bench/lib.sh"
 RUNS=${RUNS:-3}
-REF_RUNS=${REF_RUNS:-1}
 [ $# -ge 1 ] || { echo "usage: bench/rss_curve.sh FILE [MARKS]" >&2; exit 2; }
 F=$1
 [ -s "$F" ] || { echo "rss_curve: $F: no such file" >&2; exit 1; }
-[ -x "$SC" ] || { echo "rss_curve: $SC is not built (run make first)" >&2; exit 1; }
-[ -x "$REF" ] || REF_RUNS=0
-command -v /usr/bin/time > /dev/null || { echo "rss_curve: needs /usr/bin/time (package time)" >&2; exit 1; }
+bench_peer_tools rss_curve
 SIZE=$(stat -c %s "$F")
 MARKS=${2:-"200000000 500000000 1000000000 1500000000 2000000000"}
 W=$(mktemp -d /tmp/scorch-rsscurve.XXXXXX)

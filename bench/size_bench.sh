@@ -13,14 +13,10 @@
 # time is printed too: the floor for reading it.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-SC=${SCORCH:-$TOP/build/scorch}
-REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+. "$TOP/bench/lib.sh"
 RUNS=${RUNS:-3}
-REF_RUNS=${REF_RUNS:-1}
 [ $# -ge 1 ] || { echo "usage: bench/size_bench.sh FILE..." >&2; exit 2; }
-[ -x "$SC" ] || { echo "size_bench: $SC is not built (run make first)" >&2; exit 1; }
-[ -x "$REF" ] || REF_RUNS=0
-command -v /usr/bin/time > /dev/null || { echo "size_bench: needs /usr/bin/time (package time)" >&2; exit 1; }
+bench_peer_tools size_bench
 W=$(mktemp -d /tmp/scorch-sizebench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
