@@ -19,23 +19,32 @@
  */
 #include "analyze/blocks.h"
 #include "analyze/a2l.h"
+#include "analyze/feed.h"
 #include "analyze/resolver.h"
 #include "analyze/unwind.h"
+#include "util/annotate.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define BLOCK_RECORDS 1024
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
+#define BLOCK_RECORDS_FED 256       /* text, with a feed (below) */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 #define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
+#define OWNER_PAGE 65536               /* blocks per page of the owner table */
+#define OWNER_PAGES 65536
+#define BACKLOG 2                      /* blocks a follower is given ahead */
 
 /* A record handed over (on_hand), its bytes in the block's data: ordered,
  * every record, for the one sink; text, a sample whose names are decided
@@ -89,6 +98,10 @@ struct blocks {
 	int end_rc;                      /* what it returned */
 	int write_rc;
 	struct a2l_state a2l;            /* used by the writer only */
+	/* with a feed: the blocks' owners, as thread 0 decides them
+	 * (owner + 1; 0: not yet), pages allocated by thread 0 */
+	uint16_t **owners;
+	bool leader_gone;                /* thread 0 has ended (atomic) */
 	struct hmap warned;
 	char **late;                     /* pipeline 0's own warnings, said at the end */
 	size_t nr_late, cap_late;
@@ -112,6 +125,8 @@ struct bthread {
 	struct block *cur;
 	struct buf *cur_text;            /* &cur->text, for the sink's set_text */
 	int pending;                     /* its finished blocks not yet written */
+	uint64_t assigned;               /* with a feed: blocks thread 0 gave it (thread 0's) */
+	uint64_t completed;              /* and those it has finished (atomic) */
 	struct err e;
 	int rc;
 };
@@ -237,6 +252,70 @@ static int block_write(struct blocks *B, struct block *b)
 	return rc;
 }
 
+/* The owner of block no: block % n, or with a feed thread 0's decision
+ * (thread 0 while it has not decided: the block can come only from it). */
+static int owner_of(struct blocks *B, uint64_t no)
+{
+	if (!B->owners)
+		return (int)(no % (uint64_t)B->n);
+	uint16_t *pg = no / OWNER_PAGE < OWNER_PAGES
+			       ? __atomic_load_n(&B->owners[no / OWNER_PAGE], __ATOMIC_ACQUIRE) : NULL;
+	uint16_t v = pg ? __atomic_load_n(&pg[no % OWNER_PAGE], __ATOMIC_ACQUIRE) : 0;
+	return v ? v - 1 : 0;
+}
+
+/*
+ * With a feed (feed.h), thread 0 reads and orders the input, which the
+ * others do not: it should resolve fewer blocks. So it gives each block
+ * to the follower with the fewest blocks given and not finished, unless
+ * every follower has BACKLOG of them: then it is its own. Thread 0
+ * meets every block first (the others take its records), decides, and
+ * the others wait for that (briefly: it decides as it delivers the
+ * block's first record, which it has just published). Which thread makes
+ * a block changes nothing in the output (the output is the same for any
+ * number of threads and any block size: jobs_parity.sh).
+ */
+static bool on_mine(void *ctx, int index, uint64_t no)
+{
+	struct blocks *B = ctx;
+	uint64_t pgi = no / OWNER_PAGE;
+	if (pgi >= OWNER_PAGES)
+		return index == 0; /* past the table (2^32 blocks): thread 0 */
+	if (index == 0) {
+		int o = 0;
+		uint64_t least = BACKLOG;
+		for (int i = 1; i < B->n; i++) {
+			uint64_t done = __atomic_load_n(&B->t[i].completed, __ATOMIC_ACQUIRE);
+			uint64_t backlog = B->t[i].assigned - done;
+			if (backlog < least) {
+				least = backlog;
+				o = i;
+			}
+		}
+		B->t[o].assigned++;
+		uint16_t *pg = B->owners[pgi];
+		if (!pg) {
+			pg = xcalloc(OWNER_PAGE, sizeof(*pg));
+			VALGRIND_HG_DISABLE_CHECKING(pg, OWNER_PAGE * sizeof(*pg)); /* atomics only */
+			__atomic_store_n(&B->owners[pgi], pg, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&pg[no % OWNER_PAGE], (uint16_t)(o + 1), __ATOMIC_RELEASE);
+		return o == 0;
+	}
+	for (unsigned spin = 0;; spin++) {
+		/* gone first: every decision came before it */
+		bool gone = __atomic_load_n(&B->leader_gone, __ATOMIC_ACQUIRE);
+		uint16_t *pg = __atomic_load_n(&B->owners[pgi], __ATOMIC_ACQUIRE);
+		uint16_t v = pg ? __atomic_load_n(&pg[no % OWNER_PAGE], __ATOMIC_ACQUIRE) : 0;
+		if (v)
+			return v - 1 == index;
+		if (gone)
+			return false; /* it stopped before: so does this one (the feed's end) */
+		if (spin > 64)
+			sched_yield();
+	}
+}
+
 /* Write what is next in order while this thread can. Under mu. */
 static void write_ready(struct blocks *B)
 {
@@ -276,7 +355,7 @@ static void write_ready(struct blocks *B)
  * without it (a failure of its own). Under mu. */
 static bool stuck(struct blocks *B)
 {
-	struct bthread *o = &B->t[B->next % (uint64_t)B->n];
+	struct bthread *o = &B->t[owner_of(B, B->next)];
 	if (!o->finished || B->writing) /* writing: next is the block being written */
 		return false;
 	for (struct block *b = B->ready; b; b = b->next)
@@ -319,6 +398,7 @@ static int on_done(void *ctx, int index, uint64_t no)
 		fflush(t->out);
 	struct block *b = t->cur;
 	b->no = no;
+	__atomic_add_fetch(&t->completed, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&B->mu);
 	b->next = B->ready;
 	B->ready = b;
@@ -367,7 +447,7 @@ static int first_failed(const struct blocks *B, bool fin)
 		if ((fin ? t->rc_fin : t->rc) >= 0 || (!fin && !t->started))
 			continue;
 		if (best < 0 || t->fail_blk < B->t[best].fail_blk ||
-		    (t->fail_blk == B->t[best].fail_blk && t->fail_blk % (uint64_t)B->n == (uint64_t)i))
+		    (t->fail_blk == B->t[best].fail_blk && owner_of((struct blocks *)B, t->fail_blk) == i))
 			best = i;
 	}
 	return best;
@@ -436,6 +516,10 @@ static void on_finish(void *ctx, int index, struct pipeline *p, int rc)
 {
 	struct blocks *B = ctx;
 	struct bthread *t = &B->t[index];
+	if (!index)
+		/* it decides no more blocks: a follower waiting for its
+		 * decision of one it ended before (a stop) is not kept */
+		__atomic_store_n(&B->leader_gone, true, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&B->mu);
 	t->finished = true;
 	pthread_cond_broadcast(&B->cv);
@@ -606,6 +690,14 @@ static void *thread_main(void *arg)
 	struct bthread *t = arg;
 	this_thread = t;
 	t->rc = pipeline_run(&t->cfg, &t->sink, &t->e);
+	if (getenv("SCORCH_DEBUG_SHARE")) {
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		fprintf(stderr, "thread %d: %.3f cpu-s, %llu blocks\n", t->index, ts.tv_sec + ts.tv_nsec / 1e9,
+			(unsigned long long)t->completed);
+	}
+	if (!t->index)
+		__atomic_store_n(&t->B->leader_gone, true, __ATOMIC_RELEASE);
 	/* a pipeline that ended before its finish (it could not open the
 	 * input): the others must not wait for it, nor for thread 0's sink */
 	struct blocks *B = t->B;
@@ -683,17 +775,36 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	B->limit = UINT64_MAX;
 	/* SCORCH_BLOCK_RECORDS: another block size (tests: small blocks cut
 	 * everything, rounds and held samples, at many places) */
-	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : BLOCK_RECORDS;
+	/* by default thread 0 alone reads and orders the input and the
+	 * others take its records (analyze/feed.h), unless SCORCH_BLOCKS_FEED
+	 * is 0 (tests and benchmarks: each reads and orders it) */
+	const char *fe = getenv("SCORCH_BLOCKS_FEED");
+	bool feeding = !(fe && !strcmp(fe, "0")) && n < 65535;
+	/* text blocks of 256 records with the feed: its ring holds the
+	 * blocks given ahead, and their records' chunks (peak RSS of `script
+	 * -j 2` on the 916 MB build recording 84 MB, 110-114 MB with 1024) */
+	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : feeding ? BLOCK_RECORDS_FED : BLOCK_RECORDS;
 	const char *env = getenv("SCORCH_BLOCK_RECORDS");
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
 	int rc = 0, started = 0;
-	/* read with pread (input.h; the default), the threads read the file
-	 * once between them, unless SCORCH_SHARED_READ is 0 (tests and
-	 * benchmarks: each reads it all); read in place
+	/* the ring: each follower's BACKLOG blocks, the one it makes and the
+	 * one thread 0 makes, at least 1024 records */
+	uint64_t fcap = (BACKLOG + 2) * size * (uint64_t)(n - 1);
+	struct feed *feed = feeding ? feed_new(n, fcap < 1024 ? 1024 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap)
+				    : NULL;
+	/* without it, read with pread (input.h; the default), the threads
+	 * read the file once between them, unless SCORCH_SHARED_READ is 0
+	 * (tests and benchmarks: each reads it all); read in place
 	 * (SCORCH_INPUT_WINDOWS=1), the inputs do not join it */
 	const char *sr = getenv("SCORCH_SHARED_READ");
-	struct input_share *share = sr && !strcmp(sr, "0") ? NULL : input_share_new(n);
+	struct input_share *share = feed || (sr && !strcmp(sr, "0")) ? NULL : input_share_new(n);
+	if (feed) {
+		/* these are only read and written atomically */
+		B->owners = xcalloc(OWNER_PAGES, sizeof(*B->owners));
+		VALGRIND_HG_DISABLE_CHECKING(B->owners, OWNER_PAGES * sizeof(*B->owners));
+		VALGRIND_HG_DISABLE_CHECKING(&B->leader_gone, sizeof(B->leader_gone));
+	}
 	/* and their unwinders convert each CFI row once between them, unless
 	 * SCORCH_SHARED_UNWIND is 0 (tests: the output is the same) */
 	const char *su = getenv("SCORCH_SHARED_UNWIND");
@@ -702,13 +813,14 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		struct bthread *t = &B->t[i];
 		t->B = B;
 		t->index = i;
+		VALGRIND_HG_DISABLE_CHECKING(&t->completed, sizeof(t->completed));
 		t->cfg = *c;
 		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .failed = on_failed, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
 			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B, .share = share,
-			.unwind_share = ush };
+			.unwind_share = ush, .feed = feed, .mine = feed ? on_mine : NULL };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		t->cur_text = &t->cur->text;
@@ -764,6 +876,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		drain(B, &B->t[i], -EAGAIN); /* never started: no one waits for them */
 		if (share)
 			input_share_leave(share, i);
+		feed_leave(feed, i);
 	}
 	pthread_mutex_unlock(&B->mu);
 	for (int i = 0; i < n; i++) {
@@ -819,6 +932,12 @@ out:
 		block_free(b);
 	}
 	input_share_free(share);
+	feed_free(feed);
+	if (B->owners) {
+		for (size_t i = 0; i < OWNER_PAGES; i++)
+			free(B->owners[i]);
+		free(B->owners);
+	}
 	if (ush && getenv("SCORCH_DEBUG_SHARE")) {
 		uint64_t rows, hits;
 		unwind_share_counts(ush, &rows, &hits);

@@ -106,13 +106,7 @@ uint64_t input_pos(const struct input *in) { return in->memwalk ? in->pos : in->
  * from the pool was reported as a race between an earlier holder's
  * decrement and the new count (script -j 3, blocks of 5 records: in 9 of
  * 22 runs; with them, none in 32). */
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
-#else
-#define ANNOTATE_HAPPENS_BEFORE(obj) ((void)(obj))
-#define ANNOTATE_HAPPENS_AFTER(obj) ((void)(obj))
-#define VALGRIND_HG_DISABLE_CHECKING(addr, len) ((void)(addr), (void)(len))
-#endif
+#include "util/annotate.h"
 
 void input_chunk_get(struct input_chunk *c)
 {
@@ -1433,6 +1427,17 @@ static int next_raw(struct input *in, struct input_rec *rec, struct err *e)
 		}
 		return finish_rec(in, p, size, off, in->memwalk, chunk, rec, e);
 	}
+}
+
+int input_absorb(struct input *in, const uint8_t *rec, uint32_t size, uint64_t off,
+		 const uint8_t *tracing, uint32_t tracing_len, struct err *e)
+{
+	/* as next_raw keeps it (what parsing it says is not an error there) */
+	if (tracing_len && !in->hdr.tracing_data)
+		perf_header_parse_feature(&in->hdr, &in->el, HEADER_TRACING_DATA, tracing, tracing_len,
+					  off + size, e);
+	struct input_rec r = { .p = rec, .size = size, .file_off = off };
+	return absorb(in, &r, e);
 }
 
 void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx)

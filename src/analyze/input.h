@@ -87,6 +87,15 @@ int input_next(struct input *in, struct input_rec *rec, struct err *e);
  * ID_INDEX, EVENT_UPDATE, the tracing data), as input_next reads it. */
 void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx);
 
+/* Take what a record that changes the attrs or header (the types the
+ * meta hook is called for) says, as input_next does, for an input that
+ * does not read the records itself (a follower of analyze/feed.h): rec
+ * as another input of the same file yielded it, at off; tracing: the
+ * tracing data that input kept after a HEADER_TRACING_DATA record
+ * (tracing_len 0: none). 0, or an error as input_next gives it. */
+int input_absorb(struct input *in, const uint8_t *rec, uint32_t size, uint64_t off,
+		 const uint8_t *tracing, uint32_t tracing_len, struct err *e);
+
 struct perf_evlist *input_evlist(struct input *in);
 struct perf_header *input_header(struct input *in);
 const struct input_stats *input_stats(const struct input *in);

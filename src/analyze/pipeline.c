@@ -13,9 +13,11 @@
  * record when it leaves the ordering queue and shown back at delivery.
  */
 #include "analyze/pipeline.h"
+#include "analyze/feed.h"
 #include "analyze/resolver.h"
 #include "analyze/workers.h"
 #include "util/hugeheap.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,14 @@ struct pipeline {
 	 * its done was called */
 	uint64_t nrec, blk, blk_start;
 	bool blk_mine, blk_closed;
+	/* block-parallel with a feed (cfg->blocks->feed): pipeline 0 publishes
+	 * there (lead), the others read from there (follow; their input state
+	 * is then always cur). meta_cut: the input's meta hook cut the blocks
+	 * during this input_next (with had_tracing: whether the header had
+	 * tracing data then); input_err: input_next failed */
+	struct feed *lead;
+	bool follow, meta_cut, had_tracing, input_err;
+	const struct rec_state *fst; /* follow: the input's state (the record's in the feed, or cur) */
 	struct pipeline *view;       /* ordered blocks: the replays' view of this pipeline */
 };
 
@@ -67,10 +77,14 @@ struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
 const struct order_stats *pipeline_order_stats(struct pipeline *p)
 {
+	if (p->follow)
+		return &p->fst->os;
 	return p->in_delivery ? &p->cur.os : order_stats(p->ord);
 }
 uint64_t pipeline_input_pos(struct pipeline *p)
 {
+	if (p->follow)
+		return p->fst->pos;
 	return p->in_delivery ? p->cur.pos : input_pos(p->in);
 }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
@@ -130,6 +144,9 @@ static void route_warning(void *ctx, const struct resolver_warning *w)
 static int block_next(struct pipeline *p)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
+	/* the followers go on with what is there: the done below may wait
+	 * for their blocks */
+	feed_flush(p->lead);
 	if (p->blk_mine && !p->blk_closed) {
 		p->blk_closed = true;
 		int rc = b->done(b->ctx, b->index, p->blk);
@@ -138,7 +155,8 @@ static int block_next(struct pipeline *p)
 	}
 	p->blk++;
 	p->blk_start = p->nrec;
-	p->blk_mine = p->blk % (uint64_t)b->n == (uint64_t)b->index;
+	p->blk_mine = b->mine ? b->mine(b->ctx, b->index, p->blk)
+			      : p->blk % (uint64_t)b->n == (uint64_t)b->index;
 	p->blk_closed = false;
 	return 0;
 }
@@ -168,6 +186,15 @@ static void block_meta(void *ctx)
 {
 	struct pipeline *p = ctx;
 	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (p->lead) {
+		/* the followers cut theirs at the same place, before this one
+		 * waits for their blocks; what the record says follows
+		 * (pipeline_pump) */
+		feed_slot(p->lead)->kind = FEED_CUT;
+		feed_publish(p->lead);
+		p->meta_cut = true;
+		p->had_tracing = input_header(p->in)->tracing_data != NULL;
+	}
 	if (!p->nrec)
 		return;
 	/* a stop (the run was aborted) is not taken here: the next block's
@@ -177,23 +204,126 @@ static void block_meta(void *ctx)
 	b->barrier(b->ctx, b->index, p->blk);
 }
 
+static struct rec_state state_now(struct pipeline *p);
+static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off);
+static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_off, bool step);
+static bool block_step(struct pipeline *p, int *rc);
+
+/* Leader: the record leaving the queue now, for the followers. */
+static void publish(struct pipeline *p, const uint8_t *rec, uint64_t file_off)
+{
+	struct feed_entry *en = feed_slot(p->lead);
+	uint32_t size = ((const struct perf_event_header *)rec)->size;
+	struct input_chunk *ch;
+	if (order_keepable(p->ord, &ch)) {
+		/* in an input chunk (a reference), or for the input's life */
+		if (ch)
+			input_chunk_get(ch);
+		en->chunk = ch;
+		en->rec = rec;
+	} else {
+		en->copy = xmalloc(size);
+		memcpy(en->copy, rec, size);
+		en->rec = en->copy;
+	}
+	en->kind = FEED_REC;
+	en->type = ((const struct perf_event_header *)rec)->type;
+	en->size = size;
+	en->file_off = file_off;
+	*feed_state(p->lead, en) = state_now(p);
+	feed_publish(p->lead);
+}
+
+/* Leader: the meta hook cut the blocks while input_next read r: the
+ * followers take what r says. */
+static void publish_meta(struct pipeline *p, const struct input_rec *r)
+{
+	struct feed_entry *en = feed_slot(p->lead);
+	en->kind = FEED_META;
+	{
+		const struct perf_header *h = input_header(p->in);
+		uint32_t tracing = !p->had_tracing && h->tracing_data ? (uint32_t)h->tracing_data_size : 0;
+		size_t at = ((size_t)r->size + 7) & ~(size_t)7;
+		en->copy = xmalloc(at + tracing + 1);
+		memcpy(en->copy, r->p, r->size);
+		if (tracing)
+			memcpy(en->copy + at, h->tracing_data, tracing);
+		en->rec = en->copy;
+		en->size = r->size;
+		en->file_off = r->file_off;
+		en->tracing = tracing;
+	}
+	feed_publish(p->lead);
+}
+
+/* Follower: the leader's records instead of the input's. 0 at the
+ * input's end, else as pipeline_pump. */
+static int pipeline_follow(struct pipeline *p)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	struct feed *f = b->feed;
+	for (;;) {
+		const struct feed_entry *en = feed_next(f, b->index);
+		int rc = 0;
+		if (en->kind == FEED_REC) {
+			p->fst = feed_state(f, en);
+			if (en->type == PERF_RECORD_SAMPLE) {
+				/* another pipeline's sample is counted without
+				 * reading it (deliver, not stepping it again) */
+				if (block_step(p, &rc))
+					rc = deliver_step(p, en->rec, en->file_off, false);
+				else if (!rc && p->sink->sample_seen)
+					p->sink->sample_seen(p->sink->ctx, p);
+			} else {
+				rc = deliver(p, en->rec, en->file_off);
+			}
+		} else if (en->kind == FEED_CUT) {
+			block_meta(p);
+		} else if (en->kind == FEED_META) {
+			size_t at = ((size_t)en->size + 7) & ~(size_t)7;
+			rc = input_absorb(p->in, en->rec, en->size, en->file_off,
+					  en->tracing ? en->rec + at : NULL, en->tracing, p->e);
+		} else {
+			/* the leader's end: the input's (its error, as this
+			 * input would have met it), or a stop of its own */
+			rc = en->input ? en->rc : 1;
+			if (rc < 0)
+				*p->e = *feed_error(f);
+			p->cur = *p->fst; /* the last record's, past the feed's life */
+			p->fst = &p->cur;
+		}
+		feed_consumed(f, b->index);
+		if (rc || en->kind == FEED_END)
+			return rc;
+	}
+}
+
 /* What a sink may read about the input as of the record leaving the queue now. */
 static struct rec_state state_now(struct pipeline *p)
 {
+	if (p->follow)
+		return *p->fst;
 	return (struct rec_state){ .pos = input_pos(p->in), .os = *order_stats(p->ord) };
 }
 
 static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
 {
-	struct pipeline *p = ctx;
+	return deliver_step(ctx, rec, file_off, true);
+}
+
+/* step false: a sample already counted (block_step) as this pipeline's. */
+static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_off, bool step)
+{
 	struct perf_event ev;
 	struct perf_evlist *el = input_evlist(p->in);
 	int rc;
+	if (p->lead)
+		publish(p, rec, file_off);
 	/* block mode: a sample changes nothing in the session, so another
 	 * pipeline's is counted and not decoded (a damaged one is its owner's
 	 * error: blocks.c writes nothing after the block of the first) */
 	bool stepped = p->cfg->blocks && ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
-	if (stepped && !block_step(p, &rc)) {
+	if (stepped && step && !block_step(p, &rc)) {
 		if (!rc && p->sink->sample_seen)
 			p->sink->sample_seen(p->sink->ctx, p);
 		return rc;
@@ -280,7 +410,8 @@ static int pipeline_start(struct pipeline *p)
 		resolver_set_stack_prefetch(p->res, in_place);
 	}
 	if (c->blocks) {
-		p->blk_mine = c->blocks->index == 0;
+		const struct pipeline_blocks *b = c->blocks;
+		p->blk_mine = b->mine ? b->mine(b->ctx, b->index, 0) : b->index == 0;
 		input_set_meta_hook(p->in, block_meta, p);
 		if (p->res) {
 			/* names decided in order across the pipelines */
@@ -306,6 +437,8 @@ static int pipeline_start(struct pipeline *p)
 		p->view->wk = NULL;
 		p->view->res = NULL;
 		p->view->in_delivery = true;
+		p->view->follow = false;
+		p->view->lead = NULL;
 	}
 	return sink->begin ? sink->begin(sink->ctx, p) : 0;
 }
@@ -330,8 +463,13 @@ static int pipeline_pump(struct pipeline *p)
 	for (unsigned n = 0;; n++) {
 		struct input_rec r;
 		rc = input_next(p->in, &r, p->e);
-		if (rc <= 0)
+		if (p->meta_cut && rc > 0)
+			publish_meta(p, &r);
+		p->meta_cut = false;
+		if (rc <= 0) {
+			p->input_err = rc < 0;
 			break;
+		}
 		/* the heap is the process's: one pipeline of several ticks it */
 		if (!(n & 1023) && (!c->blocks || !c->blocks->index))
 			hugeheap_tick();
@@ -379,6 +517,13 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	int fault = rc <= 0 ? input_fault(p->in, e) : 0;
 	if (fault)
 		rc = fault;
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	/* the followers end where this one did: at the input's end or error
+	 * as they would have met it, else they stop there */
+	if (p->lead)
+		feed_end(p->lead, rc, rc == 0 || fault || p->input_err, e);
+	if (p->follow)
+		feed_leave(b->feed, b->index);
 	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
 		struct perf_evlist *el = input_evlist(p->in);
 		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name
@@ -396,7 +541,6 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	const struct perf_header *hdr = input_header(p->in);
 	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
 		warn(p, hdr->warnings[i]);
-	const struct pipeline_blocks *b = p->cfg->blocks;
 	if (b && rc < 0)
 		b->failed(b->ctx, b->index, p->blk);
 	if (b && p->blk_mine && !p->blk_closed) {
@@ -422,6 +566,9 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	resolver_free(p->res);
 	order_free(p->ord);
 	session_free(p->sess);
+	/* every follower is done (b->finish waited for all): the chunks go
+	 * back to this input's pool before it is freed */
+	feed_release(p->lead);
 	input_free(p->in);
 	return rc;
 }
@@ -438,14 +585,26 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 		else
 			input_share_leave(c->blocks->share, c->blocks->index);
 	}
+	struct feed *f = c->blocks ? c->blocks->feed : NULL;
 	if (!p.in) {
+		/* the followers meet the leader's error as their own */
+		if (f && !c->blocks->index)
+			feed_end(f, -EINVAL, true, e);
+		else if (f)
+			feed_leave(f, c->blocks->index);
 		if (sink->end)
 			sink->end(sink->ctx, &p, -EINVAL);
 		return -EINVAL;
 	}
+	if (f && !c->blocks->index)
+		p.lead = f;
+	else if (f) {
+		p.follow = true; /* the input's state: the leader's (fst) */
+		p.fst = &p.cur;
+	}
 	rc = pipeline_start(&p);
 	if (!rc)
-		rc = pipeline_pump(&p);
+		rc = p.follow ? pipeline_follow(&p) : pipeline_pump(&p);
 	if (!rc)
 		rc = pipeline_flush(&p, rc);
 	return pipeline_finish(&p, rc);

@@ -122,6 +122,10 @@ struct pipeline_blocks {
 	/* The sink calls of block `block` are over (its last record, the end
 	 * of the input, or an error). Nonzero: stop. */
 	int (*done)(void *ctx, int index, uint64_t block);
+	/* Whether block `block` is this pipeline's. NULL: block % n == index.
+	 * Called by every pipeline for every block, in order (with a feed,
+	 * pipeline 0 decides: analyze/blocks.c). */
+	bool (*mine)(void *ctx, int index, uint64_t block);
 	/* A record of this pipeline's blocks handed over instead of given to
 	 * its sink: decoded, the sample resolved (rs; NULL for other records;
 	 * d/nd its names to decide in order across the pipelines), with the
@@ -159,6 +163,10 @@ struct pipeline_blocks {
 	struct input_share *share;
 	/* Their unwinders share the CFI rows they convert (unwind.h). */
 	struct unwind_share *unwind_share;
+	/* Set: pipeline 0 alone reads and orders the input and publishes
+	 * what leaves its queue here; the others take it from there instead
+	 * of reading (analyze/feed.h; share is then NULL). */
+	struct feed *feed;
 };
 
 void pipeline_config_init(struct pipeline_config *c);

@@ -39,25 +39,32 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 			echo "rc=$?" >> "$W/err.$j"
 			sort -o "$W/err.$j" "$W/err.$j"
 		done
-		# blocks of 3 records over 2 and 3 threads
-		for j in 2 3; do
+		# blocks of 3 records over 2 and 3 threads; and (b4, b5) with
+		# every thread reading the file itself (SCORCH_BLOCKS_FEED=0)
+		# instead of taking thread 0's records (analyze/feed.h)
+		for j in 2 3 4 5; do
+			fe=1
+			[ $j -ge 4 ] && fe=0
 			if [ $cmd = script ]; then
-				SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $j -i "$f" > "$W/out.b$j" 2> "$W/err.b$j"
+				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $((j - 2 * (1 - fe))) \
+					-i "$f" > "$W/out.b$j" 2> "$W/err.b$j"
 			else
-				SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j --input "$f" --output "$W/out.b$j" \
-					2> "$W/err.b$j"
+				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $((j - 2 * (1 - fe))) \
+					--input "$f" --output "$W/out.b$j" 2> "$W/err.b$j"
 			fi
 			echo "rc=$?" >> "$W/err.b$j"
 			sort -o "$W/err.b$j" "$W/err.b$j"
 		done
 		if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
-			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3"; then
-			pass "jobs_parity $n $cmd: blocks of 3 records on 2 and 3 threads == -j 1"
+			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3" &&
+			cmp -s "$W/out.1" "$W/out.b4" && cmp -s "$W/out.1" "$W/out.b5" &&
+			cmp -s "$W/err.1" "$W/err.b4" && cmp -s "$W/err.1" "$W/err.b5"; then
+			pass "jobs_parity $n $cmd: blocks of 3 records on 2 and 3 threads == -j 1 (fed and not)"
 		else
 			fail "jobs_parity $n $cmd: blocks of 3 records differ from -j 1"
-			cmp "$W/out.1" "$W/out.b2"
-			cmp "$W/out.1" "$W/out.b3"
+			for k in 2 3 4 5; do cmp "$W/out.1" "$W/out.b$k"; done
 			diff "$W/err.1" "$W/err.b3" | head -5
+			diff "$W/err.1" "$W/err.b5" | head -5
 		fi
 		if [ ! -s "$W/out.1" ]; then
 			fail "jobs_parity $n $cmd: no output at -j 1" "$(head -2 "$W/err.1")"
@@ -120,10 +127,13 @@ if command -v perf > /dev/null; then
 			[ $bad = 0 -a -s "$W/c1" ]
 	fi
 	if [ -s "$W/dwarf.data" ]; then
-		# blocks: every thread parses the whole file, and the threads
-		# read it once between them (shared reading, input.h); with that
-		# off, twice (a fallback to one reader, the workers, would read
-		# it once either way). Bytes read from the file, strace -P
+		# blocks: thread 0 reads the file and the others take its
+		# records (the feed, analyze/feed.h): exactly -j 1's reading.
+		# Without the feed every thread parses the whole file, and the
+		# threads read it once between them (shared reading, input.h);
+		# with that off too, twice (a fallback to one reader, the
+		# workers, would read it once either way). Bytes read from the
+		# file, strace -P
 		rd() { # OUT CMD...: bytes pread from dwarf.data
 			local o=$1
 			shift
@@ -134,6 +144,11 @@ if command -v perf > /dev/null; then
 		# in windows of the mapping, each thread its own: checked after
 		# these)
 		b1=$(rd st1 "$SCORCH" script -j 1 -i "$W/dwarf.data")
+		f2=$(rd sf2 "$SCORCH" script -j 3 -i "$W/dwarf.data")
+		f4=$(rd sf4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
+		check "jobs_parity blocks: script -j 3 and perfparser -j 2 read the file as -j 1 ($b1, $f2, $f4 bytes)" \
+			[ "$b1" -gt 1000000 -a "$f2" = "$b1" -a "$f4" = "$b1" ]
+		export SCORCH_BLOCKS_FEED=0
 		b2=$(rd st2 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		b3=$(SCORCH_SHARED_READ=0 rd st3 "$SCORCH" script -j 2 -i "$W/dwarf.data")
 		b4=$(rd st4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
@@ -141,11 +156,11 @@ if command -v perf > /dev/null; then
 		# once: within half of -j 1's bytes (a thread starved by other
 		# load on the machine falls behind the share's table, whose oldest
 		# chunks it then reads again); without sharing, twice
-		check "jobs_parity blocks: by default script -j 2 preads the file once ($b1 and $b2 bytes)" \
+		check "jobs_parity blocks: without the feed, script -j 2 preads the file once ($b1 and $b2 bytes)" \
 			[ "$b1" -gt 1000000 -a "$b2" -ge "$b1" -a "$b2" -le $((b1 + b1 / 2)) ]
 		check "jobs_parity blocks: script -j 2 without shared reading reads it twice ($b3 bytes)" \
 			[ "$b3" -ge $((2 * b1)) ]
-		check "jobs_parity blocks: perfparser -j 2 reads the file once ($b4 bytes)" \
+		check "jobs_parity blocks: without the feed, perfparser -j 2 reads the file once ($b4 bytes)" \
 			[ "$b4" -le $((b1 + b1 / 2)) ]
 		check "jobs_parity blocks: perfparser -j 2 without shared reading reads it twice ($b5 bytes)" \
 			[ "$b5" -ge $((2 * b1)) ]
@@ -153,6 +168,7 @@ if command -v perf > /dev/null; then
 		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
 		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
 		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
+		unset SCORCH_BLOCKS_FEED
 		# read in place (SCORCH_INPUT_WINDOWS=1): nothing pread, the same output
 		# and stream as pread's at -j 1, -j 2 and -j 3, with windows of
 		# 4 KiB (a record cut at a window's end every few records) and

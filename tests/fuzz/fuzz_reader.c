@@ -9,7 +9,8 @@
  * (analyze/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
  * script text per thread (bit 0 clear) or one sink fed in order (bit 0
  * set): the output, the result and the error must be the same, else
- * abort().
+ * abort(); thread 0 reads the file and hands its records to the other
+ * (analyze/feed.h), or with bit 7 each reads it (SCORCH_BLOCKS_FEED=0).
  * Bit 4, on the pipe path: no temporary file can be made, so a file-format
  * stream is read into memory instead of kept in a file (input.c).
  * Bit 5: a file's data is read in place from its mapping
@@ -147,6 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsetenv("SCORCH_INPUT_WINDOW");
 	if (mode & 8) {
 		setenv("SCORCH_BLOCK_RECORDS", "2", 1);
+		/* bit 7: every thread reads the file itself (no feed, blocks.c) */
+		if (mode & 128)
+			setenv("SCORCH_BLOCKS_FEED", "0", 1);
+		else
+			unsetenv("SCORCH_BLOCKS_FEED");
 		run_blocks(data, size, mode & 1);
 		return 0;
 	}
