@@ -254,7 +254,7 @@ static int block_write(struct blocks *B, struct block *b)
 
 /* The owner of block no: block % n, or with a feed thread 0's decision
  * (thread 0 while it has not decided: the block can come only from it). */
-static int owner_of(struct blocks *B, uint64_t no)
+static int owner_of(const struct blocks *B, uint64_t no)
 {
 	if (!B->owners)
 		return (int)(no % (uint64_t)B->n);
@@ -447,7 +447,7 @@ static int first_failed(const struct blocks *B, bool fin)
 		if ((fin ? t->rc_fin : t->rc) >= 0 || (!fin && !t->started))
 			continue;
 		if (best < 0 || t->fail_blk < B->t[best].fail_blk ||
-		    (t->fail_blk == B->t[best].fail_blk && owner_of((struct blocks *)B, t->fail_blk) == i))
+		    (t->fail_blk == B->t[best].fail_blk && owner_of(B, t->fail_blk) == i))
 			best = i;
 	}
 	return best;

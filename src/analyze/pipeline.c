@@ -238,21 +238,19 @@ static void publish(struct pipeline *p, const uint8_t *rec, uint64_t file_off)
  * followers take what r says. */
 static void publish_meta(struct pipeline *p, const struct input_rec *r)
 {
+	const struct perf_header *h = input_header(p->in);
+	uint32_t tracing = !p->had_tracing && h->tracing_data ? (uint32_t)h->tracing_data_size : 0;
+	size_t at = ((size_t)r->size + 7) & ~(size_t)7;
 	struct feed_entry *en = feed_slot(p->lead);
 	en->kind = FEED_META;
-	{
-		const struct perf_header *h = input_header(p->in);
-		uint32_t tracing = !p->had_tracing && h->tracing_data ? (uint32_t)h->tracing_data_size : 0;
-		size_t at = ((size_t)r->size + 7) & ~(size_t)7;
-		en->copy = xmalloc(at + tracing + 1);
-		memcpy(en->copy, r->p, r->size);
-		if (tracing)
-			memcpy(en->copy + at, h->tracing_data, tracing);
-		en->rec = en->copy;
-		en->size = r->size;
-		en->file_off = r->file_off;
-		en->tracing = tracing;
-	}
+	en->copy = xmalloc(at + tracing + 1);
+	memcpy(en->copy, r->p, r->size);
+	if (tracing)
+		memcpy(en->copy + at, h->tracing_data, tracing);
+	en->rec = en->copy;
+	en->size = r->size;
+	en->file_off = r->file_off;
+	en->tracing = tracing;
 	feed_publish(p->lead);
 }
 
