@@ -136,10 +136,12 @@ if [ -n "${CALLGRIND:-}" ]; then
 			"(+$(echo "(${ins[2]} - ${ins[1]}) * 100 / ${ins[1]}" | bc -l | awk '{printf "%.1f", $1}')%;" \
 			"-j 2 at most $(echo "2 * ${ins[1]} / ${ins[2]}" | bc -l | awk '{printf "%.2f", $1}')x;" \
 			"with the CPU tax above $(echo "2 * ${ins[1]} / ${ins[2]} / $tax" | bc -l | awk '{printf "%.2f", $1}')x)"
-		[ $c = script ] && ins1=${ins[1]}
+		[ $c = script ] && ins1=${ins[1]} && ins2=${ins[2]}
 	done
 	for j in 2 4 8; do
 		for fe in 1 0; do
+			# script -j 2 fed was counted above: the same run, not again
+			[ $j = 2 ] && [ $fe = 1 ] && { ins[1]=$ins2; continue; }
 			SCORCH_BLOCKS_FEED=$fe valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$S" script \
 				-j $j -i "$CALLGRIND" > /dev/null 2> "$W/cg.log"
 			ins[$fe]=$(sed -n 's/.*Collected : //p' "$W/cg.log")

@@ -31,10 +31,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define BLOCK_RECORDS 1024
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
@@ -696,7 +696,7 @@ static void *thread_main(void *arg)
 		fprintf(stderr, "thread %d: %.3f cpu-s, %llu blocks\n", t->index, ts.tv_sec + ts.tv_nsec / 1e9,
 			(unsigned long long)t->completed);
 	}
-	if (!t->index)
+	if (!t->index) /* also when it ended before its finish (on_finish) */
 		__atomic_store_n(&t->B->leader_gone, true, __ATOMIC_RELEASE);
 	/* a pipeline that ended before its finish (it could not open the
 	 * input): the others must not wait for it, nor for thread 0's sink */

@@ -26,9 +26,8 @@
 #include "util/annotate.h"
 #include "util/xalloc.h"
 
-#include <stddef.h>
-
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,17 +78,18 @@ struct feed *feed_new(int n, size_t cap)
 	f->mask = c - 1;
 	f->ring = xcalloc(c, sizeof(*f->ring));
 	f->states = xcalloc(c, sizeof(*f->states));
-	f->c = aligned_alloc(64, sizeof(*f->c) * (size_t)(n > 1 ? n : 1));
+	size_t csize = sizeof(*f->c) * (size_t)(n > 1 ? n : 1);
+	f->c = aligned_alloc(64, csize);
 	if (!f->c)
 		xalloc_die();
-	memset(f->c, 0, sizeof(*f->c) * (size_t)(n > 1 ? n : 1));
+	memset(f->c, 0, csize);
 	/* the counters themselves are only read and written atomically */
 	VALGRIND_HG_DISABLE_CHECKING(&f->head, sizeof(f->head));
 	VALGRIND_HG_DISABLE_CHECKING(&f->sleepers, sizeof(f->sleepers));
 	VALGRIND_HG_DISABLE_CHECKING(&f->lead_asleep, sizeof(f->lead_asleep));
 	VALGRIND_HG_DISABLE_CHECKING(&f->want, sizeof(f->want));
 	VALGRIND_HG_DISABLE_CHECKING(&f->dbg_cons_spins, sizeof(f->dbg_cons_spins));
-	VALGRIND_HG_DISABLE_CHECKING(f->c, sizeof(*f->c) * (size_t)(n > 1 ? n : 1));
+	VALGRIND_HG_DISABLE_CHECKING(f->c, csize);
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	pthread_cond_init(&f->cv_lead, NULL);
@@ -228,18 +228,8 @@ void feed_release(struct feed *f)
 		let_go(&f->ring[f->reclaimed & f->mask]);
 }
 
-static const struct feed_entry *wait_head(struct feed *f, int i, uint64_t t);
-
-const struct feed_entry *feed_next(struct feed *f, int i)
-{
-	uint64_t t = f->c[i].tail;
-	if (t < f->c[i].seen) /* published when head was last read */
-		return &f->ring[t & f->mask];
-	const struct feed_entry *en = wait_head(f, i, t);
-	ANNOTATE_HAPPENS_AFTER(&f->head);
-	return en;
-}
-
+/* Consumer i at t, all it had seen used: reads head again, waiting
+ * (spinning, then asleep) while nothing is published past t. */
 static const struct feed_entry *wait_head(struct feed *f, int i, uint64_t t)
 {
 	if ((f->c[i].seen = __atomic_load_n(&f->head, __ATOMIC_ACQUIRE)) == t) {
@@ -261,6 +251,16 @@ static const struct feed_entry *wait_head(struct feed *f, int i, uint64_t t)
 		f->c[i].seen = __atomic_load_n(&f->head, __ATOMIC_ACQUIRE);
 	}
 	return &f->ring[t & f->mask];
+}
+
+const struct feed_entry *feed_next(struct feed *f, int i)
+{
+	uint64_t t = f->c[i].tail;
+	if (t < f->c[i].seen) /* published when head was last read */
+		return &f->ring[t & f->mask];
+	const struct feed_entry *en = wait_head(f, i, t);
+	ANNOTATE_HAPPENS_AFTER(&f->head);
+	return en;
 }
 
 void feed_consumed(struct feed *f, int i)

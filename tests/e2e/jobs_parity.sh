@@ -42,18 +42,17 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 		# blocks of 3 records over 2 and 3 threads; and (b4, b5) with
 		# every thread reading the file itself (SCORCH_BLOCKS_FEED=0)
 		# instead of taking thread 0's records (analyze/feed.h)
-		for j in 2 3 4 5; do
-			fe=1
-			[ $j -ge 4 ] && fe=0
+		for run in 2:2:1 3:3:1 4:2:0 5:3:0; do # output b$k: -j $j, SCORCH_BLOCKS_FEED=$fe
+			IFS=: read -r k j fe <<< "$run"
 			if [ $cmd = script ]; then
-				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $((j - 2 * (1 - fe))) \
-					-i "$f" > "$W/out.b$j" 2> "$W/err.b$j"
+				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $j \
+					-i "$f" > "$W/out.b$k" 2> "$W/err.b$k"
 			else
-				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $((j - 2 * (1 - fe))) \
-					--input "$f" --output "$W/out.b$j" 2> "$W/err.b$j"
+				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j \
+					--input "$f" --output "$W/out.b$k" 2> "$W/err.b$k"
 			fi
-			echo "rc=$?" >> "$W/err.b$j"
-			sort -o "$W/err.b$j" "$W/err.b$j"
+			echo "rc=$?" >> "$W/err.b$k"
+			sort -o "$W/err.b$k" "$W/err.b$k"
 		done
 		if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
 			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3" &&
