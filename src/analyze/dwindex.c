@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,7 +142,7 @@ static struct dwindex *open_in(const char *store, const struct kscache_id *id)
 			x->mapped = true;
 			cachedir_used(fd);
 		} else {
-			munmap(map, size);
+			cachedir_unmap(map);
 		}
 		close(fd);
 	}
@@ -315,6 +314,6 @@ void dwindex_close(struct dwindex *x)
 		free(x->add[i].p);
 	free(x->add);
 	if (x->mapped)
-		munmap((void *)x->img, x->img_size);
+		cachedir_unmap((void *)x->img);
 	free(x);
 }

@@ -19,6 +19,7 @@
  */
 #include "analyze/kallsyms.h"
 #include "util/bsearch.h"
+#include "util/cachedir.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/ksort.h"
@@ -30,7 +31,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -392,7 +392,7 @@ void kallsyms_release(struct kallsyms *k)
 	if (k->img.start)
 		hmap_release_vals(&k->img_syms, free_sym);
 	if (k->map)
-		munmap(k->map, k->map_size);
+		cachedir_unmap(k->map);
 	memset(&k->img, 0, sizeof k->img);
 	k->map = NULL;
 	k->map_size = 0;

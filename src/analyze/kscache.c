@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define KSCACHE_DIR "kallsyms-v1"
@@ -159,7 +158,7 @@ int kscache_load(struct kallsyms *k, const struct stat *src)
 	struct kscache_id id;
 	kscache_id_of(src, &id);
 	if (kscache_parse(k, map, size, &id)) {
-		munmap(map, size);
+		cachedir_unmap(map);
 		close(fd);
 		return -1;
 	}

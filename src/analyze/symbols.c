@@ -24,6 +24,7 @@
 #include "analyze/kallsyms.h"
 #include "analyze/kscache.h"
 #include "analyze/perfmap.h"
+#include "util/cachedir.h"
 #include "util/hash.h"
 #include "util/hugeheap.h"
 #include "util/ksort.h"
@@ -36,7 +37,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -769,7 +769,7 @@ static void dso_release(struct dso *d)
 	free(d->debug_path);
 	symtab_release(&d->symtab);
 	if (d->symtab_map)
-		munmap(d->symtab_map, d->symtab_map_size);
+		cachedir_unmap(d->symtab_map);
 	symtab_release(&d->a2l_syms);
 }
 

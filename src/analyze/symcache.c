@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,7 +150,7 @@ int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out
 	if (!map)
 		return -1;
 	if (symcache_parse(t, map, size, id)) {
-		munmap(map, size);
+		cachedir_unmap(map);
 		close(fd);
 		return -1;
 	}

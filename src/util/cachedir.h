@@ -35,8 +35,14 @@ void cachedir_commit(int fd, bool ok, const char *tmp, const char *path);
 void cachedir_used(int fd);
 /* The cache file path mapped read-only, *size bytes (a regular file of 1
  * to max bytes), its fd open in *fd (for cachedir_used on a hit; the
- * caller closes it); NULL when there is none. */
+ * caller closes it); NULL when there is none. One mapping per file is
+ * shared by the whole process (every thread's tables read the same pages):
+ * each map is given back with cachedir_unmap, never munmap. */
 void *cachedir_map(const char *path, unsigned long long max, size_t *size, int *fd);
+/* Give back a mapping from cachedir_map; the last holder's unmaps it. */
+void cachedir_unmap(void *map);
+/* How many holders map has now (0: not mapped); for tests. */
+unsigned long cachedir_map_refs(const void *map);
 /* Store size bytes at p as the cache file path (in dir, made when
  * missing): cachedir_create, then cachedir_commit. Failures are silent:
  * a cache is only a shortcut. */

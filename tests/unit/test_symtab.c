@@ -1,6 +1,7 @@
 /* test_symtab.c: symbol tables built perf's way (src/analyze/symtab.c). */
 #include "analyze/symtab.h"
 #include "test.h"
+#include "util/cachedir.h"
 
 #include <gelf.h>
 
@@ -174,8 +175,33 @@ TEST(symcache_store_load_and_identity)
 	CHECK_EQ(symcache_load(&c, &id, &map, &msize), 0);
 	CHECK_EQ(c.nr, t.nr);
 	CHECK_STR(symtab_find(&c, 0x1000 + 0x40 * 1500)->name, symtab_find(&t, 0x1000 + 0x40 * 1500)->name);
+	/* a second load (another -j thread's) shares the one mapping, which
+	 * lasts until its last holder gives it back */
+	struct symtab c2;
+	void *map2 = NULL;
+	size_t msize2 = 0;
+	CHECK_EQ(symcache_load(&c2, &id, &map2, &msize2), 0);
+	CHECK(map2 == map);
+	CHECK_EQ(msize2, msize);
+	CHECK_EQ(cachedir_map_refs(map), 2);
 	symtab_release(&c);
-	munmap(map, msize);
+	cachedir_unmap(map);
+	CHECK_EQ(cachedir_map_refs(map), 1);
+	CHECK_STR(symtab_find(&c2, 0x1000 + 0x40 * 1500)->name, symtab_find(&t, 0x1000 + 0x40 * 1500)->name);
+	/* stored again (a new file renamed over the path): a mapping of its
+	 * own; the one still held keeps the old file's bytes */
+	symcache_store(&t, &id);
+	CHECK_EQ(symcache_load(&c, &id, &map, &msize), 0);
+	CHECK(map != map2);
+	CHECK_EQ(cachedir_map_refs(map), 1);
+	CHECK_EQ(cachedir_map_refs(map2), 1);
+	CHECK_STR(symtab_find(&c2, 0x1000 + 0x40 * 1500)->name, symtab_find(&c, 0x1000 + 0x40 * 1500)->name);
+	symtab_release(&c2);
+	cachedir_unmap(map2);
+	CHECK_EQ(cachedir_map_refs(map2), 0);
+	symtab_release(&c);
+	cachedir_unmap(map);
+	CHECK_EQ(cachedir_map_refs(map), 0);
 	setenv("SCORCH_NO_CACHE", "1", 1);
 	CHECK_EQ(symcache_load(&c, &id, &map, &msize), -1);
 	unsetenv("SCORCH_NO_CACHE");
