@@ -38,7 +38,7 @@
 
 #define BLOCK_RECORDS 1024
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
-#define BLOCK_RECORDS_FED 256       /* text, with a feed (below) */
+#define BLOCK_RECORDS_FED 128       /* text, with a feed (below) */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 #define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
@@ -780,18 +780,20 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	 * is 0 (tests and benchmarks: each reads and orders it) */
 	const char *fe = getenv("SCORCH_BLOCKS_FEED");
 	bool feeding = !(fe && !strcmp(fe, "0")) && n < 65535;
-	/* text blocks of 256 records with the feed: its ring holds the
+	/* text blocks of 128 records with the feed: its ring holds the
 	 * blocks given ahead, and their records' chunks (peak RSS of `script
-	 * -j 2` on the 916 MB build recording 84 MB, 110-114 MB with 1024) */
+	 * -j 2/4/8` on the 916 MB build recording 70/124/217 MB, 73/140/251
+	 * with 256, and 110-114 MB at -j 2 with 1024; CPU and wall the same
+	 * within noise at -j 2) */
 	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : feeding ? BLOCK_RECORDS_FED : BLOCK_RECORDS;
 	const char *env = getenv("SCORCH_BLOCK_RECORDS");
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
 	int rc = 0, started = 0;
 	/* the ring: each follower's BACKLOG blocks, the one it makes and the
-	 * one thread 0 makes, at least 1024 records */
+	 * one thread 0 makes, at least 512 records */
 	uint64_t fcap = (BACKLOG + 2) * size * (uint64_t)(n - 1);
-	struct feed *feed = feeding ? feed_new(n, fcap < 1024 ? 1024 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap)
+	struct feed *feed = feeding ? feed_new(n, fcap < 512 ? 512 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap)
 				    : NULL;
 	/* without it, read with pread (input.h; the default), the threads
 	 * read the file once between them, unless SCORCH_SHARED_READ is 0
