@@ -15,7 +15,10 @@
 #                                           its threads repeated no work)
 #   hotspot-perfparser                     (--output /dev/null; single-threaded,
 #                                           the peer of scorch perfparser)
-# and prints per command the median wall and CPU (user + sys) seconds, and
+# and prints per command the median wall and CPU (user + sys) seconds and
+# peak RSS (for the two runs at once: the larger), then the peak RSS of
+# script and perfparser at -j 1, 2, 4 and 8 (one run each: what each added
+# thread holds), and
 # the ratios: -j 1 / -j 2 (wall), hotspot-perfparser / scorch perfparser
 # -j 1 and -j 2 (wall and CPU). The machine load (uptime) before and after
 # goes with them: on a shared machine other work takes cores too, and a
@@ -73,19 +76,35 @@ echo "load before: $(uptime | sed 's/.*load average: //')"
 cat "$F" > /dev/null
 for r in $(seq "$RUNS"); do
 	for i in $(seq 0 $((n - 1))); do
-		/usr/bin/time -f "%e %U %S" -o "$W/t" bash -c "$(declare -f run); S='$S' HP='$HP' F='$F' run $i" \
+		/usr/bin/time -f "%e %U %S %M" -o "$W/t" bash -c "$(declare -f run); S='$S' HP='$HP' F='$F' run $i" \
 			> /dev/null 2>&1
-		tail -1 "$W/t" >> "$W/r$i"
+		tail -1 "$W/t" | cut -d' ' -f1-3 >> "$W/r$i"
+		tail -1 "$W/t" | cut -d' ' -f4 >> "$W/m$i"
 	done
 done
 echo "load after:  $(uptime | sed 's/.*load average: //')"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf "%-26s %8s %8s %10s\n" command "wall s" "cpu s" "cpu/wall"
+printf "%-26s %8s %8s %10s %8s\n" command "wall s" "cpu s" "cpu/wall" "RSS MB"
 for i in $(seq 0 $((n - 1))); do
 	wall[$i]=$(awk '{print $1}' "$W/r$i" | median)
 	cpu[$i]=$(awk '{print $2 + $3}' "$W/r$i" | median)
-	printf "%-26s %8.3f %8.3f %10.2f\n" "${names[$i]}" "${wall[$i]}" "${cpu[$i]}" \
-		"$(echo "${cpu[$i]} / ${wall[$i]}" | bc -l)"
+	rss=$(median < "$W/m$i")
+	printf "%-26s %8.3f %8.3f %10.2f %8.1f\n" "${names[$i]}" "${wall[$i]}" "${cpu[$i]}" \
+		"$(echo "${cpu[$i]} / ${wall[$i]}" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+done
+# what each added thread holds (its session, its tables, the records the
+# feed keeps for it): peak RSS at -j 4 and -j 8, one run each
+for c in script perfparser; do
+	line="peak RSS MB, $c:"
+	for j in 1 2 4 8; do
+		if [ $c = script ]; then
+			/usr/bin/time -f "%M" -o "$W/t" "$S" script -j $j -i "$F" > /dev/null 2>&1
+		else
+			/usr/bin/time -f "%M" -o "$W/t" "$S" perfparser -j $j --input "$F" --output /dev/null > /dev/null 2>&1
+		fi
+		line="$line -j $j $(echo "$(tail -1 "$W/t") / 1024" | bc -l | awk '{printf "%.1f", $1}')"
+	done
+	echo "$line"
 done
 ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
 # rounds A B: the median and the range of the rounds' wall ratios A / B
