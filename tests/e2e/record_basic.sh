@@ -132,9 +132,21 @@ done
 # all of it for DWARF; for frame pointers every sample line and every stack
 # through the workload's functions (perf prints a looping frame-pointer chain
 # in full where scorch's reader stops early: an analyzer matter)
-perf script -i "$T/d.data" > "$T/ps" 2>/dev/null
-"$SCORCH" script -i "$T/d.data" > "$T/ss" 2>/dev/null
-check record_script_same_text_d test -s "$T/ps" -a -z "$(diff "$T/ps" "$T/ss" | head -1)"
+# (except a sample perf prints with no frame at all: one in ld.so's first
+# instructions, where perf 6.1's unwinder gives nothing and scorch the frame
+# it is in; 2 runs of 60 under load had one. Those are left out of both,
+# and there may be at most 2 of them.)
+perf script -i "$T/d.data" > "$T/ps0" 2>/dev/null
+"$SCORCH" script -i "$T/d.data" > "$T/ss0" 2>/dev/null
+awk 'BEGIN{RS=""} split($0, l, "\n") == 1 {print l[1]}' "$T/ps0" > "$T/bare"
+without_bare() { # FILE: its samples but those whose header line is in $T/bare
+	awk -v bare="$T/bare" 'BEGIN{RS=""; ORS="\n\n"; while ((getline h < bare) > 0) skip[h] = 1}
+		{split($0, l, "\n"); if (!(l[1] in skip)) print}' "$1"
+}
+without_bare "$T/ps0" > "$T/ps"
+without_bare "$T/ss0" > "$T/ss"
+check record_script_same_text_d test -s "$T/ps" -a -z "$(diff "$T/ps" "$T/ss" | head -1)" \
+	-a "$(wc -l < "$T/bare")" -le 2
 for f in g pipe; do
 	sel='BEGIN{RS=""; ORS="\n\n"} /spin_/ && /main\+/ && split($0, l, "\n") < 40'
 	perf script -i "$T/$f.data" 2>/dev/null | awk "$sel" > "$T/ps"
