@@ -395,7 +395,6 @@ void kallsyms_release(struct kallsyms *k)
 		cachedir_unmap(k->map);
 	memset(&k->img, 0, sizeof k->img);
 	k->map = NULL;
-	k->map_size = 0;
 	k->mod = NULL;
 	k->mod_names = NULL;
 	k->nr_mods = 0;

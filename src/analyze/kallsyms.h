@@ -20,7 +20,6 @@ struct kallsyms {
 	/* Or, from the cache (kscache.h), the table read where it is mapped:
 	 * t is empty, and a symbol is made (img_syms) when a lookup finds it */
 	void *map;
-	size_t map_size;
 	struct kallsyms_img {
 		const uint8_t *start, *end, *name, *mod; /* u64, u64, u32, u16 arrays */
 		const char *names;

@@ -165,7 +165,6 @@ int kscache_load(struct kallsyms *k, const struct stat *src)
 	cachedir_used(fd);
 	close(fd);
 	k->map = map;
-	k->map_size = size;
 	return 0;
 }
 

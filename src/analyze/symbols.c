@@ -443,7 +443,7 @@ static void load_dso(struct symbols *s, struct dso *d)
 	bool cacheable = d->name[0] == '/' && symcache_id_of(d->fd, d->debug_fd, &cid);
 	if (cacheable) {
 		cid.version = SYMCACHE_VERSION;
-		if (!symcache_load(&d->symtab, &cid, &d->symtab_map, &d->symtab_map_size))
+		if (!symcache_load(&d->symtab, &cid, &d->symtab_map))
 			return;
 	}
 	struct rawsyms raw = { 0 };

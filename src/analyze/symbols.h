@@ -60,7 +60,6 @@ struct dso {
 	unsigned nr_segs;
 	struct symtab symtab;
 	void *symtab_map;      /* the cache image symtab's names are in (symcache.h), or NULL */
-	size_t symtab_map_size;
 	struct symtab a2l_syms; /* what addr2line sees (dso_a2l_syms) */
 	bool a2l_loaded;
 	struct dso_dwarf *dw;  /* DWARF lines and inlines: inlines.c's, opaque here */

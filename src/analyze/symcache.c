@@ -138,7 +138,7 @@ static bool image_path(const struct symcache_id *id, char *dir, size_t dcap, cha
 	return n > 0 && (size_t)n < cap;
 }
 
-int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out, size_t *map_size)
+int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out)
 {
 	memset(t, 0, sizeof *t);
 	char dir[PATH_MAX], p[PATH_MAX + 64];
@@ -157,7 +157,6 @@ int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out
 	cachedir_used(fd);
 	close(fd);
 	*map_out = map;
-	*map_size = size;
 	return 0;
 }
 

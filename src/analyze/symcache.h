@@ -31,9 +31,9 @@ bool symcache_id_of(int bin_fd, int dbg_fd, struct symcache_id *id);
 int symcache_parse(struct symtab *t, const uint8_t *p, size_t size, const struct symcache_id *id);
 
 /* The cached table for id: 0, t filled and the image mapped at *map
- * (*map_size bytes; cachedir_unmap it after t is released), or -1 (no cache,
- * disabled, stale, damaged: t left empty). */
-int symcache_load(struct symtab *t, const struct symcache_id *id, void **map, size_t *map_size);
+ * (cachedir_unmap it after t is released), or -1 (no cache, disabled,
+ * stale, damaged: t left empty). */
+int symcache_load(struct symtab *t, const struct symcache_id *id, void **map);
 
 /* The image of t (just built: no name demangled yet) for id, malloc'd,
  * its size in *size; NULL when t is empty or its starts are not strictly
