@@ -25,6 +25,7 @@
 #include "util/annotate.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/sys.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -44,6 +45,7 @@
 #define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
 #define OWNER_PAGE 65536               /* blocks per page of the owner table */
 #define OWNER_PAGES 65536
+#define OUT_DIRECT_MIN 65536          /* text written past the FILE from this size (out_put) */
 #define BACKLOG 2                      /* blocks a follower is given ahead */
 
 /* A record handed over (on_hand), its bytes in the block's data: ordered,
@@ -82,6 +84,7 @@ struct blocks {
 	const struct pipeline_config *cfg;
 	int n;
 	FILE *out;
+	int out_fd;                      /* its descriptor, or -1 (out_put) */
 	struct sink *ordered;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -210,6 +213,22 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 	return 0;
 }
 
+/* Put n bytes of text on the output. A block's text is written straight
+ * from its buffer when the output has a descriptor (after what its FILE
+ * holds): copied into the FILE's buffer first, every byte of the output
+ * was copied once more than at -j 1, 150 MB on the 916 MB build
+ * recording. Short pieces (around kept samples) go through the FILE. */
+static int out_put(struct blocks *B, const void *p, size_t n)
+{
+	if (n >= OUT_DIRECT_MIN && B->out_fd >= 0) {
+		if (fflush(B->out))
+			return -EIO;
+		return sys_write_all(B->out_fd, p, n, false) ? -EIO : 0;
+	}
+	fwrite(p, 1, n, B->out);
+	return 0;
+}
+
 /* Write block b. Ordered: replay its records on the sink, in order. Text:
  * its text, with each kept sample's text made at its place by the owner's
  * sink. Outside the lock; one writer at a time. */
@@ -234,8 +253,8 @@ static int block_write(struct blocks *B, struct block *b)
 			rc = pipeline_replay(t->p, B->ordered, &ev, rs, &k->st);
 			continue;
 		}
-		if (k->at > pos)
-			fwrite(b->text.data + pos, 1, k->at - pos, B->out);
+		if (k->at > pos && (rc = out_put(B, b->text.data + pos, k->at - pos)))
+			break;
 		pos = k->at;
 		tmp.len = 0;
 		if (!rs || t->sink.format(t->sink.ctx, rs, &tmp))
@@ -245,7 +264,7 @@ static int block_write(struct blocks *B, struct block *b)
 	}
 	b->nr_kept = 0;
 	if (!B->ordered && !rc && b->text.len > pos)
-		fwrite(b->text.data + pos, 1, b->text.len - pos, B->out);
+		rc = out_put(B, b->text.data + pos, b->text.len - pos);
 	buf_release(&tmp);
 	if (!B->ordered && !rc && ferror(B->out))
 		rc = -EIO;
@@ -767,6 +786,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	B->cfg = c;
 	B->n = n;
 	B->out = bc->out;
+	B->out_fd = bc->out ? fileno(bc->out) : -1;
 	B->ordered = bc->ordered;
 	pthread_mutex_init(&B->mu, NULL);
 	pthread_cond_init(&B->cv, NULL);
