@@ -163,3 +163,86 @@ TEST(feed_leave)
 	feed_release(f);
 	feed_free(f);
 }
+
+/* Records are published in batches: what the producer filled reaches the
+ * consumers when it flushes (the end of a block, before it may wait for
+ * them), and a CUT at once, with the records before it. */
+struct watcher {
+	struct feed *f;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int recs, cuts;
+};
+
+static void *watch(void *arg)
+{
+	struct watcher *w = arg;
+	for (;;) {
+		const struct feed_entry *en = feed_next(w->f, 1);
+		pthread_mutex_lock(&w->mu);
+		if (en->kind == FEED_REC)
+			w->recs++;
+		else if (en->kind == FEED_CUT)
+			w->cuts++;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		bool end = en->kind == FEED_END;
+		feed_consumed(w->f, 1);
+		if (end)
+			return NULL;
+	}
+}
+
+/* Wait up to 5 s for the watcher to have seen recs records and cuts CUTs. */
+static bool saw(struct watcher *w, int recs, int cuts)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	pthread_mutex_lock(&w->mu);
+	while ((w->recs < recs || w->cuts < cuts) && !pthread_cond_timedwait(&w->cv, &w->mu, &dl))
+		;
+	bool ok = w->recs == recs && w->cuts == cuts;
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+static void put_rec(struct feed *f)
+{
+	struct feed_entry *en = feed_slot(f);
+	en->kind = FEED_REC;
+	en->copy = malloc(8);
+	en->rec = en->copy;
+	en->size = 8;
+	feed_publish(f);
+}
+
+TEST(feed_flush_publishes_what_is_filled)
+{
+	struct watcher w = { .f = feed_new(2, 64) };
+	pthread_mutex_init(&w.mu, NULL);
+	pthread_cond_init(&w.cv, NULL);
+	pthread_t th;
+	CHECK(!pthread_create(&th, NULL, watch, &w));
+	for (int k = 0; k < 3; k++)
+		put_rec(w.f);
+	feed_flush(w.f);
+	CHECK(saw(&w, 3, 0));
+	put_rec(w.f);
+	put_rec(w.f);
+	feed_slot(w.f)->kind = FEED_CUT;
+	feed_publish(w.f);
+	CHECK(saw(&w, 5, 1));
+	/* more than a ring of records, never flushed: the producer publishes
+	 * before it waits for room */
+	for (int k = 0; k < 200; k++)
+		put_rec(w.f);
+	feed_flush(w.f);
+	CHECK(saw(&w, 205, 1));
+	feed_end(w.f, 0, true, NULL);
+	pthread_join(th, NULL);
+	feed_release(w.f);
+	feed_free(w.f);
+	pthread_cond_destroy(&w.cv);
+	pthread_mutex_destroy(&w.mu);
+}
