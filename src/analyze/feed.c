@@ -289,6 +289,12 @@ const struct feed_entry *feed_next(struct feed *f, int i)
 	return en;
 }
 
+const struct feed_entry *feed_peek(struct feed *f, int i, unsigned ahead)
+{
+	uint64_t t = f->c[i].tail + ahead;
+	return t < f->c[i].seen ? &f->ring[t & f->mask] : NULL;
+}
+
 void feed_consumed(struct feed *f, int i)
 {
 	ANNOTATE_HAPPENS_BEFORE(&f->c[i].tail);

@@ -80,6 +80,9 @@ void feed_release(struct feed *f);
  * with it (its bytes may go then). */
 const struct feed_entry *feed_next(struct feed *f, int i);
 void feed_consumed(struct feed *f, int i);
+/* Consumer i: the entry ahead places past its next one, if it has seen it
+ * published (no wait), else NULL. */
+const struct feed_entry *feed_peek(struct feed *f, int i, unsigned ahead);
 /* Consumer i reads no more (its end, an error, or it never started). */
 void feed_leave(struct feed *f, int i);
 /* The END entry's error (valid once an END entry was read). */

@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include "util/buf.h"
 
+#define PREFETCH_HEAD 2048 /* bytes of the next sample asked for ahead (prefetch_next) */
+
 #define rec_state pipeline_recstate
 
 _Static_assert(sizeof(struct rec_state) <= WORKERS_AUX, "rec_state fits a slot");
@@ -254,6 +256,23 @@ static void publish_meta(struct pipeline *p, const struct input_rec *r)
 	feed_publish(p->lead);
 }
 
+/* Follower, about to resolve a sample of its own: the next sample's bytes
+ * that decoding and unwinding read first (its start: the fields, the
+ * kernel's call chain, the registers and the top of the user stack; its
+ * last line: the stack's dyn_size) are asked for now, while this one is
+ * resolved: they were copied in by the leader's read, on another CPU. */
+static void prefetch_next(struct feed *f, int i)
+{
+	const struct feed_entry *nx = feed_peek(f, i, 1);
+	if (!nx || nx->kind != FEED_REC || nx->type != PERF_RECORD_SAMPLE)
+		return;
+	size_t n = nx->size < PREFETCH_HEAD ? nx->size : PREFETCH_HEAD;
+	for (size_t at = 0; at < n; at += 64)
+		__builtin_prefetch(nx->rec + at);
+	if (nx->size > PREFETCH_HEAD)
+		__builtin_prefetch(nx->rec + nx->size - 1);
+}
+
 /* Follower: the leader's records instead of the input's. 0 at the
  * input's end, else as pipeline_pump. */
 static int pipeline_follow(struct pipeline *p)
@@ -268,8 +287,10 @@ static int pipeline_follow(struct pipeline *p)
 			if (en->type == PERF_RECORD_SAMPLE) {
 				/* another pipeline's sample is counted without
 				 * reading it (deliver, not stepping it again) */
-				if (block_step(p, &rc))
+				if (block_step(p, &rc)) {
+					prefetch_next(f, b->index);
 					rc = deliver_step(p, en->rec, en->file_off, false);
+				}
 				else if (!rc && p->sink->sample_seen)
 					p->sink->sample_seen(p->sink->ctx, p);
 			} else {
