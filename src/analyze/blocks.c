@@ -46,7 +46,8 @@
 #define OWNER_PAGE 65536               /* blocks per page of the owner table */
 #define OWNER_PAGES 65536
 #define OUT_DIRECT_MIN 65536          /* text written past the FILE from this size (out_put) */
-#define BACKLOG 2                      /* blocks a follower is given ahead */
+#define BACKLOG 6                      /* text, -j 2: blocks the follower is given ahead */
+#define BACKLOG_ORDERED 2              /* ordered (perfparser), or more threads */
 
 /* A record handed over (on_hand), its bytes in the block's data: ordered,
  * every record, for the one sink; text, a sample whose names are decided
@@ -104,6 +105,7 @@ struct blocks {
 	/* with a feed: the blocks' owners, as thread 0 decides them
 	 * (owner + 1; 0: not yet), pages allocated by thread 0 */
 	uint16_t **owners;
+	uint64_t backlog;                /* blocks thread 0 gives a follower ahead (on_mine) */
 	bool leader_gone;                /* thread 0 has ended (atomic) */
 	struct hmap warned;
 	char **late;                     /* pipeline 0's own warnings, said at the end */
@@ -287,7 +289,7 @@ static int owner_of(const struct blocks *B, uint64_t no)
  * With a feed (feed.h), thread 0 reads and orders the input, which the
  * others do not: it should resolve fewer blocks. So it gives each block
  * to the follower with the fewest blocks given and not finished, unless
- * every follower has BACKLOG of them: then it is its own. Thread 0
+ * every follower has B->backlog of them: then it is its own. Thread 0
  * meets every block first (the others take its records), decides, and
  * the others wait for that (briefly: it decides as it delivers the
  * block's first record, which it has just published). Which thread makes
@@ -302,7 +304,7 @@ static bool on_mine(void *ctx, int index, uint64_t no)
 		return index == 0; /* past the table (2^32 blocks): thread 0 */
 	if (index == 0) {
 		int o = 0;
-		uint64_t least = BACKLOG;
+		uint64_t least = B->backlog;
 		for (int i = 1; i < B->n; i++) {
 			uint64_t done = __atomic_load_n(&B->t[i].completed, __ATOMIC_ACQUIRE);
 			uint64_t backlog = B->t[i].assigned - done;
@@ -810,9 +812,21 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	if (env && strtoull(env, NULL, 10) > 0)
 		size = strtoull(env, NULL, 10);
 	int rc = 0, started = 0;
-	/* the ring: each follower's BACKLOG blocks, the one it makes and the
+	/* the ring: each follower's backlog of blocks, the one it makes and the
 	 * one thread 0 makes, at least 512 records */
-	uint64_t fcap = (BACKLOG + 2) * size * (uint64_t)(n - 1);
+	/* a follower given up to 6 text blocks ahead instead of 2 (stop 36):
+	 * resolving its samples cheaper than thread 0's reading, ordering
+	 * and resolving (prefetch_next in pipeline.c), it waited for records
+	 * 290-345 times a run, and thread 0 made a third of the blocks.
+	 * `script -j 2` wall 0.84 of 2's (21 rounds; 4: 0.94), peak RSS
+	 * 70.5 -> 72.3 MB (the ring 512 -> 1024 records). perfparser keeps
+	 * 2: its writer replays every record in order, and at 6 it took
+	 * 1.04x the time and 8 MB more. With more followers, 2 as before:
+	 * thread 0's share is small already, and at 6 their rings made
+	 * `script -j 4` 124 -> 138 MB, `-j 8` 219 -> 243 MB (not timed: this
+	 * VM has 2 CPUs) */
+	B->backlog = B->ordered || n > 2 ? BACKLOG_ORDERED : BACKLOG;
+	uint64_t fcap = (B->backlog + 2) * size * (uint64_t)(n - 1);
 	struct feed *feed = feeding ? feed_new(n, fcap < 512 ? 512 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap)
 				    : NULL;
 	/* without it, read with pread (input.h; the default), the threads
