@@ -28,9 +28,13 @@
  * damaged image can give a wrong answer but never a read outside it. A
  * run that made an entry the image lacks writes a new image: the kept
  * entries and its own, under a unique temporary name, then rename(2)
- * (cachedir.h): a reader sees a whole image or none, and of writers at
- * once the last one's stays (the others' entries are made again by a later
- * run, which adds them). SCORCH_NO_CACHE=1 turns it off; SCORCH_CACHE_MAX
+ * (cachedir.h): a reader sees a whole image or none. A store first looks
+ * for an image stored since its own was opened and keeps that one's
+ * entries too (ours where both have one; dwindex_newer), under a lock
+ * (dwindex_lock), so that the threads of one run lose none of each
+ * other's; of writers in different processes at once, the last one's
+ * stays (the others' entries are made again by a later run, which adds
+ * them). SCORCH_NO_CACHE=1 turns it off; SCORCH_CACHE_MAX
  * bounds it with the other caches.
  *
  * The same images, in a store of their own (DWINDEX_UNWIND_DIR), keep the
@@ -44,6 +48,7 @@
 #include "util/xalloc.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +59,20 @@
 #define DWINDEX_MAX_SIZE (1ull << 34)
 
 static const char magic[8] = { 'S', 'C', 'D', 'W', 'I', 'D', 'X', '1' };
+
+/* A store's look at the newer image and its rename, one thread at a time
+ * (dwindex_lock) */
+static pthread_mutex_t store_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void dwindex_lock(void)
+{
+	pthread_mutex_lock(&store_mu);
+}
+
+void dwindex_unlock(void)
+{
+	pthread_mutex_unlock(&store_mu);
+}
 
 struct dx_hdr {
 	char magic[8];
@@ -270,6 +289,7 @@ static void store(struct dwindex *x)
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	if (!image_path(x->dir, &x->id, dir, sizeof dir, path, sizeof path))
 		return;
+	dwindex_lock();
 	qsort(x->add, x->nadd, sizeof *x->add, added_cmp);
 	size_t cap = x->n + x->nadd, n = 0;
 	uint64_t *keys = xmalloc(cap * sizeof *keys);
@@ -294,14 +314,72 @@ static void store(struct dwindex *x)
 			i++;
 		}
 	}
+	/* another writer's image since x was opened (another thread of this
+	 * run, which opened the same one, or another run): its entries too,
+	 * ours where both have one. Else the last writer's rename dropped the
+	 * others' entries, and `-j 2` took 6 runs instead of 1 to stop
+	 * storing (stop 36) */
+	struct dwindex *o = dwindex_newer(x);
+	if (o && o->n) {
+		size_t cap2 = n + o->n, n2 = 0;
+		uint64_t *k2 = xmalloc(cap2 * sizeof *k2);
+		const void **p2 = xmalloc(cap2 * sizeof *p2);
+		size_t *s2 = xmalloc(cap2 * sizeof *s2);
+		i = j = 0;
+		while (i < n || j < o->n) {
+			if (i < n && (j == o->n || keys[i] <= o->e[j].key)) {
+				if (j < o->n && o->e[j].key == keys[i])
+					j++;
+				k2[n2] = keys[i];
+				p2[n2] = p[i];
+				s2[n2++] = sizes[i++];
+			} else {
+				k2[n2] = o->e[j].key;
+				p2[n2] = o->img + o->e[j].at;
+				s2[n2++] = (size_t)o->e[j++].size;
+			}
+		}
+		free(keys);
+		free(p);
+		free(sizes);
+		keys = k2;
+		p = p2;
+		sizes = s2;
+		n = n2;
+	}
 	size_t size;
 	uint8_t *img = dwindex_image(&x->id, n, keys, p, sizes, &size);
 	if (img)
 		cachedir_store(dir, path, img, size);
+	dwindex_close(o); /* after the image is made: its entries were read in place */
+	dwindex_unlock();
 	free(img);
 	free(keys);
 	free(p);
 	free(sizes);
+}
+
+void dwindex_store_now(struct dwindex *x)
+{
+	if (!x)
+		return;
+	if (x->nadd && x->stored)
+		store(x);
+	for (size_t i = 0; i < x->nadd; i++)
+		free(x->add[i].p);
+	x->nadd = 0;
+}
+
+struct dwindex *dwindex_newer(const struct dwindex *x)
+{
+	if (!x || !x->stored)
+		return NULL;
+	struct dwindex *o = open_in(x->dir, &x->id);
+	if (o && (!o->mapped || o->img == x->img)) {
+		dwindex_close(o); /* nothing added: it does not store */
+		o = NULL;
+	}
+	return o;
 }
 
 void dwindex_close(struct dwindex *x)

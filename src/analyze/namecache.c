@@ -187,6 +187,23 @@ void namecache_close(struct namecache *c)
 	if (!c)
 		return;
 	if (c->x && c->nnw) {
+		/* names stored since the kept ones were read (another thread's
+		 * of this run, another run's): those are the kept ones now, so
+		 * that this store keeps them with this run's (dwindex.h) */
+		dwindex_lock(); /* to the store, below */
+		struct dwindex *nx = dwindex_newer(c->x);
+		if (nx) {
+			dwindex_close(c->x); /* nothing added to it yet: it does not store */
+			c->x = nx;
+			c->rows = NULL;
+			c->n = 0;
+			c->str = NULL;
+			c->strbytes = 0;
+			size_t size;
+			const void *p = dwindex_find(nx, DWINDEX_NAMES, 0, &size);
+			if (p)
+				parse(c, p, size);
+		}
 		qsort(c->nw, c->nnw, sizeof *c->nw, noted_cmp);
 		/* kept rows out of order (a damaged entry, checked only here):
 		 * the entry is made of this run's names */
@@ -221,6 +238,8 @@ void namecache_close(struct namecache *c)
 			dwindex_add(c->x, DWINDEX_NAMES, 0, e, size);
 		free(hashes);
 		free(names);
+		dwindex_store_now(c->x);
+		dwindex_unlock();
 	}
 	dwindex_close(c->x);
 	free(c->nw);

@@ -878,19 +878,22 @@ int unwind_kept_rules_try(const void *rules, size_t size, const uint8_t *regs, s
 	return (int)n;
 }
 
-/* d's kept rows, opened on the DSO's first miss: used when both entries
+/* du->kx's kept rows (kept_open: on the DSO's first miss; kept_store: a
+ * newer image's): used when both entries
  * check (every rule sane); else none (the run's own rows replace them).
  * The rows are checked when a lookup lands on one (it names a kept rule),
  * not all here: a library's image holds the rows of every recording that
  * went through it (libc's, tens of thousands), a run looks up a few
  * hundred; out of order, a binary search finds a wrong row or none, and
  * only inside the entry. */
-static void kept_open(struct dso_unwind *du, const struct dso *d)
+static void kept_load(struct dso_unwind *du)
 {
-	du->kx_tried = true;
-	du->kx = dwindex_open_in(DWINDEX_UNWIND_DIR, d->fd);
-	if (!du->kx)
-		return;
+	free(du->k_loc);
+	du->k_loc = NULL;
+	du->k_rules = NULL;
+	du->nk_rules = 0;
+	du->k_rows = NULL;
+	du->nk_rows = 0;
 	size_t nr = 0, nw = 0;
 	const struct urule *rules =
 		kept_entry(du->kx, DWINDEX_UNWIND_RULES, sizeof *rules, KEPT_RULES_MAX, &nr);
@@ -908,6 +911,14 @@ static void kept_open(struct dso_unwind *du, const struct dso *d)
 	du->nk_rules = nr;
 	du->k_rows = rows;
 	du->nk_rows = nw;
+}
+
+static void kept_open(struct dso_unwind *du, const struct dso *d)
+{
+	du->kx_tried = true;
+	du->kx = dwindex_open_in(DWINDEX_UNWIND_DIR, d->fd);
+	if (du->kx)
+		kept_load(du);
 }
 
 /* The kept row of svma: RULE_NONE, RULE_COMPLEX or RULE_ID0 + u's pool
@@ -958,6 +969,17 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 {
 	if (!du->kx || !du->nnw)
 		return;
+	/* rows stored since the kept ones were read (another thread's of this
+	 * run: each keeps the rows it converted, and rows taken from the
+	 * share are not its own; or another run's): those are the kept ones
+	 * now, so that this store keeps them with this run's (dwindex.h) */
+	dwindex_lock();
+	struct dwindex *nx = dwindex_newer(du->kx);
+	if (nx) {
+		dwindex_close(du->kx); /* nothing added to it yet: it does not store */
+		du->kx = nx;
+		kept_load(du);
+	}
 	struct kept_hdr h = { KEPT_VERSION, sizeof(struct urule), NREGS, 0, UNWIND_SRC_HASH, 0 };
 	/* the rules: the kept ones, then each pool rule this run's rows name
 	 * that is not one of them (by content) */
@@ -1038,7 +1060,9 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 	h.n = nrows;
 	memcpy(rows, &h, sizeof h);
 	dwindex_add(du->kx, DWINDEX_UNWIND_ROWS, 0, rows, sizeof h + nrows * sizeof *rows);
+	dwindex_store_now(du->kx); /* before another thread looks for a newer image */
 out:
+	dwindex_unlock();
 	hmap_release(&by_hash);
 	free(loc_img);
 	free(rules);
@@ -1146,7 +1170,17 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 	if (d && d->elf && dso_rel_to_svma(d, pc - map->start + map->pgoff, &svma)) {
 		struct dso_unwind *du = dso_unwind_of(u, d);
 		uint32_t r = amap_get(&du->rules, svma);
-		bool shared = false; /* r came from the share just now */
+		bool shared = false; /* r came from the kept rows or the share just now */
+		/* the kept rows first: read where they are mapped, with no lock,
+		 * they hold most rows from the second run on; asked first, the
+		 * share's mutex was taken on each of them, by both threads of
+		 * `-j 2` (stop 36) */
+		if (r == AMAP_NONE && (r = kept_get(u, du, d, svma)) != AMAP_NONE) {
+			/* an earlier run converted it */
+			u->st.rule_misses++;
+			amap_put(&du->rules, svma, r);
+			shared = true;
+		}
 		if (r == AMAP_NONE && u->share) {
 			/* another unwinder of the run may have converted it */
 			uint32_t v = share_get(u, du, d->ident, svma);
@@ -1161,12 +1195,6 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 				r = v; /* no CFI there, or libdw every time */
 				shared = true;
 			}
-		}
-		if (r == AMAP_NONE && (r = kept_get(u, du, d, svma)) != AMAP_NONE) {
-			/* an earlier run converted it */
-			u->st.rule_misses++;
-			amap_put(&du->rules, svma, r);
-			shared = true;
 		}
 		if (r != AMAP_NONE && r != RULE_COMPLEX) {
 			u->st.rule_hits += !shared;

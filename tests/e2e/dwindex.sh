@@ -9,7 +9,8 @@
 # table) give
 # the same bytes with the cache off, on the run
 # that stores the images, on the runs that read them (strace: the images
-# opened, none written, none renamed), with -j 2, with every image
+# opened, none written, none renamed), with -j 2 (one run on an empty
+# cache stores what both threads made), with every image
 # truncated, garbage or its entries damaged (each ignored, then replaced
 # by a whole one), with the binary changed (stale: replaced), and with
 # four runs racing on an empty cache (whole images, no temporary left).
@@ -86,6 +87,17 @@ sc -j 2 > "$W/j2.txt"
 check dwindex_jobs_2_same_output cmp "$W/ref.txt" "$W/j2.txt"
 "$SCORCH" perfparser -j 2 --input "$W/perf.data" --output "$W/j2.pp" 2> /dev/null
 check dwindex_jobs_2_same_stream cmp "$W/ref.pp" "$W/j2.pp"
+# a -j 2 run on an empty cache stores what both its threads made (each
+# store merges the image the other stored first): the next one writes none
+if command -v strace > /dev/null; then
+	# (blocks of 3 records: both threads resolve samples of every DSO)
+	XDG_CACHE_HOME=$W/xdg2 SCORCH_BLOCK_RECORDS=3 sc -j 2 > /dev/null
+	XDG_CACHE_HOME=$W/xdg2 strace -f -e trace=openat,rename -o "$W/strace.j2" \
+		"$SCORCH" script -j 2 -i "$W/perf.data" > "$W/j2b.txt" 2> /dev/null
+	w=$(grep -E 'O_CREAT|rename\(' "$W/strace.j2" | grep -cE '(dwindex|unwind|names)-v1/')
+	check "dwindex_jobs_2_stores_in_one_run ($w written by the second)" test "$w" -eq 0
+	check dwindex_jobs_2_stored_same_output cmp "$W/ref.txt" "$W/j2b.txt"
+fi
 cp -r "$D" "$W/good"
 for bad in truncate garbage entries stale; do
 	rm -rf "$D" && cp -r "$W/good" "$D"
