@@ -386,10 +386,7 @@ void dwindex_close(struct dwindex *x)
 {
 	if (!x)
 		return;
-	if (x->nadd && x->stored)
-		store(x);
-	for (size_t i = 0; i < x->nadd; i++)
-		free(x->add[i].p);
+	dwindex_store_now(x);
 	free(x->add);
 	if (x->mapped)
 		cachedir_unmap((void *)x->img);
