@@ -30,7 +30,7 @@
  * entries and its own, under a unique temporary name, then rename(2)
  * (cachedir.h): a reader sees a whole image or none. A store first looks
  * for an image stored since its own was opened and keeps that one's
- * entries too (ours where both have one; dwindex_newer), under a lock
+ * entries too (ours where both have one), under a lock
  * (dwindex_lock), so that the threads of one run lose none of each
  * other's; of writers in different processes at once, the last one's
  * stays (the others' entries are made again by a later run, which adds
@@ -284,6 +284,8 @@ static int added_cmp(const void *a, const void *b)
 
 /* The kept entries and the added ones, by key (an added one replaces a
  * kept one, whose data did not check), as a new image, stored. */
+static struct dwindex *newer(const struct dwindex *x);
+
 static void store(struct dwindex *x)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64];
@@ -319,7 +321,7 @@ static void store(struct dwindex *x)
 	 * ours where both have one. Else the last writer's rename dropped the
 	 * others' entries, and `-j 2` took 6 runs instead of 1 to stop
 	 * storing (stop 36) */
-	struct dwindex *o = dwindex_newer(x);
+	struct dwindex *o = newer(x);
 	if (o && o->n) {
 		size_t cap2 = n + o->n, n2 = 0;
 		uint64_t *k2 = xmalloc(cap2 * sizeof *k2);
@@ -370,7 +372,10 @@ void dwindex_store_now(struct dwindex *x)
 	x->nadd = 0;
 }
 
-struct dwindex *dwindex_newer(const struct dwindex *x)
+/* The image stored for x's file since x was opened (another writer's),
+ * opened as dwindex_open does; NULL when the image is still x's, or there
+ * is none. */
+static struct dwindex *newer(const struct dwindex *x)
 {
 	if (!x || !x->stored)
 		return NULL;
@@ -380,6 +385,16 @@ struct dwindex *dwindex_newer(const struct dwindex *x)
 		o = NULL;
 	}
 	return o;
+}
+
+bool dwindex_refresh(struct dwindex **xp)
+{
+	struct dwindex *o = newer(*xp);
+	if (!o)
+		return false;
+	dwindex_close(*xp); /* nothing added to it yet: it does not store */
+	*xp = o;
+	return true;
 }
 
 void dwindex_close(struct dwindex *x)

@@ -55,16 +55,17 @@ void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *
  * opened with its index) must be freed before. Failures are silent: the
  * cache is a shortcut. */
 void dwindex_close(struct dwindex *x);
-/* The image stored for x's file since x was opened (another writer's:
- * another thread of this run, another run), opened as dwindex_open does;
- * NULL when the image is still x's, or there is none. close() merges it
+/* When an image was stored for *xp's file since *xp was opened (another
+ * writer's: another thread of this run, another run): *xp closed (nothing
+ * added to it yet) and replaced by that image, opened as dwindex_open
+ * does; true. Else false, *xp as it was. close() merges a newer image
  * itself, by entry: a caller whose one entry holds many rows (the kept
- * unwind rows, the names) takes the newer one's in place of x's before it
- * adds its own. */
-struct dwindex *dwindex_newer(const struct dwindex *x);
+ * unwind rows, the names) takes the newer one's rows as its kept ones
+ * this way before it adds its own. */
+bool dwindex_refresh(struct dwindex **xp);
 /* Store x's added entries now (as close would), and forget them. */
 void dwindex_store_now(struct dwindex *x);
-/* Held from such a caller's dwindex_newer to its store: of the threads of
+/* Held from such a caller's dwindex_refresh to its store: of the threads of
  * a run, one stores at a time, each after the one before (recursive; a
  * store takes it too). Writers in other processes can still meet: of
  * those, the last one's image stays, and the others' entries are made

@@ -191,16 +191,13 @@ void namecache_close(struct namecache *c)
 		 * of this run, another run's): those are the kept ones now, so
 		 * that this store keeps them with this run's (dwindex.h) */
 		dwindex_lock(); /* to the store, below */
-		struct dwindex *nx = dwindex_newer(c->x);
-		if (nx) {
-			dwindex_close(c->x); /* nothing added to it yet: it does not store */
-			c->x = nx;
+		if (dwindex_refresh(&c->x)) {
 			c->rows = NULL;
 			c->n = 0;
 			c->str = NULL;
 			c->strbytes = 0;
 			size_t size;
-			const void *p = dwindex_find(nx, DWINDEX_NAMES, 0, &size);
+			const void *p = dwindex_find(c->x, DWINDEX_NAMES, 0, &size);
 			if (p)
 				parse(c, p, size);
 		}

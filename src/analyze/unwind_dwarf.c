@@ -974,12 +974,8 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 	 * share are not its own; or another run's): those are the kept ones
 	 * now, so that this store keeps them with this run's (dwindex.h) */
 	dwindex_lock();
-	struct dwindex *nx = dwindex_newer(du->kx);
-	if (nx) {
-		dwindex_close(du->kx); /* nothing added to it yet: it does not store */
-		du->kx = nx;
+	if (dwindex_refresh(&du->kx))
 		kept_load(du);
-	}
 	struct kept_hdr h = { KEPT_VERSION, sizeof(struct urule), NREGS, 0, UNWIND_SRC_HASH, 0 };
 	/* the rules: the kept ones, then each pool rule this run's rows name
 	 * that is not one of them (by content) */

@@ -141,7 +141,7 @@ TEST(dwindex_store_keep_add_replace)
 /* Two writers that opened the same image (two threads of a `-j 2` run):
  * the one that stores second keeps the first one's entries as well (the
  * last rename no longer drops them), ours where both made one; and
- * dwindex_newer tells a caller of an image stored since it opened its own. */
+ * dwindex_refresh gives a caller the image stored since it opened its own. */
 TEST(dwindex_store_merges_a_newer_image)
 {
 	char dir[] = "/tmp/scorch-dwindex-XXXXXX";
@@ -150,24 +150,26 @@ TEST(dwindex_store_merges_a_newer_image)
 	struct dwindex *x = dwindex_open(fd);
 	add(x, DWINDEX_LINES, 1, "kept");
 	dwindex_close(x);
-	struct dwindex *a = dwindex_open(fd), *b = dwindex_open(fd);
-	CHECK(dwindex_newer(a) == NULL); /* nothing stored since */
+	struct dwindex *a = dwindex_open(fd), *b = dwindex_open(fd), *c = dwindex_open(fd);
+	struct dwindex *was = a;
+	CHECK(!dwindex_refresh(&a)); /* nothing stored since */
+	CHECK(a == was);
 	add(a, DWINDEX_LINES, 10, "a's");
 	add(a, DWINDEX_FUNCS, 5, "both: a's");
 	add(b, DWINDEX_LINES, 20, "b's");
 	add(b, DWINDEX_FUNCS, 5, "both: b's");
 	dwindex_close(a);
-	struct dwindex *nb = dwindex_newer(b);
-	CHECK(nb != NULL);
-	CHECK_STR(entry(nb, DWINDEX_LINES, 10), "a's");
-	dwindex_close(nb);
+	CHECK_STR(entry(c, DWINDEX_LINES, 10), "(none)");
+	CHECK(dwindex_refresh(&c));
+	CHECK_STR(entry(c, DWINDEX_LINES, 10), "a's");
+	dwindex_close(c);
 	dwindex_close(b);
 	x = dwindex_open(fd);
 	CHECK_STR(entry(x, DWINDEX_LINES, 1), "kept");
 	CHECK_STR(entry(x, DWINDEX_LINES, 10), "a's");
 	CHECK_STR(entry(x, DWINDEX_LINES, 20), "b's");
 	CHECK_STR(entry(x, DWINDEX_FUNCS, 5), "both: b's");
-	CHECK(dwindex_newer(x) == NULL);
+	CHECK(!dwindex_refresh(&x));
 	/* stored now, and forgotten: closing stores nothing more */
 	add(x, DWINDEX_LINES, 30, "now");
 	dwindex_store_now(x);
