@@ -392,7 +392,14 @@ bool dwindex_refresh(struct dwindex **xp)
 	struct dwindex *o = newer(*xp);
 	if (!o)
 		return false;
-	dwindex_close(*xp); /* nothing added to it yet: it does not store */
+	/* what was added goes with it, to be stored from there */
+	struct dwindex *x = *xp;
+	o->add = x->add;
+	o->nadd = x->nadd;
+	o->cap_add = x->cap_add;
+	x->add = NULL;
+	x->nadd = 0;
+	dwindex_close(x); /* nothing added any more: it does not store */
 	*xp = o;
 	return true;
 }

@@ -56,9 +56,10 @@ void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *
  * cache is a shortcut. */
 void dwindex_close(struct dwindex *x);
 /* When an image was stored for *xp's file since *xp was opened (another
- * writer's: another thread of this run, another run): *xp closed (nothing
- * added to it yet) and replaced by that image, opened as dwindex_open
- * does; true. Else false, *xp as it was. close() merges a newer image
+ * writer's: another thread of this run, another run): *xp replaced by that
+ * image, opened as dwindex_open does, with the entries added to *xp (to be
+ * stored from there), and closed; true (what was found in *xp's image is
+ * gone with it). Else false, *xp as it was. close() merges a newer image
  * itself, by entry: a caller whose one entry holds many rows (the kept
  * unwind rows, the names) takes the newer one's rows as its kept ones
  * this way before it adds its own. */

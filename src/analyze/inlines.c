@@ -805,27 +805,33 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The kept addresses of dx into dw (none when they do not check). */
+static void noscope_load(struct dso_dwarf *dw, struct dwindex *dx)
+{
+	dw->ns_kept = NULL;
+	dw->nns_kept = 0;
+	size_t size = 0;
+	const uint8_t *p = dx ? dwindex_find(dx, DWINDEX_NOSCOPE, 0, &size) : NULL;
+	struct aranges_hdr h; /* the same two words */
+	if (!p || size < sizeof h)
+		return;
+	memcpy(&h, p, sizeof h);
+	const uint64_t *v = (const uint64_t *)(p + sizeof h);
+	bool ok = h.version == NOSCOPE_VERSION && h.n <= NOSCOPE_MAX && size == sizeof h + h.n * sizeof *v;
+	for (size_t i = 1; ok && i < h.n; i++)
+		ok = v[i] > v[i - 1];
+	if (ok) {
+		dw->ns_kept = v;
+		dw->nns_kept = (size_t)h.n;
+	}
+}
+
 /* Whether an earlier run found svma to be such an address. */
 static bool noscope_known(struct dso_dwarf *dw, uint64_t svma)
 {
 	if (!dw->ns_loaded) {
 		dw->ns_loaded = true;
-		struct dwindex *dx = dwindex_of(dw);
-		size_t size = 0;
-		const uint8_t *p = dx ? dwindex_find(dx, DWINDEX_NOSCOPE, 0, &size) : NULL;
-		struct aranges_hdr h; /* the same two words */
-		if (p && size >= sizeof h) {
-			memcpy(&h, p, sizeof h);
-			const uint64_t *v = (const uint64_t *)(p + sizeof h);
-			bool ok = h.version == NOSCOPE_VERSION && h.n <= NOSCOPE_MAX &&
-				  size == sizeof h + h.n * sizeof *v;
-			for (size_t i = 1; ok && i < h.n; i++)
-				ok = v[i] > v[i - 1];
-			if (ok) {
-				dw->ns_kept = v;
-				dw->nns_kept = (size_t)h.n;
-			}
-		}
+		noscope_load(dw, dwindex_of(dw));
 	}
 	size_t at = upper_bound_u64(dw->ns_kept, dw->nns_kept, sizeof *dw->ns_kept, 0, svma);
 	return at && dw->ns_kept[at - 1] == svma;
@@ -844,10 +850,19 @@ static void noscope_keep(struct dso_dwarf *dw)
 {
 	if (!dw->nns_new || !dw->dx)
 		return;
+	/* addresses stored since the kept ones were read (another thread's of
+	 * this run, another run's): those are the kept ones now, so that this
+	 * store keeps them with this run's (dwindex.h; the tables that read
+	 * the old image in place are freed) */
+	dwindex_lock();
+	if (dwindex_refresh(&dw->dx))
+		noscope_load(dw, dw->dx);
 	qsort(dw->ns_new, dw->nns_new, sizeof *dw->ns_new, u64_cmp);
 	size_t cap = dw->nns_kept + dw->nns_new;
-	if (cap > NOSCOPE_MAX)
+	if (cap > NOSCOPE_MAX) {
+		dwindex_unlock();
 		return;
+	}
 	struct aranges_hdr h = { NOSCOPE_VERSION, 0 };
 	uint8_t *p = xmalloc(sizeof h + cap * sizeof(uint64_t));
 	uint64_t *v = (uint64_t *)(p + sizeof h);
@@ -861,6 +876,8 @@ static void noscope_keep(struct dso_dwarf *dw)
 	h.n = n;
 	memcpy(p, &h, sizeof h);
 	dwindex_add(dw->dx, DWINDEX_NOSCOPE, 0, p, sizeof h + n * sizeof(uint64_t));
+	dwindex_store_now(dw->dx); /* before another thread looks for a newer image */
+	dwindex_unlock();
 }
 
 /* The CU holding svma from scorch's read of .debug_aranges (dwdie.h):

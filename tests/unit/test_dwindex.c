@@ -160,6 +160,7 @@ TEST(dwindex_store_merges_a_newer_image)
 	add(b, DWINDEX_FUNCS, 5, "both: b's");
 	dwindex_close(a);
 	CHECK_STR(entry(c, DWINDEX_LINES, 10), "(none)");
+	add(c, DWINDEX_LINES, 40, "c's"); /* carried to the newer image, stored from there */
 	CHECK(dwindex_refresh(&c));
 	CHECK_STR(entry(c, DWINDEX_LINES, 10), "a's");
 	dwindex_close(c);
@@ -169,6 +170,7 @@ TEST(dwindex_store_merges_a_newer_image)
 	CHECK_STR(entry(x, DWINDEX_LINES, 10), "a's");
 	CHECK_STR(entry(x, DWINDEX_LINES, 20), "b's");
 	CHECK_STR(entry(x, DWINDEX_FUNCS, 5), "both: b's");
+	CHECK_STR(entry(x, DWINDEX_LINES, 40), "c's");
 	CHECK(!dwindex_refresh(&x));
 	/* stored now, and forgotten: closing stores nothing more */
 	add(x, DWINDEX_LINES, 30, "now");
