@@ -40,24 +40,45 @@ exit $rc
 EOF
 chmod +x "$W/wrap.sh"
 
-# run_hotspot PARSER DATA OUT: hotspot's script view in OUT, parser status in OUT.rc
+# samples OUT: the per-sample lines in hotspot's script view OUT
+samples() { grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$1"; }
+
+# run_hotspot PARSER DATA OUT [N]: hotspot's script view in OUT, parser status
+# in OUT.rc. hotspot prints the view while it reads the stream and goes on
+# after the parser has exited, so OUT is taken as complete once it holds N
+# samples (when N is known; at most 30 s) and its size has stayed the same
+# for a second: a busy machine can hold hotspot back for more than a few
+# tenths of a second between two writes.
 run_hotspot() {
 	rm -f "$3.rc"
 	PP_REAL=$1 PP_DONE=$3.rc QT_QPA_PLATFORM=offscreen HOTSPOT_PERFPARSER=$W/wrap.sh \
 		HOTSPOT_GENERATE_SCRIPT_OUTPUT=1 XDG_RUNTIME_DIR=$W \
 		timeout 120 hotspot "$2" > "$3" 2> "$3.err" &
-	local hp=$! i prev=-1 s
+	local hp=$! i prev=-1 s same=0
 	for i in $(seq 1 1200); do
 		[ -e "$3.rc" ] && break
 		kill -0 $hp 2> /dev/null || break
 		sleep 0.1
 	done
 	# the parser is done; wait until hotspot has printed everything
-	for i in $(seq 1 100); do
+	if [ -n "${4:-}" ]; then
+		for i in $(seq 1 300); do
+			[ "$(samples "$3")" -ge "$4" ] && break
+			kill -0 $hp 2> /dev/null || break
+			sleep 0.1
+		done
+	fi
+	for i in $(seq 1 200); do
 		s=$(stat -c %s "$3")
-		[ "$s" = "$prev" ] && break
+		if [ "$s" = "$prev" ] && [ "$s" != 0 ]; then
+			same=$((same + 1))
+			[ $same -ge 4 ] && break
+		else
+			same=0
+		fi
+		kill -0 $hp 2> /dev/null || break
 		prev=$s
-		sleep 0.3
+		sleep 0.25
 	done
 	kill $hp 2> /dev/null
 	wait $hp 2> /dev/null
@@ -72,17 +93,21 @@ for cg in dwarf fp; do
 	fi
 	perf script -i "$d" --ns --inline -F pid,tid,time,ip,sym,dso > "$W/$cg.ps" 2> /dev/null
 	nperf=$(grep -c '^ *[0-9]*/[0-9]* ' "$W/$cg.ps")
-	run_hotspot "$PP" "$d" "$W/$cg.ours"
-	run_hotspot "$REF" "$d" "$W/$cg.ref"
+	run_hotspot "$PP" "$d" "$W/$cg.ours" "$nperf"
+	run_hotspot "$REF" "$d" "$W/$cg.ref" "$nperf"
 	check "perfparser_hotspot $cg: scorch parser exit $(cat "$W/$cg.ours.rc")" [ "$(cat "$W/$cg.ours.rc")" = 0 ]
 	# the parser on two threads (what `scorch hotspot -j 2` asks for)
-	SCORCH_PERFPARSER_JOBS=2 run_hotspot "$PP" "$d" "$W/$cg.j2"
+	SCORCH_PERFPARSER_JOBS=2 run_hotspot "$PP" "$d" "$W/$cg.j2" "$nperf"
 	check "perfparser_hotspot $cg: hotspot shows the same with SCORCH_PERFPARSER_JOBS=2 (exit $(cat "$W/$cg.j2.rc"))" \
 		all '[ "$(cat "$W/$cg.j2.rc")" = 0 ]' 'cmp -s "$W/$cg.ours" "$W/$cg.j2"'
+	if ! cmp -s "$W/$cg.ours" "$W/$cg.j2"; then
+		echo "  -j 1 vs -j 2 view ($(wc -c < "$W/$cg.ours") and $(wc -c < "$W/$cg.j2") bytes, $(samples "$W/$cg.ours") and $(samples "$W/$cg.j2") samples):"
+		diff "$W/$cg.ours" "$W/$cg.j2" | head -20 | sed 's/^/    /'
+	fi
 	errs=$(grep -ciE 'hotspot\.perfparser|failed to read header magic|invalid event type|did not consume all bytes|unexpected attribute id' "$W/$cg.ours.err")
 	check "perfparser_hotspot $cg: hotspot logs no stream error ($errs)" [ "$errs" = 0 ]
-	nours=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$cg.ours")
-	nref=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$cg.ref")
+	nours=$(samples "$W/$cg.ours")
+	nref=$(samples "$W/$cg.ref")
 	check "perfparser_hotspot $cg: hotspot shows $nours samples with scorch, $nref with hotspot-perfparser, perf script $nperf" \
 		all '[ "$nours" = "$nref" ]' '[ "$nours" = "$nperf" ]' '[ "$nours" -gt 100 ]'
 	python3 "$DEC" hotspot-vs-script "$W/$cg.ours" "$W/$cg.ps" > "$W/$cg.cmp.ours"
@@ -109,8 +134,8 @@ for f in vector_static_gcc/perf.data probe.data.stream; do
 	n=$(echo "$f" | tr / _)
 	run_hotspot "$PP" "$d" "$W/$n.ours"
 	run_hotspot "$REF" "$d" "$W/$n.ref"
-	nours=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$n.ours")
-	nref=$(grep -c $'^[^\t].*\t[0-9]*\t[0-9]*\.[0-9]*:\t' "$W/$n.ref")
+	nours=$(samples "$W/$n.ours")
+	nref=$(samples "$W/$n.ref")
 	errs=$(grep -ciE 'hotspot\.perfparser|failed to read header magic|invalid event type|did not consume all bytes|unexpected attribute id' "$W/$n.ours.err")
 	prc=$(cat "$W/$n.ours.rc")
 	check "perfparser_hotspot peer/$f: parser exit $prc, $errs stream errors, $nours samples (hotspot-perfparser: $nref)" \
