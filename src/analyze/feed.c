@@ -47,26 +47,31 @@
 struct feed_tail {
 	_Alignas(64) uint64_t tail;
 	uint64_t seen;                /* the consumer's: head as it last read it */
+	uint64_t spins;               /* the consumer's: times it found nothing (debug) */
 };
 
+/* Each line written by one side only: a line the leader writes for every
+ * record (filled) beside one a waiting consumer reads (head) took it from
+ * the leader at every record. Allocated on a line (feed_new). */
 struct feed {
-	int n;
+	int n;                        /* read only */
 	size_t cap, mask;
 	struct feed_entry *ring;
 	struct pipeline_recstate *states; /* beside ring */
 	struct feed_tail *c;          /* [n]; [0] unused */
 	_Alignas(64) uint64_t head;   /* published */
-	uint64_t filled;              /* leader only: entries filled, head or up to PUBLISH_BATCH - 1 past it */
+	_Alignas(64) uint64_t filled; /* leader only: entries filled, head or up to PUBLISH_BATCH - 1 past it */
 	uint64_t reclaimed;           /* leader only: entries below are let go */
 	bool ended;                   /* leader only: END published */
+	uint64_t dbg_lead_sleeps, dbg_lead_spins;
 	_Alignas(64) int sleepers;    /* consumers asleep */
 	int lead_asleep;
 	uint64_t want;                /* the least head a sleeping consumer waits for (under mu) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;            /* the consumers wait on it */
 	pthread_cond_t cv_lead;       /* the leader */
+	uint64_t dbg_cons_sleeps;     /* under mu */
 	struct err err;               /* END's, written before it is published */
-	uint64_t dbg_lead_sleeps, dbg_cons_sleeps, dbg_cons_spins, dbg_lead_spins;
 };
 
 static inline void cpu_relax(void)
@@ -78,7 +83,11 @@ static inline void cpu_relax(void)
 
 struct feed *feed_new(int n, size_t cap)
 {
-	struct feed *f = xcalloc(1, sizeof(*f));
+	size_t fsize = (sizeof(struct feed) + 63) & ~(size_t)63;
+	struct feed *f = aligned_alloc(64, fsize);
+	if (!f)
+		xalloc_die();
+	memset(f, 0, fsize);
 	size_t c = 64;
 	while (c < cap)
 		c <<= 1;
@@ -97,7 +106,6 @@ struct feed *feed_new(int n, size_t cap)
 	VALGRIND_HG_DISABLE_CHECKING(&f->sleepers, sizeof(f->sleepers));
 	VALGRIND_HG_DISABLE_CHECKING(&f->lead_asleep, sizeof(f->lead_asleep));
 	VALGRIND_HG_DISABLE_CHECKING(&f->want, sizeof(f->want));
-	VALGRIND_HG_DISABLE_CHECKING(&f->dbg_cons_spins, sizeof(f->dbg_cons_spins));
 	VALGRIND_HG_DISABLE_CHECKING(f->c, csize);
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
@@ -109,10 +117,13 @@ void feed_free(struct feed *f)
 {
 	if (!f)
 		return;
+	uint64_t spins = 0;
+	for (int i = 1; i < f->n; i++)
+		spins += f->c[i].spins;
 	if (getenv("SCORCH_DEBUG_SHARE"))
 		fprintf(stderr, "feed: leader slept %llu (spun %llu), consumers slept %llu (spun %llu)\n",
 			(unsigned long long)f->dbg_lead_sleeps, (unsigned long long)f->dbg_lead_spins,
-			(unsigned long long)f->dbg_cons_sleeps, (unsigned long long)f->dbg_cons_spins);
+			(unsigned long long)f->dbg_cons_sleeps, (unsigned long long)spins);
 	pthread_cond_destroy(&f->cv);
 	pthread_cond_destroy(&f->cv_lead);
 	pthread_mutex_destroy(&f->mu);
@@ -259,7 +270,7 @@ void feed_release(struct feed *f)
 static const struct feed_entry *wait_head(struct feed *f, int i, uint64_t t)
 {
 	if ((f->c[i].seen = __atomic_load_n(&f->head, __ATOMIC_ACQUIRE)) == t) {
-		__atomic_add_fetch(&f->dbg_cons_spins, 1, __ATOMIC_RELAXED);
+		f->c[i].spins++;
 		for (int s = 0; s < SPINS && __atomic_load_n(&f->head, __ATOMIC_ACQUIRE) == t; s++)
 			cpu_relax();
 		if (__atomic_load_n(&f->head, __ATOMIC_ACQUIRE) == t) {
