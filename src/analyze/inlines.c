@@ -1167,6 +1167,16 @@ static void lines_free(void *v)
 		dwline_free(v);
 }
 
+void inlines_keep(struct dso *d)
+{
+	struct dso_dwarf *dw = d->dw;
+	if (!dw)
+		return;
+	noscope_keep(dw);
+	dw->nns_new = 0;
+	dwindex_store_now(dw->dx);
+}
+
 void inlines_release(struct dso *d)
 {
 	struct dso_dwarf *dw = d->dw;

@@ -38,5 +38,7 @@ unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **ou
 /* Free d's DWARF state (called by the DSO cache before it closes the ELF
  * files). */
 void inlines_release(struct dso *d);
+/* What inlines_release stores for later runs, stored now; nothing freed. */
+void inlines_keep(struct dso *d);
 
 #endif

@@ -182,11 +182,9 @@ static int noted_cmp(const void *a, const void *b)
 	return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
-void namecache_close(struct namecache *c)
+void namecache_store(struct namecache *c)
 {
-	if (!c)
-		return;
-	if (c->x && c->nnw) {
+	if (c && c->x && c->nnw) {
 		/* names stored since the kept ones were read (another thread's
 		 * of this run, another run's): those are the kept ones now, so
 		 * that this store keeps them with this run's (dwindex.h) */
@@ -237,7 +235,15 @@ void namecache_close(struct namecache *c)
 		free(names);
 		dwindex_store_now(c->x);
 		dwindex_unlock();
+		c->nnw = 0;
 	}
+}
+
+void namecache_close(struct namecache *c)
+{
+	if (!c)
+		return;
+	namecache_store(c);
 	dwindex_close(c->x);
 	free(c->nw);
 	free(c);

@@ -21,6 +21,8 @@ const char *namecache_find(const struct namecache *c, const char *mangled);
 void namecache_note(struct namecache *c, const char *mangled, const char *demangled);
 /* Store the kept names and this run's when any was noted, then free c. */
 void namecache_close(struct namecache *c);
+/* What namecache_close keeps, stored now (c stays open). */
+void namecache_store(struct namecache *c);
 
 /* The entry of n names (hashes[i] strictly increasing, names[i] the
  * demangled names), malloc'd, its size in *size; and whether p (size

@@ -16,6 +16,7 @@
 #include "analyze/feed.h"
 #include "analyze/resolver.h"
 #include "analyze/workers.h"
+#include "util/annotate.h"
 #include "util/hugeheap.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -527,7 +528,32 @@ static int pipeline_flush(struct pipeline *p, int rc)
 	return rc;
 }
 
-/* The sink's end, then everything freed but the pipeline itself. */
+/* Whether a run that the process exits after frees what it made anyway:
+ * where leaks are checked (see exit_after in pipeline.h). */
+static bool teardown_checked(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return true;
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return true;
+#endif
+#endif
+	const char *t = getenv("SCORCH_TEARDOWN");
+	if (t && *t && strcmp(t, "0"))
+		return true;
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		return true;
+#endif
+	const char *pre = getenv("LD_PRELOAD");
+	return pre && strstr(pre, "vgpreload");
+#endif
+}
+
+/* The sink's end, then everything freed but the pipeline itself (or, when
+ * the process exits after the run, only the caches stored). */
 static int pipeline_finish(struct pipeline *p, int rc)
 {
 	struct err *e = p->e;
@@ -581,6 +607,10 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	workers_free(p->wk);
+	if (p->cfg->exit_after && !teardown_checked()) {
+		resolver_keep(p->res);
+		return rc;
+	}
 	free(p->view);
 	resolver_free(p->res);
 	order_free(p->ord);

@@ -92,6 +92,13 @@ struct pipeline_config {
 	/* This pipeline is one of several over the same input (analyze/blocks.h);
 	 * NULL: the only one. */
 	const struct pipeline_blocks *blocks;
+	/* The process exits once this run is done (a one-shot command): what
+	 * the run stores for later runs (the caches) is stored, nothing is
+	 * freed: the kernel takes it all back at once. The frees and unmaps
+	 * took 5-15 ms a thread (docs/resolve.md). Under a leak checker
+	 * (the sanitizer build, valgrind) or with SCORCH_TEARDOWN=1
+	 * everything is freed as without it. */
+	bool exit_after;
 };
 
 struct resolver_deferred;

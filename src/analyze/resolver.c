@@ -266,6 +266,14 @@ void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *
 		a[i] += b[i];
 }
 
+void resolver_keep(struct resolver *r)
+{
+	if (!r)
+		return;
+	unwinder_keep(r->unw);
+	symbols_keep(r->syms);
+}
+
 void resolver_free(struct resolver *r)
 {
 	if (!r)

@@ -93,6 +93,9 @@ void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh);
  * in the cache; with the data pread it was only work (off by default). */
 void resolver_set_stack_prefetch(struct resolver *r, bool on);
 void resolver_free(struct resolver *r);
+/* What resolver_free stores for later runs (the caches), stored now;
+ * nothing freed: for a process about to exit (pipeline_finish). */
+void resolver_keep(struct resolver *r);
 
 /*
  * Resolve sample ev (ev->s, of attr) into out: comm, pid, tid and the frames,

@@ -782,6 +782,18 @@ static void dso_chain_free(void *v)
 	}
 }
 
+void symbols_keep(struct symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->dsos.cap; i++)
+		if (hmap_used(&s->dsos, i))
+			for (struct dso_node *n = s->dsos.slot[i].val; n; n = n->next) {
+				inlines_keep(&n->dso);
+				namecache_store(n->dso.names);
+			}
+}
+
 static void perfmap_free(void *v)
 {
 	if (v == &no_symtab)

@@ -99,6 +99,9 @@ struct symbols;
 
 struct symbols *symbols_new(const struct symbols_config *c);
 void symbols_free(struct symbols *s);
+/* What symbols_free stores for later runs (the caches of each DSO's names
+ * and DWARF), stored now; nothing freed (the process exits). */
+void symbols_keep(struct symbols *s);
 
 /* Record a build id for a path (from the header's build-id feature). */
 void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id, size_t size);

@@ -47,6 +47,9 @@ struct unwind_frame {
  * refers to the DSOs' ELF handles). */
 struct unwinder *unwinder_new(struct symbols *syms);
 void unwinder_free(struct unwinder *u);
+/* What unwinder_free stores for later runs (the kept rows), stored now;
+ * nothing freed (the process exits: pipeline_finish). */
+void unwinder_keep(struct unwinder *u);
 
 /*
  * The unwind rules of the unwinders of a block-parallel run (one per thread,

@@ -1260,6 +1260,19 @@ struct unwinder *unwinder_new(struct symbols *syms)
 	return u;
 }
 
+void unwinder_keep(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->dsos.cap; i++)
+		if (hmap_used(&u->dsos, i)) {
+			struct dso_unwind *du = u->dsos.slot[i].val;
+			kept_store(u, du);
+			du->nnw = 0;
+			dwindex_store_now(du->kx);
+		}
+}
+
 void unwinder_free(struct unwinder *u)
 {
 	if (!u)

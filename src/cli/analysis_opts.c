@@ -39,6 +39,9 @@ void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 	/* one thread unless -j says otherwise: workers do not pay yet (each
 	 * builds its own DSO state; docs/resolve.md, bench/jobs_bench.sh) */
 	a->pc.jobs = 1;
+	/* one run, then the process exits: the caches stored, nothing freed
+	 * (diff's first of two runs frees what it made) */
+	a->pc.exit_after = true;
 	profile_sink_config_init(&a->sc);
 	a->cmd = cmd;
 }

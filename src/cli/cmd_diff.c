@@ -67,6 +67,7 @@ static int load(struct cli_analysis *a, struct diff *d)
 			return EXIT_BADINPUT;
 		}
 		a->pc.input = paths[side];
+		a->pc.exit_after = side == 1; /* the first one's memory is given back */
 		int rc = cli_run_pipeline(&a->pc, &sink, a->no_progress);
 		if (!rc && !ps.prof.samples)
 			fprintf(stderr, "scorch: %s: warning: no samples%s\n", paths[side],

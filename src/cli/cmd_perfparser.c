@@ -403,6 +403,7 @@ int cmd_perfparser(int argc, char **argv)
 	cfg.jobs = (int)jobs;
 	/* -j: samples resolve on workers; the stream keeps the record order */
 	cfg.parallel_ordered = true;
+	cfg.exit_after = true; /* one run: the caches stored, nothing freed */
 	if (a.print_stats) {
 		int code = print_stats(&cfg, &a, buffer_kb, max_buffer_kb, out_fd);
 		if (in_fd >= 0)

@@ -13,7 +13,8 @@
 # cache stores what both threads made), with every image
 # truncated, garbage or its entries damaged (each ignored, then replaced
 # by a whole one), with the binary changed (stale: replaced), and with
-# four runs racing on an empty cache (whole images, no temporary left).
+# four runs racing on an empty cache (whole images, no temporary left),
+# and exiting without freeing (the same images as with everything freed).
 # The same for the unwinder's kept rules (unwind-v1, the same images, one
 # per DSO file: the workload, libc, ld.so): stored, read (`scorch stats
 # --unwind`: libdw asked for fewer rows), damaged and replaced alike.
@@ -83,6 +84,15 @@ if command -v strace > /dev/null; then
 else
 	fail dwindex_read_opens_images "strace is not installed (scripts/deps.sh installs it)"
 fi
+# script and perfparser exit without freeing what they made (exit_after in
+# pipeline.h): they store the same images as with everything freed first
+for t in 1 0; do
+	XDG_CACHE_HOME=$W/xdg.t$t SCORCH_TEARDOWN=$t sc > /dev/null
+	XDG_CACHE_HOME=$W/xdg.t$t SCORCH_TEARDOWN=$t pp "$W/t$t.pp"
+done
+ti=$(find "$W/xdg.t1" -name '*.idx' | wc -l)
+check "dwindex_exit_stores_as_teardown ($ti images)" \
+	bash -c "[ $ti -ge 3 ] && diff -r '$W/xdg.t1' '$W/xdg.t0' > /dev/null"
 sc -j 2 > "$W/j2.txt"
 check dwindex_jobs_2_same_output cmp "$W/ref.txt" "$W/j2.txt"
 "$SCORCH" perfparser -j 2 --input "$W/perf.data" --output "$W/j2.pp" 2> /dev/null
