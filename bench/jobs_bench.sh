@@ -38,6 +38,7 @@
 set -u
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+TIMEFORMAT='%3R %3U %3S'
 S=${SCORCH:-build/scorch}
 HP=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
 F=${1:-build/bench/build-dwarf.data}
@@ -76,10 +77,12 @@ echo "load before: $(uptime | sed 's/.*load average: //')"
 cat "$F" > /dev/null
 for r in $(seq "$RUNS"); do
 	for i in $(seq 0 $((n - 1))); do
-		/usr/bin/time -f "%e %U %S %M" -o "$W/t" bash -c "$(declare -f run); S='$S' HP='$HP' F='$F' run $i" \
-			> /dev/null 2>&1
-		tail -1 "$W/t" | cut -d' ' -f1-3 >> "$W/r$i"
-		tail -1 "$W/t" | cut -d' ' -f4 >> "$W/m$i"
+		# wall and CPU in ms from bash's time (GNU time's are in
+		# hundredths: 4% of a 0.26 s run), peak RSS from GNU time
+		{ time /usr/bin/time -f "%M" -o "$W/t" bash -c "$(declare -f run); S='$S' HP='$HP' F='$F' run $i" \
+			> /dev/null 2>&1; } 2> "$W/tt"
+		tail -1 "$W/tt" >> "$W/r$i"
+		tail -1 "$W/t" >> "$W/m$i"
 	done
 done
 echo "load after:  $(uptime | sed 's/.*load average: //')"
