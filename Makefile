@@ -38,8 +38,10 @@ ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(B)/config.mk
 endif
 
+# `make test` installs the test packages here too, before configuring and
+# building: the configuration depends on some of them (valgrind's header)
 $(B)/config.mk: FORCE
-	@$(DEPS) --build
+	@$(DEPS) $(if $(filter test,$(MAKECMDGOALS)),,--build)
 	@mkdir -p $(B)
 	@scripts/configure.sh > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi

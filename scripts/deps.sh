@@ -9,12 +9,13 @@
 # Test peers and tools: linux-perf (perf), hotspot (hotspot-perfparser),
 #        golang-go (go tool pprof), clang + libclang-rt-14-dev (libFuzzer,
 #        sanitizers), valgrind, python3, chromium, nodejs/npm, xvfb,
-#        man-db tmux zsh (tests/e2e/install.sh: pages, Tab in bash and zsh)
+#        man-db tmux zsh (tests/e2e/install.sh: pages, Tab in bash and zsh),
+#        time (GNU time: peak RSS in tests/e2e/reader_record.sh and bench/)
 # apt-get waits for a dpkg lock held by another install (several builds at
 # once) instead of failing.
 set -e
 BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev scdoc libtraceevent-dev"
-TEST="linux-perf strace hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git man-db tmux zsh"
+TEST="linux-perf strace hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git man-db tmux zsh time"
 build_only=0; check=0
 for a in "$@"; do
 	case $a in
