@@ -84,10 +84,9 @@ asan:
 
 -include $(wildcard mk/*.mk)
 
-# make test installs the test peers (perf, hotspot, chromium, ...) first;
-# a plain build needs only the build packages.
+# make test installs the test peers (perf, hotspot, chromium, ...) first,
+# in $(B)/config.mk's rule; a plain build needs only the build packages.
 test: all asan
-	$(DEPS)
 	tests/run.sh
 
 demo: all

@@ -49,7 +49,12 @@ perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$W/hg.data" "$W/w" 50
 check "helgrind: $SCORCH was built with valgrind's header (HAVE_VALGRIND in $(dirname "$SCORCH")/cflags)" \
 	grep -q -- -DHAVE_VALGRIND=1 "$(dirname "$SCORCH")/cflags"
 # what helgrind says: the first report, not the threads' announcements
-hg_report() { local r; r=$(grep -v "^scorch" "$1" | sed -n '/Possible data race\|lock order\|unlocked a\|Thread #[0-9]*: /,$p' | head -40); echo "${r:-$(grep -v "^scorch" "$1" | head -30)}"; }
+hg_report() {
+	local r
+	r=$(grep -v "^scorch" "$1" | sed -n '/Possible data race\|lock order\|unlocked a\|Thread #[0-9]*: /,$p' | head -40)
+	[ -n "$r" ] || r=$(grep -v "^scorch" "$1" | head -30)
+	printf '%s\n' "$r"
+}
 for j in 2 3; do
 	for cmd in script perfparser; do
 		case $cmd in
