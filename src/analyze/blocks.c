@@ -261,7 +261,7 @@ static int block_write(struct blocks *B, struct block *b)
 		tmp.len = 0;
 		if (!rs || t->sink.format(t->sink.ctx, rs, &tmp))
 			rc = -EINVAL; /* eligible() promised format() takes every sample */
-		else
+		else if (tmp.len) /* none: an event -F gave no field (tmp.data NULL) */
 			fwrite(tmp.data, 1, tmp.len, B->out);
 	}
 	b->nr_kept = 0;

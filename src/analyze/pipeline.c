@@ -91,6 +91,10 @@ uint64_t pipeline_input_pos(struct pipeline *p)
 	return p->in_delivery ? p->cur.pos : input_pos(p->in);
 }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
+int pipeline_fail(struct pipeline *p, const char *msg)
+{
+	return err_set(p->e, -EINVAL, "%s", msg);
+}
 const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 {
 	if (p->wk) {

@@ -67,6 +67,8 @@ struct pipeline_config {
 	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
 	int max_frames;             /* default 64 */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
+	bool ip_only;               /* resolver: each sample's own ip, no call chain or
+				     * unwinding (perf script -G) */
 	bool no_srclines;           /* resolver: frames without file:line (for outputs
 				     * that print none; saves reading line tables) */
 	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
@@ -214,5 +216,8 @@ const struct order_stats *pipeline_order_stats(struct pipeline *p);
 const struct pipeline_config *pipeline_config(struct pipeline *p);
 /* The resolver's counters (NULL when samples are not resolved). */
 const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p);
+/* A sink's reason to stop with an error (said as the run's: "scorch: FILE:
+ * msg", exit status 2); returns what the sink returns: -EINVAL. */
+int pipeline_fail(struct pipeline *p, const char *msg);
 
 #endif

@@ -42,6 +42,7 @@ struct resolver {
 	struct unwinder *unw;
 	int max_frames;
 	bool no_inline;
+	bool ip_only;
 	bool no_dwarf;            /* the recording's arch has no register table */
 	char arch_msg[128];       /* its warning, given on the first DWARF sample */
 	struct frame *frames;
@@ -147,6 +148,7 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	r->s = s;
 	r->max_frames = c && c->max_frames > 0 ? c->max_frames : 64;
 	r->no_inline = c && c->no_inline;
+	r->ip_only = c && c->ip_only;
 	struct symbols_config sc = { 0 };
 	if (c) {
 		sc.sysroot = c->sysroot;
@@ -798,6 +800,16 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	if (r->ip_only) {
+		uint32_t physical = 0;
+		int rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL);
+		if (rc < 0)
+			return rc;
+		out->frames = r->frames;
+		r->st.frames += out->nr_frames;
+		r->has_pre = false;
+		return 0;
+	}
 	bool dwarf = has_dwarf_stack(attr, s);
 	if (dwarf && r->stack_prefetch) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
 		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size);

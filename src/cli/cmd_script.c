@@ -15,7 +15,12 @@ static void usage(FILE *f, void *ctx)
 		   "  --headers-only          only the header line of each sample\n"
 		   "  --raw                   per sample: comm pid tid time(ns) period ip cpu event\n"
 		   "  --ip                    ip, symbol and DSO for every event type, tracepoints\n"
-		   "                          too (perf script's +ip,+sym,+dso fields)\n",
+		   "                          too (perf script's +ip,+sym,+dso fields)\n"
+		   "  -F, --fields LIST       the fields to print, as perf script -F: comm,tid,pid,\n"
+		   "                          time,cpu,event,trace,ip,sym,dso,addr,symoff,period,\n"
+		   "                          data_src,weight,ins_lat; each name with a + or a -\n"
+		   "                          before it: perf's fields plus or less those\n"
+		   "  -G, --hide-call-graph   no call chains: the sample's ip on its line\n",
 		opts_analysis_help);
 }
 
@@ -32,6 +37,20 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_IP: s->so.all_ip = true; return 0;
 	case O_RAW: s->so.raw = true; return 0;
 	case O_HEADERS_ONLY: s->so.headers_only = true; return 0;
+	case O_HIDE_CALLGRAPH:
+		/* the sample's own function, as perf names it: its ELF symbol,
+		 * not what was inlined there */
+		s->so.hide_callchain = true, s->so.show_inline = false, s->a.pc.no_inline = true;
+		s->a.pc.ip_only = true; /* nothing unwound */
+		return 0;
+	case O_FIELDS: {
+		char msg[256];
+		if (script_parse_fields(v, &s->so, msg, sizeof msg)) {
+			fprintf(stderr, "%s: %s\n", p->prefix, msg);
+			return EXIT_BADINPUT;
+		}
+		return 0;
+	}
 	}
 	return cli_analysis_set(&s->a, p, id, v);
 }

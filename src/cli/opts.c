@@ -77,6 +77,8 @@ static const struct opt table[] = {
 	{ O_IP, 0, "ip", ARG_NO, OC_SCRIPT },
 	{ O_RAW, 0, "raw", ARG_NO, OC_SCRIPT },
 	{ O_HEADERS_ONLY, 0, "headers-only", ARG_NO, OC_SCRIPT },
+	{ O_FIELDS, 'F', "fields", ARG_YES, OC_SCRIPT },
+	{ O_HIDE_CALLGRAPH, 'G', "hide-call-graph", ARG_NO, OC_SCRIPT },
 	{ O_UNWIND, 0, "unwind", ARG_NO, OC_STATS },
 	{ O_RAW_DUMP, 0, "raw-dump", ARG_NO, OC_LIST },
 	{ O_FREQ, 'F', "freq", ARG_YES, REC },

@@ -21,6 +21,14 @@
  * decoded data source is padded to the longest one printed so far (perf
  * keeps that width across samples).
  *
+ * -F (script_parse_fields) replaces each type's fields with the ones given,
+ * or adds and removes some (+f,-f), as perf does: the fields it names are
+ * checked against the first event of each type (script_check_fields, at
+ * the start; a pipe's at its first sample), and perf's own additions (a
+ * tracepoint's ip when it samples call chains) are left out; a type left
+ * with no field prints nothing. -G (hide_callchain) prints the sample's
+ * own ip on the header line (the resolver then unwinds nothing: ip_only).
+ *
  * With -j the text of a sample is made on the worker thread that resolved
  * it (script_format, sink.format): the common field sets only, once the
  * fields are decided (published with a release store); tracepoint fields
@@ -54,7 +62,30 @@ enum {
 	SF_WEIGHT = 1u << 10,
 	SF_INS_LAT = 1u << 11,
 	SF_SYM = 1u << 12,
+	SF_COMM = 1u << 13,
+	SF_PID = 1u << 14,
+	SF_EVNAME = 1u << 15,
 	SF_SET = 1u << 31, /* the type's fields are decided */
+};
+
+/* -F's names (perf's), the fields this prints */
+static const struct {
+	const char *name;
+	uint32_t fl;
+} field_names[] = {
+	{ "comm", SF_COMM }, { "tid", SF_TID }, { "pid", SF_PID }, { "time", SF_TIME },
+	{ "cpu", SF_CPU }, { "event", SF_EVNAME }, { "trace", SF_TRACE }, { "ip", SF_IP },
+	{ "sym", SF_SYM }, { "dso", SF_DSO }, { "addr", SF_ADDR }, { "symoff", SF_SYMOFF },
+	{ "period", SF_PERIOD }, { "data_src", SF_DATA_SRC }, { "weight", SF_WEIGHT },
+	{ "ins_lat", SF_INS_LAT },
+};
+
+/* perf 6.1's other -F names: known, not printed by scorch */
+static const char *const fields_unsupported[] = {
+	"srcline", "iregs", "uregs", "brstack", "brstacksym", "flags", "bpf-output",
+	"brstackinsn", "brstackinsnlen", "brstackoff", "callindent", "insn", "insnlen", "synth",
+	"phys_addr", "metric", "misc", "srccode", "ipc", "tod", "data_page_size",
+	"code_page_size",
 };
 
 #define SCRIPT_TYPES 7 /* PERF_TYPE_HARDWARE..BREAKPOINT, then every other PMU */
@@ -121,7 +152,7 @@ static unsigned type_slot(uint32_t type)
 /* perf's defaults for a type, trimmed by the sample_type of its first attr. */
 static uint32_t type_fields(unsigned slot, uint64_t st, bool tp_ip)
 {
-	uint32_t f = SF_TID | SF_CPU | SF_TIME;
+	uint32_t f = SF_COMM | SF_TID | SF_CPU | SF_TIME | SF_EVNAME;
 	if (slot == PERF_TYPE_TRACEPOINT)
 		f |= SF_TRACE | (tp_ip ? SF_IP | SF_SYM | SF_DSO | SF_SYMOFF : 0);
 	else
@@ -147,6 +178,81 @@ static uint32_t type_fields(unsigned slot, uint64_t st, bool tp_ip)
 	return f | SF_SET;
 }
 
+/* -F applied to a type's fields as perf decides them */
+static uint32_t user_fields(const struct script_opts *o, unsigned slot, uint32_t def)
+{
+	if (o->fields_mode == 1) {
+		/* perf: tracepoint fields only for tracepoints ("not valid for
+		 * ... events. Ignoring."); a type left with no field is not
+		 * printed at all (SF_SET alone) */
+		uint32_t f = o->fields_set;
+		if (slot != PERF_TYPE_TRACEPOINT)
+			f &= ~SF_TRACE;
+		return f | SF_SET;
+	}
+	if (o->fields_mode == 2)
+		return ((def | o->fields_add) & ~o->fields_del) | SF_SET;
+	return def;
+}
+
+int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size_t n)
+{
+	o->fields_mode = 0;
+	o->fields_set = o->fields_add = o->fields_del = 0;
+	const char *p = spec;
+	if (!*p) {
+		snprintf(msg, n, "-F: no field given");
+		return -1;
+	}
+	int mode = *p == '+' || *p == '-' ? 2 : 1;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char sign = 0;
+		if (len && (*p == '+' || *p == '-')) {
+			sign = *p;
+			p++;
+			len--;
+		}
+		if ((mode == 2) != (sign != 0)) {
+			snprintf(msg, n, "-F: cannot mix +-field with overridden fields");
+			return -1;
+		}
+		uint32_t fl = 0;
+		for (size_t i = 0; i < sizeof(field_names) / sizeof(*field_names); i++)
+			if (strlen(field_names[i].name) == len && !memcmp(field_names[i].name, p, len))
+				fl = field_names[i].fl;
+		if (!fl) {
+			bool known = false;
+			for (size_t i = 0; i < sizeof(fields_unsupported) / sizeof(*fields_unsupported); i++)
+				if (strlen(fields_unsupported[i]) == len && !memcmp(fields_unsupported[i], p, len))
+					known = true;
+			if (memchr(p, ':', len))
+				snprintf(msg, n, "-F: '%.*s': fields for one event type (type:fields) are not "
+						 "supported; the fields apply to every event",
+					 (int)len, p);
+			else if (known)
+				snprintf(msg, n, "-F: field '%.*s' is not supported by scorch", (int)len, p);
+			else
+				snprintf(msg, n, "-F: invalid field '%.*s' (fields: comm,tid,pid,time,cpu,event,"
+						 "trace,ip,sym,dso,addr,symoff,period,data_src,weight,ins_lat)",
+					 (int)len, p);
+			return -1;
+		}
+		if (mode == 1)
+			o->fields_set |= fl;
+		else if (sign == '+')
+			o->fields_add |= fl, o->fields_del &= ~fl;
+		else
+			o->fields_del |= fl, o->fields_add &= ~fl;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	o->fields_mode = mode;
+	return 0;
+}
+
 static void decide_fields(struct script *sc, const struct perf_evlist *el, bool pipe)
 {
 	if (pipe) {
@@ -160,10 +266,13 @@ static void decide_fields(struct script *sc, const struct perf_evlist *el, bool 
 			unsigned slot = type_slot(el->attrs[i].attr.type);
 			if (sc->fields[slot])
 				continue;
-			sc->fields[slot] = type_fields(slot, st, false);
-			if ((all & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
-			    ((all & PERF_SAMPLE_REGS_USER) && (all & PERF_SAMPLE_STACK_USER)))
-				sc->fields[slot] |= SF_IP | SF_SYM;
+			/* (to -F's fields too, unless -F took them away; not
+			 * with -G) */
+			sc->fields[slot] = user_fields(&sc->o, slot, type_fields(slot, st, false));
+			if (!sc->o.hide_callchain &&
+			    ((all & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK)) ||
+			     ((all & PERF_SAMPLE_REGS_USER) && (all & PERF_SAMPLE_STACK_USER))))
+				sc->fields[slot] |= (SF_IP | SF_SYM) & ~sc->o.fields_del;
 		}
 		return;
 	}
@@ -172,12 +281,13 @@ static void decide_fields(struct script *sc, const struct perf_evlist *el, bool 
 	bool tp_ip = false;
 	for (size_t i = 0; i < el->nr; i++)
 		if (el->attrs[i].attr.type == PERF_TYPE_TRACEPOINT &&
-		    (el->attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN))
-			tp_ip = true;
+		    (el->attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !sc->o.fields_mode &&
+		    !sc->o.hide_callchain)
+			tp_ip = true; /* perf's defaults only: not with -F or -G */
 	for (size_t i = 0; i < el->nr; i++) {
 		unsigned slot = type_slot(el->attrs[i].attr.type);
 		if (!sc->fields[slot])
-			sc->fields[slot] = type_fields(slot, el->attrs[i].attr.sample_type, tp_ip);
+			sc->fields[slot] = user_fields(&sc->o, slot, type_fields(slot, el->attrs[i].attr.sample_type, tp_ip));
 	}
 }
 
@@ -185,7 +295,8 @@ static uint32_t fields_of(struct script *sc, const struct perf_attr *pa)
 {
 	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
 	if (!sc->fields[slot]) /* an attr the evlist did not have at the first sample */
-		__atomic_store_n(&sc->fields[slot], type_fields(slot, pa ? pa->attr.sample_type : 0, false),
+		__atomic_store_n(&sc->fields[slot],
+				 user_fields(&sc->o, slot, type_fields(slot, pa ? pa->attr.sample_type : 0, false)),
 				 __ATOMIC_RELAXED); /* workers may read it (script_format) */
 	return sc->fields[slot];
 }
@@ -271,6 +382,68 @@ static const char *event_name(const struct perf_attr *pa, char *b, size_t n)
 	return b;
 }
 
+int script_check_fields(const struct script_opts *o, const struct perf_evlist *el, char *msg, size_t n)
+{
+	if (!o->fields_mode)
+		return 0;
+	uint32_t req = o->fields_mode == 1 ? o->fields_set : o->fields_add;
+	bool seen[SCRIPT_TYPES] = { false };
+	for (size_t i = 0; i < el->nr; i++) {
+		const struct perf_attr *a = &el->attrs[i];
+		uint64_t st = a->attr.sample_type;
+		/* perf checks the first event of each type, the dummy event
+		 * (side-band records only) not counted */
+		if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_DUMMY)
+			continue;
+		if (seen[type_slot(a->attr.type)])
+			continue;
+		seen[type_slot(a->attr.type)] = true;
+		uint32_t eff = user_fields(o, type_slot(a->attr.type), type_fields(type_slot(a->attr.type), st, false));
+		char nb[160];
+		const char *name = event_name(a, nb, sizeof nb);
+		static const struct {
+			uint32_t fl;
+			uint64_t st;
+			const char *what, *field;
+		} need[] = {
+			{ SF_IP, PERF_SAMPLE_IP, "IP", "ip" },
+			{ SF_ADDR, PERF_SAMPLE_ADDR, "ADDR", "addr" },
+			{ SF_DATA_SRC, PERF_SAMPLE_DATA_SRC, "DATA_SRC", "data_src" },
+			{ SF_WEIGHT, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT", "weight" },
+			{ 0, 0, NULL, NULL }, /* symbols, offsets, DSOs: below */
+			{ SF_TID, PERF_SAMPLE_TID, "TID", "tid" },
+			{ SF_PID, PERF_SAMPLE_TID, "TID", "pid" },
+			{ SF_TIME, PERF_SAMPLE_TIME, "TIME", "time" },
+			{ SF_CPU, PERF_SAMPLE_CPU, "CPU", "cpu" },
+			{ SF_INS_LAT, PERF_SAMPLE_WEIGHT_STRUCT, "WEIGHT_STRUCT", "ins_lat" },
+		};
+		for (size_t k = 0; k < sizeof(need) / sizeof(*need); k++) {
+			if (!need[k].fl) {
+				const char *why = NULL;
+				bool addr = st & (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR);
+				if ((eff & SF_SYM) && !addr)
+					why = "Display of symbols requested but neither sample IP nor sample "
+					      "address available. Hence, no addresses to convert to symbols.";
+				else if ((eff & SF_SYMOFF) && !(eff & SF_SYM))
+					why = "Display of offsets requested but symbol is not selected.";
+				else if ((eff & SF_DSO) && !addr)
+					why = "Display of DSO requested but no address to convert.";
+				if (why) {
+					snprintf(msg, n, "%s", why);
+					return -1;
+				}
+				continue;
+			}
+			if ((req & need[k].fl) && !(st & need[k].st)) {
+				snprintf(msg, n, "Samples for '%s' event do not have %s attribute set. "
+						 "Cannot print '%s' field.", name, need[k].what, need[k].field);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* format_header's line put together by hand (one per sample: snprintf's
  * format parsing was most of its cost), when buf has room for all of it
  * whatever the numbers; else -1 and the caller uses snprintf (the same
@@ -279,17 +452,19 @@ static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, 
 			      const char *name, bool callchain_mode, int name_width, uint32_t fl)
 {
 	size_t lc = strlen(comm), ln = strlen(name);
-	if (name_width < 0 || name_width > 4096 ||
+	if (name_width < 0 || name_width > 4096 || (fl & SF_PID) ||
 	    n < 16 + lc + ln + (size_t)name_width + 4 * FMT_ROOM + 16)
 		return -1;
 	char *p = buf;
-	if (!callchain_mode && lc < 16) { /* "%16s" */
-		memset(p, ' ', 16 - lc);
-		p += 16 - lc;
+	if (fl & SF_COMM) {
+		if (!callchain_mode && lc < 16) { /* "%16s" */
+			memset(p, ' ', 16 - lc);
+			p += 16 - lc;
+		}
+		memcpy(p, comm, lc);
+		p += lc;
+		*p++ = ' ';
 	}
-	memcpy(p, comm, lc);
-	p += lc;
-	*p++ = ' ';
 	if (fl & SF_TID) { /* "%5d " */
 		p += fmt_sdec(p, (int)s->tid, 5);
 		*p++ = ' ';
@@ -311,14 +486,16 @@ static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, 
 		p += fmt_dec(p, s->period, 10, 0);
 		*p++ = ' ';
 	}
-	if ((size_t)name_width > ln) { /* "%*s: " */
-		memset(p, ' ', (size_t)name_width - ln);
-		p += (size_t)name_width - ln;
+	if (fl & SF_EVNAME) {
+		if ((size_t)name_width > ln) { /* "%*s: " */
+			memset(p, ' ', (size_t)name_width - ln);
+			p += (size_t)name_width - ln;
+		}
+		memcpy(p, name, ln);
+		p += ln;
+		*p++ = ':';
+		*p++ = ' ';
 	}
-	memcpy(p, name, ln);
-	p += ln;
-	*p++ = ':';
-	*p++ = ' ';
 	*p = 0;
 	return (int)(p - buf);
 }
@@ -340,8 +517,16 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 	int fast = format_header_fast(buf, n, s, comm, name, callchain_mode, name_width, fl);
 	if (fast >= 0)
 		return fast;
-	int k = clampk(callchain_mode ? snprintf(buf, n, "%s ", comm) : snprintf(buf, n, "%16s ", comm), n);
-	if (fl & SF_TID)
+	int k = 0;
+	if (n)
+		buf[0] = 0;
+	if (fl & SF_COMM)
+		k = clampk(callchain_mode ? snprintf(buf, n, "%s ", comm) : snprintf(buf, n, "%16s ", comm), n);
+	if ((fl & SF_PID) && (fl & SF_TID))
+		k = clampk(k + snprintf(buf + k, n - k, "%5d/%-5d ", (int)s->pid, (int)s->tid), n);
+	else if (fl & SF_PID)
+		k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->pid), n);
+	else if (fl & SF_TID)
 		k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->tid), n);
 	if (fl & SF_CPU)
 		k = clampk(k + snprintf(buf + k, n - k, "[%03u] ", s->cpu), n);
@@ -350,7 +535,8 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 			      (uint64_t)(s->time / 1000000000u), (uint64_t)((s->time % 1000000000u) / 1000)), n);
 	if (fl & SF_PERIOD) /* perf prints it, fixed or not */
 		k = clampk(k + snprintf(buf + k, n - k, "%10" PRIu64 " ", s->period), n);
-	k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, name), n);
+	if (fl & SF_EVNAME)
+		k = clampk(k + snprintf(buf + k, n - k, "%*s: ", name_width, name), n);
 	return k;
 }
 
@@ -628,6 +814,11 @@ void script_data_src(uint64_t v, char *out, size_t n)
 
 /* ---- one sample ---- */
 
+static bool sample_cc(const struct script *sc, uint32_t fl, const struct perf_attr *pa)
+{
+	return (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN) && !sc->o.hide_callchain;
+}
+
 /* The text of a sample whose fields have no tracepoint fields and no data
  * source, appended to out: what script_sample's stream writes make for it.
  * line: scratch space of n bytes. 0, or nonzero when out cannot hold it. */
@@ -686,11 +877,6 @@ static uint32_t sample_fields(const struct script *sc, uint32_t fl)
 	return fl;
 }
 
-static bool sample_cc(uint32_t fl, const struct perf_attr *pa)
-{
-	return (fl & SF_IP) && pa && (pa->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
-}
-
 /* sink.format, on worker threads: reads only what is decided for good. */
 static int script_format(void *ctx, const struct resolved_sample *rs, struct buf *out)
 {
@@ -703,10 +889,12 @@ static int script_format(void *ctx, const struct resolved_sample *rs, struct buf
 	if (!fl)
 		return 1;
 	fl = sample_fields(sc, fl);
+	if (!(fl & ~SF_SET))
+		return 0; /* -F left this event type nothing: no text */
 	if (fl & (SF_TRACE | SF_DATA_SRC))
 		return 1;
 	char line[sizeof(sc->line)];
-	return format_sample(sc, rs, fl, sample_cc(fl, pa), out, line, sizeof line, NULL);
+	return format_sample(sc, rs, fl, sample_cc(sc, fl, pa), out, line, sizeof line, NULL);
 }
 
 static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc, uint32_t fl)
@@ -818,10 +1006,19 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 			(unsigned long long)s->ip, s->cpu, pa && pa->name ? pa->name : "", (unsigned long long)ip0);
 		return 0;
 	}
-	if (sc->name_width < 0)
+	if (sc->name_width < 0) {
+		struct input *in = pipeline_input(p);
+		char msg[256];
+		/* a pipe's attrs come with it: -F is checked at the first sample */
+		if (sc->o.fields_mode && input_header(in)->pipe &&
+		    script_check_fields(&sc->o, input_evlist(in), msg, sizeof msg))
+			return pipeline_fail(p, msg);
 		decide(sc, p);
+	}
 	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
-	bool cc = sample_cc(fl, pa);
+	if (!(fl & ~SF_SET))
+		return 0; /* -F left this event type nothing to print: perf prints no line */
+	bool cc = sample_cc(sc, fl, pa);
 	if (!(fl & (SF_TRACE | SF_DATA_SRC))) {
 		if (sc->direct) {
 			/* into the block's text, after what went to the FILE */
@@ -871,6 +1068,18 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	return ferror(sc->out) ? -5 : 0;
 }
 
+/* -F asks for what the file's events have (a pipe's: at the first sample) */
+static int script_begin(void *ctx, struct pipeline *p)
+{
+	struct script *sc = ctx;
+	struct input *in = pipeline_input(p);
+	char msg[256];
+	if (sc->o.fields_mode && !input_header(in)->pipe &&
+	    script_check_fields(&sc->o, input_evlist(in), msg, sizeof msg))
+		return pipeline_fail(p, msg);
+	return 0;
+}
+
 static int script_end(void *ctx, struct pipeline *p, int rc)
 {
 	struct script *sc = ctx;
@@ -908,6 +1117,7 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 		sc->o = *o;
 	memset(sink, 0, sizeof(*sink));
 	sink->ctx = sc;
+	sink->begin = script_begin;
 	sink->sample = script_sample;
 	sink->end = script_end;
 	sink->format = script_format;

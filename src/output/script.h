@@ -4,7 +4,8 @@
  * One block per sample: the header line (comm, tid, [cpu], time, period,
  * event) and, when the event has call chains, one line per frame and a blank
  * line; otherwise the sampled ip, symbol and DSO on the header line. Field
- * widths follow perf 6.1 exactly so headers compare byte for byte.
+ * widths follow perf 6.1 exactly so headers compare byte for byte. -F and
+ * -G choose the fields as perf script's options do.
  */
 #ifndef SCORCH_OUTPUT_SCRIPT_H
 #define SCORCH_OUTPUT_SCRIPT_H
@@ -17,7 +18,21 @@ struct script_opts {
 	bool headers_only;  /* only the header line per sample (tests) */
 	bool raw;           /* comm pid tid time period ip cpu event, tab-separated, per sample */
 	bool all_ip;        /* ip, symbol and DSO for every event type (perf script -F +ip,+sym,+dso) */
+	bool hide_callchain; /* -G: no call chains; the sample's ip on its header line */
+	/* -F: 0 perf's fields; 1 the fields given (fields_set); 2 perf's
+	 * with fields_add added and fields_del taken away (+f,-f) */
+	int fields_mode;
+	uint32_t fields_set, fields_add, fields_del;
 };
+
+/* Parse -F's argument (perf's field names, comma-separated; all of them
+ * +name/-name to change perf's fields) into o. 0, or -1 with what is
+ * wrong in msg. */
+int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size_t n);
+
+/* Whether every event of el has what -F asks for (perf's checks, perf's
+ * messages): 0, or -1 with the message in msg. */
+int script_check_fields(const struct script_opts *o, const struct perf_evlist *el, char *msg, size_t n);
 
 /* Fill sink to write to out. The returned context is freed by sink->end. */
 int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
