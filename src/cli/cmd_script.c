@@ -20,7 +20,12 @@ static void usage(FILE *f, void *ctx)
 		   "                          time,cpu,event,trace,ip,sym,dso,addr,symoff,period,\n"
 		   "                          data_src,weight,ins_lat; each name with a + or a -\n"
 		   "                          before it: perf's fields plus or less those\n"
-		   "  -G, --hide-call-graph   no call chains: the sample's ip on its line\n",
+		   "  -G, --hide-call-graph   no call chains: the sample's ip on its line\n"
+		   "  --pid PIDS, --tid TIDS  only these processes' / threads' samples (1,2,...)\n"
+		   "  -c, --comms COMMS       only the samples of these commands (--comm too)\n"
+		   "  -C, --cpu CPUS          only the samples taken on these CPUs (0-3,5)\n"
+		   "  --time START,STOP       only the samples in this time (seconds, as printed;\n"
+		   "                          either may be empty)\n",
 		opts_analysis_help);
 }
 
@@ -43,6 +48,20 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		s->so.hide_callchain = true, s->so.show_inline = false, s->a.pc.no_inline = true;
 		s->a.pc.ip_only = true; /* nothing unwound */
 		return 0;
+	case O_PID:
+	case O_TID:
+	case O_COMM:
+	case O_CPU:
+	case O_TIME: {
+		char msg[256];
+		enum script_filter w = id == O_PID ? SCRIPT_PIDS : id == O_TID ? SCRIPT_TIDS :
+				       id == O_COMM ? SCRIPT_COMMS : id == O_CPU ? SCRIPT_CPUS : SCRIPT_TIME;
+		if (script_parse_filter(w, v, &s->so, msg, sizeof msg)) {
+			fprintf(stderr, "%s: %s\n", p->prefix, msg);
+			return EXIT_BADINPUT;
+		}
+		return 0;
+	}
 	case O_FIELDS: {
 		char msg[256];
 		if (script_parse_fields(v, &s->so, msg, sizeof msg)) {
@@ -69,22 +88,10 @@ static bool blocks_ok(void *ctx, const struct perf_header *h, const struct perf_
 	return script_blocks_ok(&s->so, el);
 }
 
-int cmd_script(int argc, char **argv)
+/* The run, once the options are taken. */
+static int run(struct script_cmd *sp)
 {
-	/* output in 256 KiB writes, not stdio's 4 KiB (a file or a pipe; a
-	 * terminal keeps its line buffering): the 2.3 GB build recording's 360
-	 * MB of text was 88,000 write calls, each a system call on this VM */
-	static char outbuf[1 << 18];
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct script_cmd s = { .so = { .show_inline = true } };
-	cli_analysis_init(&s.a, "script");
-	s.a.pc.parallel_samples = true; /* the script sink prints in sample(), in order */
-	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
-	s.a.pc.no_srclines = true;      /* the fields perf script prints by default have none */
-	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
-	if (!opts_parse(&p, argc, argv))
-		return p.status;
+	struct script_cmd s = *sp; /* (the lists stay the caller's) */
 	/* -j N: N threads, each parsing the whole file (read once between
 	 * them) and resolving every N-th block of it (analyze/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
@@ -106,4 +113,27 @@ int cmd_script(int argc, char **argv)
 	struct sink sink;
 	script_sink_init(&sink, stdout, &s.so);
 	return cli_run_plain(&s.a.pc, &sink);
+}
+
+int cmd_script(int argc, char **argv)
+{
+	/* output in 256 KiB writes, not stdio's 4 KiB (a file or a pipe; a
+	 * terminal keeps its line buffering): the 2.3 GB build recording's 360
+	 * MB of text was 88,000 write calls, each a system call on this VM */
+	static char outbuf[1 << 18];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	struct script_cmd s = { .so = { .show_inline = true } };
+	cli_analysis_init(&s.a, "script");
+	s.a.pc.parallel_samples = true; /* the script sink prints in sample(), in order */
+	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
+	s.a.pc.no_srclines = true;      /* the fields perf script prints by default have none */
+	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
+	if (!opts_parse(&p, argc, argv)) {
+		script_opts_release(&s.so);
+		return p.status;
+	}
+	int rc = run(&s);
+	script_opts_release(&s.so);
+	return rc;
 }

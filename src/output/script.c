@@ -253,6 +253,158 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 	return 0;
 }
 
+/* The next comma-separated item of *p (len in *len), or NULL at the end. */
+static const char *next_item(const char **p, size_t *len)
+{
+	if (!**p)
+		return NULL;
+	const char *s = *p, *e = strchr(s, ',');
+	*len = e ? (size_t)(e - s) : strlen(s);
+	*p = e ? e + 1 : s + *len;
+	return s;
+}
+
+/* An unsigned decimal of exactly len characters, at most max. */
+static bool parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!len || len > 19)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return v <= max;
+}
+
+/* "SEC[.FRAC]" (FRAC up to 9 digits) as ns; len 0 is 0 (open) */
+static bool parse_time(const char *s, size_t len, uint64_t *ns)
+{
+	*ns = 0;
+	if (!len)
+		return true;
+	const char *dot = memchr(s, '.', len);
+	size_t il = dot ? (size_t)(dot - s) : len, fl = dot ? len - il - 1 : 0;
+	uint64_t sec, frac = 0;
+	if (!parse_uint(s, il, UINT64_MAX / 1000000000u - 1, &sec) || fl > 9 ||
+	    (dot && fl && !parse_uint(dot + 1, fl, 999999999u, &frac)))
+		return false;
+	for (size_t i = fl; i < 9; i++)
+		frac *= 10;
+	*ns = sec * 1000000000u + frac;
+	return true;
+}
+
+int script_parse_filter(enum script_filter which, const char *v, struct script_opts *o, char *msg, size_t n)
+{
+	const char *p = v, *it;
+	size_t len;
+	switch (which) {
+	case SCRIPT_PIDS:
+	case SCRIPT_TIDS: {
+		uint32_t **list = which == SCRIPT_PIDS ? &o->pids : &o->tids;
+		size_t *nr = which == SCRIPT_PIDS ? &o->nr_pids : &o->nr_tids;
+		while ((it = next_item(&p, &len))) {
+			uint64_t id;
+			if (!parse_uint(it, len, INT32_MAX, &id)) {
+				snprintf(msg, n, "%s: '%.*s' is not a %s", which == SCRIPT_PIDS ? "--pid" : "--tid",
+					 (int)len, it, which == SCRIPT_PIDS ? "process id" : "thread id");
+				return -1;
+			}
+			*list = xrealloc(*list, (*nr + 1) * sizeof(**list));
+			(*list)[(*nr)++] = (uint32_t)id;
+		}
+		return 0;
+	}
+	case SCRIPT_COMMS:
+		while ((it = next_item(&p, &len))) {
+			o->comms = xrealloc(o->comms, (o->nr_comms + 1) * sizeof(*o->comms));
+			char *c = xmalloc(len + 1);
+			memcpy(c, it, len);
+			c[len] = 0;
+			o->comms[o->nr_comms++] = c;
+		}
+		return 0;
+	case SCRIPT_CPUS:
+		o->cpu_filter = true;
+		while ((it = next_item(&p, &len))) {
+			const char *dash = memchr(it, '-', len);
+			uint64_t a, b;
+			size_t al = dash ? (size_t)(dash - it) : len;
+			bool ok = parse_uint(it, al, 1023, &a);
+			if (ok && dash)
+				ok = parse_uint(dash + 1, len - al - 1, 1023, &b) && b >= a;
+			else
+				b = a;
+			if (!ok) {
+				snprintf(msg, n, "-C: '%.*s' is not a CPU or a range of CPUs (0 to 1023)", (int)len, it);
+				return -1;
+			}
+			for (uint64_t c = a; c <= b; c++)
+				o->cpus[c / 64] |= (uint64_t)1 << (c % 64);
+		}
+		return 0;
+	case SCRIPT_TIME: {
+		const char *comma = strchr(v, ',');
+		size_t sl = comma ? (size_t)(comma - v) : strlen(v);
+		if (!comma || strchr(comma + 1, ',') || !parse_time(v, sl, &o->time_start) ||
+		    !parse_time(comma + 1, strlen(comma + 1), &o->time_end) ||
+		    (o->time_end && o->time_start > o->time_end)) {
+			snprintf(msg, n, "--time: '%s' is not START,STOP (seconds, either may be empty%s)", v,
+				 strchr(v, '%') ? "; percentages are not supported" : "");
+			return -1;
+		}
+		o->time_filter = true;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+void script_opts_release(struct script_opts *o)
+{
+	for (size_t i = 0; i < o->nr_comms; i++)
+		free(o->comms[i]);
+	free(o->comms);
+	free(o->pids);
+	free(o->tids);
+	o->comms = NULL;
+	o->pids = o->tids = NULL;
+	o->nr_comms = o->nr_pids = o->nr_tids = 0;
+}
+
+static bool id_in(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Whether --pid, --tid, --comms, -C and --time keep the sample. */
+static bool script_keeps(const struct script_opts *o, const struct resolved_sample *rs)
+{
+	const struct perf_sample *s = &rs->ev->s;
+	if ((o->nr_pids && !id_in(o->pids, o->nr_pids, s->pid)) ||
+	    (o->nr_tids && !id_in(o->tids, o->nr_tids, s->tid)))
+		return false;
+	if (o->nr_comms) {
+		const char *comm = rs->comm ? rs->comm : s->tid ? "" : "swapper";
+		size_t i = 0;
+		while (i < o->nr_comms && strcmp(o->comms[i], comm))
+			i++;
+		if (i == o->nr_comms)
+			return false;
+	}
+	if (o->cpu_filter && (s->cpu >= 1024 || !(o->cpus[s->cpu / 64] & ((uint64_t)1 << (s->cpu % 64)))))
+		return false;
+	if (o->time_filter && ((o->time_start && s->time < o->time_start) || (o->time_end && s->time > o->time_end)))
+		return false;
+	return true;
+}
+
 static void decide_fields(struct script *sc, const struct perf_evlist *el, bool pipe)
 {
 	if (pipe) {
@@ -881,6 +1033,8 @@ static uint32_t sample_fields(const struct script *sc, uint32_t fl)
 static int script_format(void *ctx, const struct resolved_sample *rs, struct buf *out)
 {
 	const struct script *sc = ctx;
+	if (!script_keeps(&sc->o, rs))
+		return 0; /* not kept: no text */
 	if (sc->o.raw || !__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE))
 		return 1;
 	const struct perf_attr *pa = rs->attr;
@@ -989,11 +1143,14 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	struct script *sc = ctx;
 	const struct perf_attr *pa = rs->attr;
 	const struct perf_sample *s = &rs->ev->s;
+	bool keep = script_keeps(&sc->o, rs);
 	if (rs->text) { /* made by a worker (script_format) */
 		fwrite(rs->text, 1, rs->text_len, sc->out);
 		return ferror(sc->out) ? -5 : 0;
 	}
 	if (sc->o.raw) {
+		if (!keep)
+			return 0;
 		uint64_t ip0 = s->ip;
 		for (uint64_t i = 0; i < s->callchain_nr; i++)
 			if (s->callchain[i] < PERF_CONTEXT_MAX) {
@@ -1015,6 +1172,8 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 			return pipeline_fail(p, msg);
 		decide(sc, p);
 	}
+	if (!keep)
+		return 0; /* --pid, --tid, --comms, -C, --time (decided at the first sample all the same) */
 	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
 	if (!(fl & ~SF_SET))
 		return 0; /* -F left this event type nothing to print: perf prints no line */
@@ -1077,6 +1236,14 @@ static int script_begin(void *ctx, struct pipeline *p)
 	if (sc->o.fields_mode && !input_header(in)->pipe &&
 	    script_check_fields(&sc->o, input_evlist(in), msg, sizeof msg))
 		return pipeline_fail(p, msg);
+	if (sc->o.cpu_filter && !input_header(in)->pipe) {
+		const struct perf_evlist *el = input_evlist(in);
+		size_t i = 0;
+		while (i < el->nr && !(el->attrs[i].attr.sample_type & PERF_SAMPLE_CPU))
+			i++;
+		if (i == el->nr)
+			return pipeline_fail(p, "File does not contain CPU events. Remove -C option to proceed.");
+	}
 	return 0;
 }
 

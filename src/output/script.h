@@ -23,7 +23,26 @@ struct script_opts {
 	 * with fields_add added and fields_del taken away (+f,-f) */
 	int fields_mode;
 	uint32_t fields_set, fields_add, fields_del;
+	/* --pid, --tid, --comms, -C, --time (script_parse_filter): only the
+	 * samples these keep; lists NULL/empty = all */
+	uint32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	char **comms;
+	size_t nr_comms;
+	bool cpu_filter;
+	uint64_t cpus[16];          /* bitmap of CPUs 0..1023 */
+	bool time_filter;
+	uint64_t time_start, time_end; /* ns, inclusive; 0: open */
 };
+
+enum script_filter { SCRIPT_PIDS, SCRIPT_TIDS, SCRIPT_COMMS, SCRIPT_CPUS, SCRIPT_TIME };
+
+/* Parse a filter's value (what perf script takes: "1,2" ids, "a,b"
+ * commands, "0-3,5" CPUs, "START,STOP" seconds with up to 9 decimals,
+ * either end empty) into o. 0, or -1 with what is wrong in msg. */
+int script_parse_filter(enum script_filter which, const char *v, struct script_opts *o, char *msg, size_t n);
+/* What script_parse_filter allocated. */
+void script_opts_release(struct script_opts *o);
 
 /* Parse -F's argument (perf's field names, comma-separated; all of them
  * +name/-name to change perf's fields) into o. 0, or -1 with what is

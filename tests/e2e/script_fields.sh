@@ -1,11 +1,14 @@
 #!/bin/bash
-# script_fields.sh: `scorch script -F FIELDS` and `-G` against `perf script`
+# script_fields.sh: `scorch script -F FIELDS`, `-G` and the sample filters
+# (--pid, --tid, --comms/--comm, -C, --time) against `perf script`
 # with the same options, byte for byte, on recordings made here (no call
 # chains; frame pointers; a fixed period; DWARF; system-wide with CPUs;
 # tracepoints with call chains; pipe format) and on a peer recording
 # (LBR for -G): the fields given, +field/-field changes of perf's
 # defaults, fields an event does not sample (perf's message, exit status
-# 2 where perf fails), -G alone and with -F. Then -j 2 and -j 3 print what
+# 2 where perf fails), -G alone and with -F, the filters alone and with -F
+# and -G (ids, commands and CPUs the recording has, open time ranges).
+# Then -j 2 and -j 3 print what
 # -j 1 prints, and -F's own errors (an unknown field, one scorch does not
 # print, type:fields, +f mixed with f, nothing).
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -22,7 +25,7 @@ perf record -q -e cpu-clock -F 500 --call-graph dwarf,8192 -o "$W/dwarf.data" \
 	"$TOP/build/workloads/cxx" > /dev/null 2>&1
 perf record -q -a -e cpu-clock -F 500 -g -o "$W/sys.data" -- sh -c "$WL" > /dev/null 2>&1
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
-perf record -q -a -g -e sched:sched_switch,sched:sched_wakeup -o "$W/tp.data" -- sh -c "$WL" > /dev/null 2>&1
+perf record -q -g -e sched:sched_switch,sched:sched_wakeup -o "$W/tp.data" -- sh -c "$WL" > /dev/null 2>&1
 perf record -q -e cpu-clock -F 2000 -g -o - -- sh -c "$WL" > "$W/pipe.data" 2> /dev/null
 for n in nocg fp fixed dwarf sys tp pipe; do
 	[ -s "$W/$n.data" ] || fail "script_fields: perf record $n"
@@ -85,9 +88,34 @@ for f in "$TOP/tests/data/peer/vector_static_gcc/perf.data" "$TOP/tests/data/pee
 	same "$n -G -F ip,sym,dso" "$f" -G -F ip,sym,dso
 done
 
+# the filters: what the system-wide recording has (a busy thread, its
+# command, CPU 0, the middle of the recording)
+sys=$W/sys.data
+perf script -i "$sys" -F pid,tid,comm,cpu,time > "$W/ids.txt" 2> /dev/null
+# lines "COMM PID/TID [CPU] TIME:"; the busiest thread but the idle one
+read -r pid0 tid0 comm0 < <(awk 'NF == 4 { split($2, a, "/"); if (a[2] != 0) n[a[1] " " a[2] " " $1]++ }
+	END { for (k in n) print n[k], k }' "$W/ids.txt" | sort -rn | awk '{ print $2, $3, $4; exit }')
+tmid=$(awk '{ t[NR] = $NF } END { print t[int(NR / 2)] }' "$W/ids.txt" | tr -d :)
+tfirst=$(awk 'NR == 1 { print $NF }' "$W/ids.txt" | tr -d :)
+if [ -n "$tid0" ] && [ -n "$pid0" ] && [ -n "$tmid" ]; then
+	for args in "--pid $pid0" "--tid $tid0,0" "--comms $comm0" "--comm swapper,$comm0" "-c $comm0" \
+		"-C 0" "-C 0-1" "--time $tmid," "--time ,$tmid" "--time $tfirst,$tmid" \
+		"--pid $pid0 -F comm,tid,time,ip,sym" "-C 1 -G" "--tid $tid0 --time $tmid, -F +pid"; do
+		# shellcheck disable=SC2086
+		same "sys $args" "$sys" $args
+	done
+	same "tp -C 1" "$W/tp.data" -C 1
+	same "dwarf --comms cxx -F comm,tid,ip,sym" "$W/dwarf.data" --comms cxx -F comm,tid,ip,sym
+	same "pipe --comms sh" "$W/pipe.data" --comms sh
+	same "nocg -C 0 (no CPU in the samples)" "$W/nocg.data" -C 0
+else
+	fail "script_fields: no thread, command or time found in the system-wide recording"
+fi
+
 # -j N: the same bytes, the same errors (blocks of 7 records)
 for n in dwarf tp sys; do
-	for args in "-F comm,tid,ip,sym" "-F +pid,-period" "-G" "-F trace" "-F cpu"; do
+	for args in "-F comm,tid,ip,sym" "-F +pid,-period" "-G" "-F trace" "-F cpu" "-C 1 --time ${tmid:-1}," \
+		"--comms swapper,cxx"; do
 		# shellcheck disable=SC2086
 		"$SCORCH" script -i "$W/$n.data" $args -j 1 > "$W/j1.txt" 2> "$W/j1.err"
 		r1=$?
@@ -114,3 +142,18 @@ bad "fields of one event type" sw:comm,tid "type:fields"
 bad "+field mixed with fields" +pid,time "cannot mix"
 bad "fields mixed with +field" pid,+time "cannot mix"
 bad "nothing" "" "no field given"
+# and the filters'
+badf() { # NAME OPTION VALUE WHAT
+	"$SCORCH" script -i "$W/fp.data" "$2" "$3" > "$W/o.txt" 2> "$W/o.err"
+	local rc=$?
+	check "script_fields $2 '$3': $1 (exit $rc: $(head -1 "$W/o.err"))" \
+		[ $rc = 2 -a ! -s "$W/o.txt" -a "$(wc -l < "$W/o.err")" = 1 -a -n "$(grep -F -- "$4" "$W/o.err")" ]
+}
+badf "not a number" --pid 12,x "'x' is not a process id"
+badf "not a number" --tid -1 "'-1' is not a thread id"
+badf "a range backwards" -C 3-1 "'3-1' is not a CPU"
+badf "beyond 1023" -C 4096 "'4096' is not a CPU"
+badf "percentages" --time 10%/2 "percentages are not supported"
+badf "one time" --time 12.5 "is not START,STOP"
+badf "backwards" --time 20,10 "is not START,STOP"
+badf "ten decimals" --time 1.0123456789, "is not START,STOP"
