@@ -25,7 +25,10 @@ static void usage(FILE *f, void *ctx)
 		   "  -c, --comms COMMS       only the samples of these commands (--comm too)\n"
 		   "  -C, --cpu CPUS          only the samples taken on these CPUs (0-3,5)\n"
 		   "  --time START,STOP       only the samples in this time (seconds, as printed;\n"
-		   "                          either may be empty)\n",
+		   "                          either may be empty)\n"
+		   "  --ns                    times with 9 decimals\n"
+		   "  --reltime               times since the first sample shown\n"
+		   "  --deltatime             times since the sample shown before\n",
 		opts_analysis_help);
 }
 
@@ -48,6 +51,9 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		s->so.hide_callchain = true, s->so.show_inline = false, s->a.pc.no_inline = true;
 		s->a.pc.ip_only = true; /* nothing unwound */
 		return 0;
+	case O_NS: s->so.ns = true; return 0;
+	case O_RELTIME: s->so.reltime = true; return 0;
+	case O_DELTATIME: s->so.deltatime = true; return 0;
 	case O_PID:
 	case O_TID:
 	case O_COMM:
@@ -132,6 +138,11 @@ int cmd_script(int argc, char **argv)
 	if (!opts_parse(&p, argc, argv)) {
 		script_opts_release(&s.so);
 		return p.status;
+	}
+	if (s.so.reltime && s.so.deltatime) {
+		fprintf(stderr, "%s: --reltime and --deltatime: choose one\n", p.prefix);
+		script_opts_release(&s.so);
+		return EXIT_BADINPUT;
 	}
 	int rc = run(&s);
 	script_opts_release(&s.so);

@@ -65,6 +65,7 @@ enum {
 	SF_COMM = 1u << 13,
 	SF_PID = 1u << 14,
 	SF_EVNAME = 1u << 15,
+	SF_NS = 1u << 16,  /* --ns: the time with 9 decimals (not a field) */
 	SF_SET = 1u << 31, /* the type's fields are decided */
 };
 
@@ -134,6 +135,7 @@ struct script {
 	struct buf sbuf;  /* one sample's text, made in order */
 	struct buf *const *direct; /* blocks: the block's text, appended to directly (set_text) */
 	int ready;        /* name_width and fields decided: workers may format (atomic) */
+	uint64_t t_first, t_prev; /* --reltime's first time, --deltatime's last (0: none yet) */
 	struct ftcache fc;
 };
 
@@ -600,11 +602,12 @@ int script_check_fields(const struct script_opts *o, const struct perf_evlist *e
  * format parsing was most of its cost), when buf has room for all of it
  * whatever the numbers; else -1 and the caller uses snprintf (the same
  * text, cut at the buffer's end). */
-static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, const char *comm,
-			      const char *name, bool callchain_mode, int name_width, uint32_t fl)
+static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, uint64_t t,
+			      const char *comm, const char *name, bool callchain_mode, int name_width,
+			      uint32_t fl)
 {
 	size_t lc = strlen(comm), ln = strlen(name);
-	if (name_width < 0 || name_width > 4096 || (fl & SF_PID) ||
+	if (name_width < 0 || name_width > 4096 || (fl & (SF_PID | SF_NS)) ||
 	    n < 16 + lc + ln + (size_t)name_width + 4 * FMT_ROOM + 16)
 		return -1;
 	char *p = buf;
@@ -628,9 +631,9 @@ static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, 
 		*p++ = ' ';
 	}
 	if (fl & SF_TIME) { /* "%5lu.%06lu: " */
-		p += fmt_dec(p, s->time / 1000000000u, 5, 0);
+		p += fmt_dec(p, t / 1000000000u, 5, 0);
 		*p++ = '.';
-		p += fmt_dec(p, (s->time % 1000000000u) / 1000, 6, 1);
+		p += fmt_dec(p, (t % 1000000000u) / 1000, 6, 1);
 		*p++ = ':';
 		*p++ = ' ';
 	}
@@ -652,7 +655,8 @@ static int format_header_fast(char *buf, size_t n, const struct perf_sample *s, 
 	return (int)(p - buf);
 }
 
-static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
+/* t: the time shown (the sample's, or --reltime's, --deltatime's) */
+static int format_header(char *buf, size_t n, const struct resolved_sample *rs, uint64_t t,
 			 const struct perf_attr *pa, bool callchain_mode, int name_width, uint32_t fl)
 {
 	const struct perf_sample *s = &rs->ev->s;
@@ -666,7 +670,7 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 	}
 	char nb[160];
 	const char *name = event_name(pa, nb, sizeof nb);
-	int fast = format_header_fast(buf, n, s, comm, name, callchain_mode, name_width, fl);
+	int fast = format_header_fast(buf, n, s, t, comm, name, callchain_mode, name_width, fl);
 	if (fast >= 0)
 		return fast;
 	int k = 0;
@@ -682,9 +686,12 @@ static int format_header(char *buf, size_t n, const struct resolved_sample *rs,
 		k = clampk(k + snprintf(buf + k, n - k, "%5d ", (int)s->tid), n);
 	if (fl & SF_CPU)
 		k = clampk(k + snprintf(buf + k, n - k, "[%03u] ", s->cpu), n);
-	if (fl & SF_TIME)
+	if ((fl & SF_TIME) && (fl & SF_NS))
+		k = clampk(k + snprintf(buf + k, n - k, "%5" PRIu64 ".%09" PRIu64 ": ",
+			      (uint64_t)(t / 1000000000u), (uint64_t)(t % 1000000000u)), n);
+	else if (fl & SF_TIME)
 		k = clampk(k + snprintf(buf + k, n - k, "%5" PRIu64 ".%06" PRIu64 ": ",
-			      (uint64_t)(s->time / 1000000000u), (uint64_t)((s->time % 1000000000u) / 1000)), n);
+			      (uint64_t)(t / 1000000000u), (uint64_t)((t % 1000000000u) / 1000)), n);
 	if (fl & SF_PERIOD) /* perf prints it, fixed or not */
 		k = clampk(k + snprintf(buf + k, n - k, "%10" PRIu64 " ", s->period), n);
 	if (fl & SF_EVNAME)
@@ -697,7 +704,7 @@ int script_format_header(char *buf, size_t n, const struct resolved_sample *rs,
 {
 	uint64_t st = pa ? pa->attr.sample_type : PERF_SAMPLE_TID;
 	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
-	return format_header(buf, n, rs, pa, callchain_mode, name_width,
+	return format_header(buf, n, rs, rs->ev->s.time, pa, callchain_mode, name_width,
 			     type_fields(slot, st | PERF_SAMPLE_TID, false));
 }
 
@@ -974,13 +981,13 @@ static bool sample_cc(const struct script *sc, uint32_t fl, const struct perf_at
 /* The text of a sample whose fields have no tracepoint fields and no data
  * source, appended to out: what script_sample's stream writes make for it.
  * line: scratch space of n bytes. 0, or nonzero when out cannot hold it. */
-static int format_sample(const struct script *sc, const struct resolved_sample *rs, uint32_t fl,
+static int format_sample(const struct script *sc, const struct resolved_sample *rs, uint64_t t, uint32_t fl,
 			 bool cc, struct buf *out, char *line, size_t n, struct ftcache *fc)
 {
 	const struct perf_attr *pa = rs->attr;
 	const struct perf_sample *s = &rs->ev->s;
 	int rc = 0;
-	format_header(line, n, rs, pa, cc, sc->name_width, fl);
+	format_header(line, n, rs, t, pa, cc, sc->name_width, fl);
 	rc |= buf_append(out, line, strlen(line));
 	if (sc->o.headers_only)
 		return rc | buf_append(out, "\n", 1);
@@ -1026,6 +1033,8 @@ static uint32_t sample_fields(const struct script *sc, uint32_t fl)
 {
 	if (sc->o.all_ip)
 		fl |= SF_IP | SF_SYM | SF_SYMOFF | SF_DSO;
+	if (sc->o.ns && (fl & ~SF_SET))
+		fl |= SF_NS;
 	return fl;
 }
 
@@ -1035,8 +1044,8 @@ static int script_format(void *ctx, const struct resolved_sample *rs, struct buf
 	const struct script *sc = ctx;
 	if (!script_keeps(&sc->o, rs))
 		return 0; /* not kept: no text */
-	if (sc->o.raw || !__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE))
-		return 1;
+	if (sc->o.raw || sc->o.reltime || sc->o.deltatime || !__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE))
+		return 1; /* (the times before it: in order) */
 	const struct perf_attr *pa = rs->attr;
 	unsigned slot = type_slot(pa ? pa->attr.type : PERF_TYPE_HARDWARE);
 	uint32_t fl = __atomic_load_n(&sc->fields[slot], __ATOMIC_RELAXED);
@@ -1048,7 +1057,7 @@ static int script_format(void *ctx, const struct resolved_sample *rs, struct buf
 	if (fl & (SF_TRACE | SF_DATA_SRC))
 		return 1;
 	char line[sizeof(sc->line)];
-	return format_sample(sc, rs, fl, sample_cc(sc, fl, pa), out, line, sizeof line, NULL);
+	return format_sample(sc, rs, rs->ev->s.time, fl, sample_cc(sc, fl, pa), out, line, sizeof line, NULL);
 }
 
 static void print_ip(struct script *sc, const struct resolved_sample *rs, bool cc, uint32_t fl)
@@ -1126,8 +1135,8 @@ bool script_blocks_ok(const struct script_opts *o, const struct perf_evlist *el)
 {
 	/* a raw line is made by sample() only; tracepoint fields and data
 	 * sources depend on the samples before (libtraceevent, the width) */
-	if (o->raw)
-		return false;
+	if (o->raw || o->reltime || o->deltatime)
+		return false; /* (a time shown depends on the samples before) */
 	struct script sc = { .o = *o };
 	decide_fields(&sc, el, false);
 	for (size_t i = 0; i < el->nr; i++) {
@@ -1178,26 +1187,35 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	if (!(fl & ~SF_SET))
 		return 0; /* -F left this event type nothing to print: perf prints no line */
 	bool cc = sample_cc(sc, fl, pa);
+	uint64_t t = s->time; /* perf's --reltime, --deltatime: of the samples shown with a time */
+	if ((fl & SF_TIME) && sc->o.reltime) {
+		if (!sc->t_first)
+			sc->t_first = s->time;
+		t = s->time - sc->t_first;
+	} else if ((fl & SF_TIME) && sc->o.deltatime) {
+		t = sc->t_prev ? s->time - sc->t_prev : 0;
+		sc->t_prev = s->time;
+	}
 	if (!(fl & (SF_TRACE | SF_DATA_SRC))) {
 		if (sc->direct) {
 			/* into the block's text, after what went to the FILE */
 			if (__fpending(sc->out) && fflush(sc->out))
 				return -5;
-			struct buf *t = *sc->direct;
-			size_t at = t->len;
-			if (!format_sample(sc, rs, fl, cc, t, sc->line, sizeof(sc->line), &sc->fc) &&
-			    t->len - at <= SAMPLE_TEXT_MAX)
+			struct buf *tb = *sc->direct;
+			size_t at = tb->len;
+			if (!format_sample(sc, rs, t, fl, cc, tb, sc->line, sizeof(sc->line), &sc->fc) &&
+			    tb->len - at <= SAMPLE_TEXT_MAX)
 				return 0;
-			t->len = at; /* as sbuf's cap would have had it: the FILE's way */
+			tb->len = at; /* as sbuf's cap would have had it: the FILE's way */
 		} else {
 			sc->sbuf.len = 0;
-			if (!format_sample(sc, rs, fl, cc, &sc->sbuf, sc->line, sizeof(sc->line), &sc->fc)) {
+			if (!format_sample(sc, rs, t, fl, cc, &sc->sbuf, sc->line, sizeof(sc->line), &sc->fc)) {
 				fwrite(sc->sbuf.data, 1, sc->sbuf.len, sc->out);
 				return ferror(sc->out) ? -5 : 0;
 			}
 		}
 	}
-	format_header(sc->line, sizeof(sc->line), rs, pa, cc, sc->name_width, fl);
+	format_header(sc->line, sizeof(sc->line), rs, t, pa, cc, sc->name_width, fl);
 	fputs(sc->line, sc->out);
 	if (sc->o.headers_only) {
 		fputc('\n', sc->out);

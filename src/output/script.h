@@ -19,6 +19,9 @@ struct script_opts {
 	bool raw;           /* comm pid tid time period ip cpu event, tab-separated, per sample */
 	bool all_ip;        /* ip, symbol and DSO for every event type (perf script -F +ip,+sym,+dso) */
 	bool hide_callchain; /* -G: no call chains; the sample's ip on its header line */
+	bool ns;            /* --ns: times with 9 decimals */
+	bool reltime;       /* --reltime: times since the first sample shown */
+	bool deltatime;     /* --deltatime: times since the sample shown before */
 	/* -F: 0 perf's fields; 1 the fields given (fields_set); 2 perf's
 	 * with fields_add added and fields_del taken away (+f,-f) */
 	int fields_mode;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # script_fields.sh: `scorch script -F FIELDS`, `-G` and the sample filters
-# (--pid, --tid, --comms/--comm, -C, --time) against `perf script`
+# (--pid, --tid, --comms/--comm, -C, --time) and times (--ns, --reltime,
+# --deltatime) against `perf script`
 # with the same options, byte for byte, on recordings made here (no call
 # chains; frame pointers; a fixed period; DWARF; system-wide with CPUs;
 # tracepoints with call chains; pipe format) and on a peer recording
@@ -108,6 +109,15 @@ if [ -n "$tid0" ] && [ -n "$pid0" ] && [ -n "$tmid" ]; then
 	same "dwarf --comms cxx -F comm,tid,ip,sym" "$W/dwarf.data" --comms cxx -F comm,tid,ip,sym
 	same "pipe --comms sh" "$W/pipe.data" --comms sh
 	same "nocg -C 0 (no CPU in the samples)" "$W/nocg.data" -C 0
+	# the times shown: 9 decimals, since the first sample shown, since the
+	# one before (of those shown)
+	for args in "--ns" "--reltime" "--deltatime" "--reltime --ns -F comm,time" "--deltatime -C 1" \
+		"--reltime --pid $pid0" "--ns -F tid,ip -G" "--deltatime --time $tmid,"; do
+		# shellcheck disable=SC2086
+		same "sys $args" "$sys" $args
+	done
+	same "tp --deltatime" "$W/tp.data" --deltatime
+	same "pipe --reltime --ns" "$W/pipe.data" --reltime --ns
 else
 	fail "script_fields: no thread, command or time found in the system-wide recording"
 fi
@@ -115,7 +125,7 @@ fi
 # -j N: the same bytes, the same errors (blocks of 7 records)
 for n in dwarf tp sys; do
 	for args in "-F comm,tid,ip,sym" "-F +pid,-period" "-G" "-F trace" "-F cpu" "-C 1 --time ${tmid:-1}," \
-		"--comms swapper,cxx"; do
+		"--comms swapper,cxx" "--reltime -C 1" "--deltatime" "--ns -F comm,time"; do
 		# shellcheck disable=SC2086
 		"$SCORCH" script -i "$W/$n.data" $args -j 1 > "$W/j1.txt" 2> "$W/j1.err"
 		r1=$?
@@ -157,3 +167,4 @@ badf "percentages" --time 10%/2 "percentages are not supported"
 badf "one time" --time 12.5 "is not START,STOP"
 badf "backwards" --time 20,10 "is not START,STOP"
 badf "ten decimals" --time 1.0123456789, "is not START,STOP"
+badf "both relative times" --reltime --deltatime "choose one"
