@@ -800,17 +800,9 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	if (r->ip_only) {
-		uint32_t physical = 0;
-		int rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL);
-		if (rc < 0)
-			return rc;
-		out->frames = r->frames;
-		r->st.frames += out->nr_frames;
-		r->has_pre = false;
-		return 0;
-	}
-	bool dwarf = has_dwarf_stack(attr, s);
+	/* ip_only: as a sample without call chain or stack (its own ip) */
+	uint64_t chain_nr = r->ip_only ? 0 : s->callchain_nr;
+	bool dwarf = !r->ip_only && has_dwarf_stack(attr, s);
 	if (dwarf && r->stack_prefetch) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
 		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size);
 	if (dwarf && r->no_dwarf) {
@@ -820,14 +812,14 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			r->arch_msg[0] = 0;
 		}
 	}
-	bool lbr = attr && (attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	bool lbr = !r->ip_only && attr && (attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) &&
 		   (attr->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && s->branch_nr;
 	uint32_t physical = 0;
 	int rc = 0;
 	bool user_done = false;
 
-	if (s->callchain_nr) {
-		for (uint64_t i = 0; i < s->callchain_nr; i++) {
+	if (chain_nr) {
+		for (uint64_t i = 0; i < chain_nr; i++) {
 			uint64_t ip = s->callchain[i];
 			if (ip >= PERF_CONTEXT_MAX) {
 				kind = context_kind(ip, kind);
@@ -850,7 +842,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			uint32_t before = out->nr_frames;
 			if ((rc = unwind_user(r, attr, s, out, &physical)) < 0)
 				return rc;
-			if (out->nr_frames == before && !s->callchain_nr &&
+			if (out->nr_frames == before && !chain_nr &&
 			    (rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL)) < 0)
 				return rc;
 		} else if (lbr) {
@@ -863,7 +855,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			for (uint64_t i = 0; rc == 0 && i < s->branch_nr; i++)
 				if ((rc = push(r, out, s->pid, s->branch[i].from, FRAME_USER, &physical, false, NULL)) < 0)
 					return rc;
-		} else if (!s->callchain_nr) {
+		} else if (!chain_nr) {
 			if ((rc = push(r, out, s->pid, s->ip, kind, &physical, false, NULL)) < 0)
 				return rc;
 		}

@@ -95,30 +95,29 @@ static bool blocks_ok(void *ctx, const struct perf_header *h, const struct perf_
 }
 
 /* The run, once the options are taken. */
-static int run(struct script_cmd *sp)
+static int run(struct script_cmd *s)
 {
-	struct script_cmd s = *sp; /* (the lists stay the caller's) */
 	/* -j N: N threads, each parsing the whole file (read once between
 	 * them) and resolving every N-th block of it (analyze/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
 	 * --raw), samples resolve on worker
 	 * threads as for the other commands (analyze/workers.h) */
-	int jobs = s.a.pc.jobs > 0 ? s.a.pc.jobs : workers_default_jobs();
+	int jobs = s->a.pc.jobs > 0 ? s->a.pc.jobs : workers_default_jobs();
 	if (jobs >= 2) {
 		struct err e = { 0 };
 		struct blocks_config bc = { .n = jobs, .make_sink = make_sink, .out = stdout,
-					    .eligible = blocks_ok, .ctx = &s };
-		int rc = blocks_run(&s.a.pc, &bc, &e);
+					    .eligible = blocks_ok, .ctx = s };
+		int rc = blocks_run(&s->a.pc, &bc, &e);
 		if (rc == 0)
 			return EXIT_OK;
 		if (rc < 0) {
-			cli_print_err(s.a.pc.input, &e);
+			cli_print_err(s->a.pc.input, &e);
 			return EXIT_BADINPUT;
 		}
 	}
 	struct sink sink;
-	script_sink_init(&sink, stdout, &s.so);
-	return cli_run_plain(&s.a.pc, &sink);
+	script_sink_init(&sink, stdout, &s->so);
+	return cli_run_plain(&s->a.pc, &sink);
 }
 
 int cmd_script(int argc, char **argv)

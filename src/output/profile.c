@@ -259,33 +259,6 @@ void profile_sink_config_init(struct profile_sink_config *c)
 	c->kernel = true;
 }
 
-static int parse_u32_list(const char *s, uint32_t **out, size_t *n, char *errbuf, size_t errlen)
-{
-	*out = NULL;
-	*n = 0;
-	if (!s)
-		return 0;
-	size_t cap = 0;
-	const char *q = s;
-	while (*q) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(q, &end, 10);
-		if (end == q || errno || v > UINT32_MAX || (*end && *end != ',')) {
-			snprintf(errbuf, errlen, "bad number list '%s'", s);
-			free(*out);
-			*out = NULL;
-			*n = 0;
-			return -EINVAL;
-		}
-		if (ARRAY_GROW(*out, cap, *n + 1, 1u << 20))
-			return -ENOMEM;
-		(*out)[(*n)++] = (uint32_t)v;
-		q = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 static int profile_begin(void *ctx, struct pipeline *pl)
 {
 	struct profile_sink *s = ctx;
@@ -317,24 +290,19 @@ int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *
 	s->attr_idx = -1;
 	profile_init(&s->prof);
 	hmap_init(&s->unk_names);
-	int rc = parse_u32_list(c->filter.pids, &s->pid_list, &s->nr_pid, s->errbuf, sizeof(s->errbuf));
+	struct thread_filter *tf = &s->threads;
+	const char *bad, *list = c->filter.pids;
+	size_t bad_len;
+	int rc = thread_filter_ids(list, &tf->pids, &tf->nr_pids, &bad, &bad_len);
 	if (!rc)
-		rc = parse_u32_list(c->filter.tids, &s->tid_list, &s->nr_tid, s->errbuf, sizeof(s->errbuf));
-	if (rc)
+		rc = thread_filter_ids(list = c->filter.tids, &tf->tids, &tf->nr_tids, &bad, &bad_len);
+	if (!rc)
+		rc = thread_filter_comms(tf, c->filter.comms);
+	if (rc) {
+		if (rc == -EINVAL)
+			snprintf(s->errbuf, sizeof(s->errbuf), "bad number list '%s'", list);
+		thread_filter_release(tf);
 		return rc;
-	if (c->filter.comms) {
-		size_t cap = 0;
-		const char *q = c->filter.comms;
-		while (*q) {
-			const char *e = strchr(q, ',');
-			size_t len = e ? (size_t)(e - q) : strlen(q);
-			if (ARRAY_GROW(s->comm_list, cap, s->nr_comm + 1, 1u << 20))
-				return -ENOMEM;
-			s->comm_list[s->nr_comm++] = xstrndup(q, len);
-			q += len;
-			if (*q)
-				q++;
-		}
 	}
 	if (sink) {
 		memset(sink, 0, sizeof(*sink));
@@ -359,36 +327,13 @@ void profile_sink_release(struct profile_sink *s)
 	s->offcpu = NULL;
 	profile_release(&s->prof);
 	hmap_release(&s->unk_names);
-	free(s->pid_list);
-	free(s->tid_list);
-	for (size_t i = 0; i < s->nr_comm; i++)
-		free(s->comm_list[i]);
-	free(s->comm_list);
-}
-
-static bool in_u32(const uint32_t *l, size_t n, uint32_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if (l[i] == v)
-			return true;
-	return false;
+	thread_filter_release(&s->threads);
 }
 
 bool profile_sink_keeps_thread(const struct profile_sink *s, uint32_t pid, uint32_t tid,
 			       const char *comm)
 {
-	if (s->nr_pid && !in_u32(s->pid_list, s->nr_pid, pid))
-		return false;
-	if (s->nr_tid && !in_u32(s->tid_list, s->nr_tid, tid))
-		return false;
-	if (s->nr_comm) {
-		const char *c = comm ? comm : "";
-		for (size_t i = 0; i < s->nr_comm; i++)
-			if (!strcmp(s->comm_list[i], c))
-				return true;
-		return false;
-	}
-	return true;
+	return thread_filter_keeps(&s->threads, pid, tid, comm ? comm : "");
 }
 
 static bool keep_sample(struct profile_sink *s, const struct resolved_sample *rs)

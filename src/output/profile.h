@@ -26,6 +26,7 @@
 #include "util/hash.h"
 #include "analyze/pipeline.h"
 #include "analyze/frame.h"
+#include "output/threadfilter.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,11 +165,7 @@ struct profile_sink {
 	 * name pointers too) */
 	struct hmap unk_names;
 	size_t nr_other_events;
-	/* parsed filters */
-	uint32_t *pid_list, *tid_list;
-	size_t nr_pid, nr_tid;
-	char **comm_list;
-	size_t nr_comm;
+	struct thread_filter threads; /* the parsed --pid, --tid, --comm lists */
 	struct pipeline *pipeline; /* set during the run */
 	char errbuf[128];
 	/* time modes (filter.time_mode): the stage in front of the collector,

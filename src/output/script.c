@@ -197,6 +197,23 @@ static uint32_t user_fields(const struct script_opts *o, unsigned slot, uint32_t
 	return def;
 }
 
+/* The next comma-separated item of *p (len in *len), or NULL at the end. */
+static const char *next_item(const char **p, size_t *len)
+{
+	if (!**p)
+		return NULL;
+	const char *s = *p, *e = strchr(s, ',');
+	*len = e ? (size_t)(e - s) : strlen(s);
+	*p = e ? e + 1 : s + *len;
+	return s;
+}
+
+/* Whether the len bytes at p are the word w. */
+static bool word_is(const char *w, const char *p, size_t len)
+{
+	return strlen(w) == len && !memcmp(w, p, len);
+}
+
 int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size_t n)
 {
 	o->fields_mode = 0;
@@ -207,13 +224,13 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 		return -1;
 	}
 	int mode = *p == '+' || *p == '-' ? 2 : 1;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
+	const char *it;
+	size_t len;
+	while ((it = next_item(&p, &len))) {
 		char sign = 0;
-		if (len && (*p == '+' || *p == '-')) {
-			sign = *p;
-			p++;
+		if (len && (*it == '+' || *it == '-')) {
+			sign = *it;
+			it++;
 			len--;
 		}
 		if ((mode == 2) != (sign != 0)) {
@@ -222,23 +239,22 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 		}
 		uint32_t fl = 0;
 		for (size_t i = 0; i < sizeof(field_names) / sizeof(*field_names); i++)
-			if (strlen(field_names[i].name) == len && !memcmp(field_names[i].name, p, len))
+			if (word_is(field_names[i].name, it, len))
 				fl = field_names[i].fl;
 		if (!fl) {
 			bool known = false;
 			for (size_t i = 0; i < sizeof(fields_unsupported) / sizeof(*fields_unsupported); i++)
-				if (strlen(fields_unsupported[i]) == len && !memcmp(fields_unsupported[i], p, len))
-					known = true;
-			if (memchr(p, ':', len))
+				known |= word_is(fields_unsupported[i], it, len);
+			if (memchr(it, ':', len))
 				snprintf(msg, n, "-F: '%.*s': fields for one event type (type:fields) are not "
 						 "supported; the fields apply to every event",
-					 (int)len, p);
+					 (int)len, it);
 			else if (known)
-				snprintf(msg, n, "-F: field '%.*s' is not supported by scorch", (int)len, p);
+				snprintf(msg, n, "-F: field '%.*s' is not supported by scorch", (int)len, it);
 			else
 				snprintf(msg, n, "-F: invalid field '%.*s' (fields: comm,tid,pid,time,cpu,event,"
 						 "trace,ip,sym,dso,addr,symoff,period,data_src,weight,ins_lat)",
-					 (int)len, p);
+					 (int)len, it);
 			return -1;
 		}
 		if (mode == 1)
@@ -247,23 +263,9 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 			o->fields_add |= fl, o->fields_del &= ~fl;
 		else
 			o->fields_del |= fl, o->fields_add &= ~fl;
-		p += len;
-		if (*p == ',')
-			p++;
 	}
 	o->fields_mode = mode;
 	return 0;
-}
-
-/* The next comma-separated item of *p (len in *len), or NULL at the end. */
-static const char *next_item(const char **p, size_t *len)
-{
-	if (!**p)
-		return NULL;
-	const char *s = *p, *e = strchr(s, ',');
-	*len = e ? (size_t)(e - s) : strlen(s);
-	*p = e ? e + 1 : s + *len;
-	return s;
 }
 
 /* An unsigned decimal of exactly len characters, at most max. */
@@ -306,27 +308,20 @@ int script_parse_filter(enum script_filter which, const char *v, struct script_o
 	switch (which) {
 	case SCRIPT_PIDS:
 	case SCRIPT_TIDS: {
-		uint32_t **list = which == SCRIPT_PIDS ? &o->pids : &o->tids;
-		size_t *nr = which == SCRIPT_PIDS ? &o->nr_pids : &o->nr_tids;
-		while ((it = next_item(&p, &len))) {
-			uint64_t id;
-			if (!parse_uint(it, len, INT32_MAX, &id)) {
-				snprintf(msg, n, "%s: '%.*s' is not a %s", which == SCRIPT_PIDS ? "--pid" : "--tid",
-					 (int)len, it, which == SCRIPT_PIDS ? "process id" : "thread id");
-				return -1;
-			}
-			*list = xrealloc(*list, (*nr + 1) * sizeof(**list));
-			(*list)[(*nr)++] = (uint32_t)id;
-		}
-		return 0;
+		struct thread_filter *f = &o->threads;
+		const char *bad;
+		size_t bad_len;
+		int rc = which == SCRIPT_PIDS ? thread_filter_ids(v, &f->pids, &f->nr_pids, &bad, &bad_len)
+					      : thread_filter_ids(v, &f->tids, &f->nr_tids, &bad, &bad_len);
+		if (rc)
+			snprintf(msg, n, "%s: '%.*s' is not a %s", which == SCRIPT_PIDS ? "--pid" : "--tid",
+				 (int)bad_len, bad, which == SCRIPT_PIDS ? "process id" : "thread id");
+		return rc ? -1 : 0;
 	}
 	case SCRIPT_COMMS:
-		while ((it = next_item(&p, &len))) {
-			o->comms = xrealloc(o->comms, (o->nr_comms + 1) * sizeof(*o->comms));
-			char *c = xmalloc(len + 1);
-			memcpy(c, it, len);
-			c[len] = 0;
-			o->comms[o->nr_comms++] = c;
+		if (thread_filter_comms(&o->threads, v)) {
+			snprintf(msg, n, "--comms: out of memory");
+			return -1;
 		}
 		return 0;
 	case SCRIPT_CPUS:
@@ -367,39 +362,16 @@ int script_parse_filter(enum script_filter which, const char *v, struct script_o
 
 void script_opts_release(struct script_opts *o)
 {
-	for (size_t i = 0; i < o->nr_comms; i++)
-		free(o->comms[i]);
-	free(o->comms);
-	free(o->pids);
-	free(o->tids);
-	o->comms = NULL;
-	o->pids = o->tids = NULL;
-	o->nr_comms = o->nr_pids = o->nr_tids = 0;
-}
-
-static bool id_in(const uint32_t *ids, size_t n, uint32_t id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
+	thread_filter_release(&o->threads);
 }
 
 /* Whether --pid, --tid, --comms, -C and --time keep the sample. */
 static bool script_keeps(const struct script_opts *o, const struct resolved_sample *rs)
 {
 	const struct perf_sample *s = &rs->ev->s;
-	if ((o->nr_pids && !id_in(o->pids, o->nr_pids, s->pid)) ||
-	    (o->nr_tids && !id_in(o->tids, o->nr_tids, s->tid)))
+	/* the command as the sample's line names it */
+	if (!thread_filter_keeps(&o->threads, s->pid, s->tid, rs->comm ? rs->comm : s->tid ? "" : "swapper"))
 		return false;
-	if (o->nr_comms) {
-		const char *comm = rs->comm ? rs->comm : s->tid ? "" : "swapper";
-		size_t i = 0;
-		while (i < o->nr_comms && strcmp(o->comms[i], comm))
-			i++;
-		if (i == o->nr_comms)
-			return false;
-	}
 	if (o->cpu_filter && (s->cpu >= 1024 || !(o->cpus[s->cpu / 64] & ((uint64_t)1 << (s->cpu % 64)))))
 		return false;
 	if (o->time_filter && ((o->time_start && s->time < o->time_start) || (o->time_end && s->time > o->time_end)))
@@ -547,12 +519,11 @@ int script_check_fields(const struct script_opts *o, const struct perf_evlist *e
 		uint64_t st = a->attr.sample_type;
 		/* perf checks the first event of each type, the dummy event
 		 * (side-band records only) not counted */
-		if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_DUMMY)
+		unsigned slot = type_slot(a->attr.type);
+		if ((a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_DUMMY) || seen[slot])
 			continue;
-		if (seen[type_slot(a->attr.type)])
-			continue;
-		seen[type_slot(a->attr.type)] = true;
-		uint32_t eff = user_fields(o, type_slot(a->attr.type), type_fields(type_slot(a->attr.type), st, false));
+		seen[slot] = true;
+		uint32_t eff = user_fields(o, slot, type_fields(slot, st, false));
 		char nb[160];
 		const char *name = event_name(a, nb, sizeof nb);
 		static const struct {
@@ -1152,13 +1123,12 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	struct script *sc = ctx;
 	const struct perf_attr *pa = rs->attr;
 	const struct perf_sample *s = &rs->ev->s;
-	bool keep = script_keeps(&sc->o, rs);
 	if (rs->text) { /* made by a worker (script_format) */
 		fwrite(rs->text, 1, rs->text_len, sc->out);
 		return ferror(sc->out) ? -5 : 0;
 	}
 	if (sc->o.raw) {
-		if (!keep)
+		if (!script_keeps(&sc->o, rs))
 			return 0;
 		uint64_t ip0 = s->ip;
 		for (uint64_t i = 0; i < s->callchain_nr; i++)
@@ -1181,7 +1151,7 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 			return pipeline_fail(p, msg);
 		decide(sc, p);
 	}
-	if (!keep)
+	if (!script_keeps(&sc->o, rs))
 		return 0; /* --pid, --tid, --comms, -C, --time (decided at the first sample all the same) */
 	uint32_t fl = sample_fields(sc, fields_of(sc, pa));
 	if (!(fl & ~SF_SET))

@@ -11,6 +11,7 @@
 #define SCORCH_OUTPUT_SCRIPT_H
 
 #include "analyze/pipeline.h"
+#include "output/threadfilter.h"
 #include <stdio.h>
 
 struct script_opts {
@@ -28,10 +29,7 @@ struct script_opts {
 	uint32_t fields_set, fields_add, fields_del;
 	/* --pid, --tid, --comms, -C, --time (script_parse_filter): only the
 	 * samples these keep; lists NULL/empty = all */
-	uint32_t *pids, *tids;
-	size_t nr_pids, nr_tids;
-	char **comms;
-	size_t nr_comms;
+	struct thread_filter threads;
 	bool cpu_filter;
 	uint64_t cpus[16];          /* bitmap of CPUs 0..1023 */
 	bool time_filter;
