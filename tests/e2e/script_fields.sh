@@ -66,11 +66,26 @@ SPECS="comm,tid,time comm,pid,tid,time,event,ip,sym,dso ip,sym ip ip,dso sym pid
 comm,tid,cpu,time,event,ip,sym,symoff,dso tid,period,event comm,ip,sym,symoff,dso event time
 ip,sym,symoff +pid -time -ip -comm -event -period,-dso +pid,-time,-cpu cpu +cpu addr -sym
 trace comm,tid,trace event,trace +trace -trace ip,sym,dso,trace"
+# The DWARF recording's call chains are compared only when perf and scorch
+# unwind it alike without -F: where perf's unwinder goes astray (in one CI
+# run perf took a thread's last sample through a C++ vtable, where scorch
+# ended in exit), that is an unwinding difference, not -F's, and the
+# field lists that print call chains are skipped, saying so
+perf script -i "$W/dwarf.data" > "$W/p.txt" 2> /dev/null
+"$SCORCH" script -i "$W/dwarf.data" > "$W/s.txt" 2> /dev/null
+dwarf_chains=same
+python3 "$TOP/tests/tools/script_parity.py" dwarf "$W/p.txt" "$W/s.txt" > "$W/r" ||
+	dwarf_chains="perf and scorch unwind this recording differently without -F: $(head -1 "$W/r")"
 for n in nocg fp fixed dwarf sys tp pipe; do
 	for spec in $SPECS; do
 		case $n:$spec in
 		dwarf:*trace* | dwarf:*cpu* | dwarf:*pid* | dwarf:-sym | dwarf:addr | dwarf:event | dwarf:time) continue ;;
 		esac
+		if [ $n = dwarf ] && [ "$dwarf_chains" != same ] &&
+			"$SCORCH" script -i "$W/dwarf.data" -F "$spec" 2> /dev/null | grep -q "$(printf '^\t')"; then
+			skip "script_fields dwarf -F $spec" "$dwarf_chains"
+			continue
+		fi
 		same "$n -F $spec" "$W/$n.data" -F "$spec"
 	done
 	for spec in "" "-F comm,tid,ip,sym,dso" "-F +pid" "-F ip"; do
