@@ -9,7 +9,7 @@
 #   scorch perfparser -j 1 / -j 2          (--output /dev/null)
 #   both -j 2 again with SCORCH_BLOCKS_FEED=0 ("unfed": each thread reads
 #   and orders the whole file itself, the design before the feed, instead
-#   of taking thread 0's records, analyze/feed.h)
+#   of taking thread 0's records, analyze/parallel/feed.h)
 #   two scorch script -j 1 at once         (the machine's ceiling for two
 #                                           threads: what -j 2 would reach if
 #                                           its threads repeated no work)

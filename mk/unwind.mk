@@ -20,11 +20,11 @@ build/workloads/exceptions: tests/workloads/exceptions.cpp
 # makes them differently never uses an older build's (a version to count
 # up by hand would be forgotten). $(B)/gen/srchash.h: the first 64 bits of
 # the files' SHA-1, worked out on every make, rewritten only when they change.
-SRCHASH_DEMANGLE := src/analyze/demangle.c src/analyze/demangle_rust.c
+SRCHASH_DEMANGLE := src/analyze/demangle/demangle.c src/analyze/demangle/demangle_rust.c
 $(B)/gen/srchash.h: FORCE
 	@mkdir -p $(dir $@)
-	@{ printf '#define UNWIND_SRC_HASH 0x%sULL\n' $$(sha1sum src/analyze/unwind_dwarf.c | cut -c1-16); \
-	   printf '#define INLINES_SRC_HASH 0x%sULL\n' $$(cat src/analyze/inlines.c src/analyze/dwdie.c | sha1sum | cut -c1-16); \
+	@{ printf '#define UNWIND_SRC_HASH 0x%sULL\n' $$(sha1sum src/analyze/unwind/unwind_dwarf.c | cut -c1-16); \
+	   printf '#define INLINES_SRC_HASH 0x%sULL\n' $$(cat src/analyze/dwarf/inlines.c src/analyze/dwarf/dwdie.c | sha1sum | cut -c1-16); \
 	   printf '#define DEMANGLE_SRC_HASH 0x%sULL\n' $$(cat $(SRCHASH_DEMANGLE) | sha1sum | cut -c1-16); } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(B)/obj/src/analyze/unwind_dwarf.o $(B)/obj/src/analyze/inlines.o $(B)/obj/src/analyze/namecache.o: $(B)/gen/srchash.h
+$(B)/obj/src/analyze/unwind/unwind_dwarf.o $(B)/obj/src/analyze/dwarf/inlines.o $(B)/obj/src/analyze/cache/namecache.o: $(B)/gen/srchash.h

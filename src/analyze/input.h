@@ -89,7 +89,7 @@ void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx);
 
 /* Take what a record that changes the attrs or header (the types the
  * meta hook is called for) says, as input_next does, for an input that
- * does not read the records itself (a follower of analyze/feed.h): rec
+ * does not read the records itself (a follower of analyze/parallel/feed.h): rec
  * as another input of the same file yielded it, at off; tracing: the
  * tracing data that input kept after a HEADER_TRACING_DATA record
  * (tracing_len 0: none). 0, or an error as input_next gives it. */
@@ -115,7 +115,7 @@ int input_fault(const struct input *in, struct err *e);
 
 /*
  * Shared reading: n inputs of the same file, parsed alike on n threads
- * (analyze/blocks.h), read its data section once between them, when it
+ * (analyze/parallel/blocks.h), read its data section once between them, when it
  * is read with pread (a file read in place shares the page cache instead:
  * attaching such an input only leaves). Every
  * input cuts the data into the same chunks (their places follow from the

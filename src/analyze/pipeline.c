@@ -13,9 +13,9 @@
  * record when it leaves the ordering queue and shown back at delivery.
  */
 #include "analyze/pipeline.h"
-#include "analyze/feed.h"
+#include "analyze/parallel/feed.h"
 #include "analyze/resolver.h"
-#include "analyze/workers.h"
+#include "analyze/parallel/workers.h"
 #include "util/annotate.h"
 #include "util/hugeheap.h"
 #include "util/xalloc.h"

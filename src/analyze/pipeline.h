@@ -37,19 +37,19 @@ struct sink {
 	 * it as usual. Not called for samples whose names are decided at
 	 * delivery. */
 	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
-	/* Optional, in block-parallel runs (analyze/blocks.h): a sample whose
+	/* Optional, in block-parallel runs (analyze/parallel/blocks.h): a sample whose
 	 * sample() this sink will not get (another pipeline's block, not
 	 * decoded; or one held for names decided in order) is at this place,
 	 * for state that depends on the samples before. */
 	void (*sample_seen)(void *ctx, struct pipeline *p);
-	/* Optional, in block-parallel runs of a text sink (analyze/blocks.h):
+	/* Optional, in block-parallel runs of a text sink (analyze/parallel/blocks.h):
 	 * *text is the text of the block being made (the pointer changes from
 	 * block to block). The sink may append its output there directly
 	 * instead of writing it to its FILE, once what it wrote to the FILE
 	 * is flushed. */
 	void (*set_text)(void *ctx, struct buf *const *text);
 	/* Optional, for the one sink of an ordered block-parallel run
-	 * (analyze/blocks.h): whether event() of this record reads nothing of
+	 * (analyze/parallel/blocks.h): whether event() of this record reads nothing of
 	 * it but ev->type, ev->misc and ev->s.time (and the pipeline's input
 	 * position and ordering counters); such a record is kept without its
 	 * bytes and given to event() with only those fields set. Called on
@@ -74,7 +74,7 @@ struct pipeline_config {
 	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
 	bool parallel_samples;      /* the sink takes sample() later than event() of newer
 				     * records (samples stay in order): -j resolves samples
-				     * on worker threads (see analyze/workers.h) */
+				     * on worker threads (see analyze/parallel/workers.h) */
 	bool parallel_ordered;      /* -j resolves samples on worker threads, and every
 				     * record's event() (and sample()) is still called in
 				     * record order, after the samples before it: the sink
@@ -91,7 +91,7 @@ struct pipeline_config {
 	 * worker threads with -j (one call at a time). */
 	void (*file_warn)(void *ctx, const struct resolver_warning *w);
 	void *file_warn_ctx;
-	/* This pipeline is one of several over the same input (analyze/blocks.h);
+	/* This pipeline is one of several over the same input (analyze/parallel/blocks.h);
 	 * NULL: the only one. */
 	const struct pipeline_blocks *blocks;
 	/* The process exits once this run is done (a one-shot command): what
@@ -117,7 +117,7 @@ struct pipeline_recstate {
 void pipeline_warning_say(const struct pipeline_config *c, const char *msg);
 
 /*
- * Block-parallel runs (analyze/blocks.h): n pipelines read the same input,
+ * Block-parallel runs (analyze/parallel/blocks.h): n pipelines read the same input,
  * each on its own thread with its own session and resolver. Records are
  * counted as they leave the ordering queue (the same order in every
  * pipeline), in blocks of `size` (a block also ends where the input
@@ -133,7 +133,7 @@ struct pipeline_blocks {
 	int (*done)(void *ctx, int index, uint64_t block);
 	/* Whether block `block` is this pipeline's. NULL: block % n == index.
 	 * Called by every pipeline for every block, in order (with a feed,
-	 * pipeline 0 decides: analyze/blocks.c). */
+	 * pipeline 0 decides: analyze/parallel/blocks.c). */
 	bool (*mine)(void *ctx, int index, uint64_t block);
 	/* A record of this pipeline's blocks handed over instead of given to
 	 * its sink: decoded, the sample resolved (rs; NULL for other records;
@@ -174,7 +174,7 @@ struct pipeline_blocks {
 	struct unwind_share *unwind_share;
 	/* Set: pipeline 0 alone reads and orders the input and publishes
 	 * what leaves its queue here; the others take it from there instead
-	 * of reading (analyze/feed.h; share is then NULL). */
+	 * of reading (analyze/parallel/feed.h; share is then NULL). */
 	struct feed *feed;
 };
 

@@ -19,12 +19,12 @@
  * order has seen the report by the time it sees the frame.
  */
 #include "analyze/resolver.h"
-#include "analyze/kident.h"
-#include "analyze/a2l.h"
-#include "analyze/inlines.h"
-#include "analyze/symbols.h"
-#include "analyze/stackmem.h"
-#include "analyze/unwind.h"
+#include "analyze/kernel/kident.h"
+#include "analyze/dwarf/a2l.h"
+#include "analyze/dwarf/inlines.h"
+#include "analyze/symbols/symbols.h"
+#include "analyze/unwind/stackmem.h"
+#include "analyze/unwind/unwind.h"
 #include "util/buf.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
  */
 #include "cli/cli.h"
 #include "cli/opts.h"
-#include "analyze/blocks.h"
+#include "analyze/parallel/blocks.h"
 #include "analyze/pipeline.h"
 #include "output/perfparser.h"
 #include "output/perfparser_sink.h"
@@ -423,8 +423,8 @@ int cmd_perfparser(int argc, char **argv)
 	memset(&e, 0, sizeof(e));
 	/* -j N on a file: N threads each parse it (reading it once between
 	 * them) and resolve every N-th block; the stream is made in record
-	 * order from what they keep (analyze/blocks.h); else worker threads
-	 * (analyze/workers.h) */
+	 * order from what they keep (analyze/parallel/blocks.h); else worker threads
+	 * (analyze/parallel/workers.h) */
 	struct blocks_config bc = { .n = (int)jobs, .ordered = &sink };
 	int rc = jobs >= 2 ? blocks_run(&cfg, &bc, &e) : 1;
 	if (rc == 1)

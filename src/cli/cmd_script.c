@@ -1,8 +1,8 @@
 /* cmd_script.c: `scorch script` — samples in perf script's default format. */
 #include "cli/cli.h"
 #include "cli/analysis_opts.h"
-#include "analyze/blocks.h"
-#include "analyze/workers.h"
+#include "analyze/parallel/blocks.h"
+#include "analyze/parallel/workers.h"
 #include "output/script.h"
 #include <stdio.h>
 #include <string.h>
@@ -98,10 +98,10 @@ static bool blocks_ok(void *ctx, const struct perf_header *h, const struct perf_
 static int run(struct script_cmd *s)
 {
 	/* -j N: N threads, each parsing the whole file (read once between
-	 * them) and resolving every N-th block of it (analyze/blocks.h);
+	 * them) and resolving every N-th block of it (analyze/parallel/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
 	 * --raw), samples resolve on worker
-	 * threads as for the other commands (analyze/workers.h) */
+	 * threads as for the other commands (analyze/parallel/workers.h) */
 	int jobs = s->a.pc.jobs > 0 ? s->a.pc.jobs : workers_default_jobs();
 	if (jobs >= 2) {
 		struct err e = { 0 };

@@ -58,7 +58,7 @@ int script_check_fields(const struct script_opts *o, const struct perf_evlist *e
 int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o);
 
 /* Whether the output for el's events can be made in blocks by several
- * threads (analyze/blocks.h): no sample's text depends on the samples
+ * threads (analyze/parallel/blocks.h): no sample's text depends on the samples
  * before it. */
 bool script_blocks_ok(const struct script_opts *o, const struct perf_evlist *el);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# dwcache.sh: the cache of decompressed debug files (src/analyze/dwcache.c).
+# dwcache.sh: the cache of decompressed debug files (src/analyze/cache/dwcache.c).
 # A workload with a separate debug file whose .debug_* sections are
 # zlib-compressed: `scorch script` prints the same bytes with the cache off,
 # on the run that stores the copy, on the run that reads it (strace shows

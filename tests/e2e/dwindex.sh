@@ -1,5 +1,5 @@
 #!/bin/bash
-# dwindex.sh: the on-disk cache of DWARF indexes (src/analyze/dwindex.c):
+# dwindex.sh: the on-disk cache of DWARF indexes (src/analyze/cache/dwindex.c):
 # line tables' indexes and CUs' function indexes. A recording of a program
 # of 1,500 functions built -O2 -g (one CU: a line table of thousands of
 # rows, an inlined function in each; and `spin`, a loop in top-level asm:

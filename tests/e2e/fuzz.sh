@@ -32,7 +32,7 @@ for h in "${harnesses[@]}"; do
 		[ "$(stat -c %s "$f")" -gt 1000000 ] && continue
 		modes="0 1 2 3"
 		# fuzz_reader: 8, 9: blocks against one pipeline (136, 137: unfed,
-		# every thread reading the file, analyze/blocks.c); 17: a pipe with no
+		# every thread reading the file, analyze/parallel/blocks.c); 17: a pipe with no
 		# usable TMPDIR (a file-format stream read into memory)
 		[ $n = fuzz_reader ] && modes="0 1 2 3 8 9 136 137 17"
 		for m in $modes; do

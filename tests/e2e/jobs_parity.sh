@@ -17,7 +17,7 @@
 # ahead of the output, so a warning may come earlier).
 #
 # `scorch script -j N` and `scorch perfparser -j N` on a file run N whole
-# pipelines, each resolving every N-th block of records (analyze/blocks.h;
+# pipelines, each resolving every N-th block of records (analyze/parallel/blocks.h;
 # perfparser's stream is made from the kept records, replayed in order).
 # With SCORCH_BLOCK_RECORDS of 3 every round, held sample (C++ inline names
 # decided in order) and thread's first sample falls in many blocks: both
@@ -41,7 +41,7 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 		done
 		# blocks of 3 records over 2 and 3 threads; and (b4, b5) with
 		# every thread reading the file itself (SCORCH_BLOCKS_FEED=0)
-		# instead of taking thread 0's records (analyze/feed.h)
+		# instead of taking thread 0's records (analyze/parallel/feed.h)
 		for run in 2:2:1 3:3:1 4:2:0 5:3:0; do # output b$k: -j $j, SCORCH_BLOCKS_FEED=$fe
 			IFS=: read -r k j fe <<< "$run"
 			if [ $cmd = script ]; then
@@ -127,7 +127,7 @@ if command -v perf > /dev/null; then
 	fi
 	if [ -s "$W/dwarf.data" ]; then
 		# blocks: thread 0 reads the file and the others take its
-		# records (the feed, analyze/feed.h): exactly -j 1's reading.
+		# records (the feed, analyze/parallel/feed.h): exactly -j 1's reading.
 		# Without the feed every thread parses the whole file, and the
 		# threads read it once between them (shared reading, input.h);
 		# with that off too, twice (a fallback to one reader, the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kscache.sh: the cache of parsed kallsyms tables (src/analyze/kscache.c).
+# kscache.sh: the cache of parsed kallsyms tables (src/analyze/cache/kscache.c).
 # A recording with kernel frames, named from a kallsyms file (--kallsyms, a
 # copy of /proc/kallsyms: a regular file, as perf's build-id cache copy is):
 # `scorch script` prints the same bytes with the cache off, on the run that

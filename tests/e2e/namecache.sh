@@ -1,5 +1,5 @@
 #!/bin/bash
-# namecache.sh: demangled names kept across runs (src/analyze/namecache.c,
+# namecache.sh: demangled names kept across runs (src/analyze/cache/namecache.c,
 # ~/.cache/scorch/names-v1). A C++ program of 400 functions in a namespace
 # and templates, recorded with frame pointers: `scorch script` and
 # `scorch perfparser` give the same bytes with the cache off, on the run

@@ -1,5 +1,5 @@
 #!/bin/bash
-# symcache.sh: the cache of DSO symbol tables (src/analyze/symcache.c).
+# symcache.sh: the cache of DSO symbol tables (src/analyze/cache/symcache.c).
 # A recording of a program with 1,500 functions (its table is cached) and
 # libc: `scorch script` and `scorch perfparser` give the same bytes with
 # the cache off, on the run that stores the images, on the runs that read

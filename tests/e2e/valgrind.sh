@@ -22,7 +22,7 @@ for f in "$W/fp.data" "$W/dw.data" "$TOP/tests/data/peer/vector_static_gcc/perf.
 		if [ $rc = 99 ]; then grep -v "^scorch" "$W/err" | head -10; fi
 	done
 done
-# block-parallel runs (analyze/blocks.h), blocks of 5 records: held and kept
+# block-parallel runs (analyze/parallel/blocks.h), blocks of 5 records: held and kept
 # samples, block buffers, the threads' sessions and resolvers all freed
 for cmd in script perfparser; do
 	case $cmd in

@@ -6,8 +6,8 @@
  * __cxa_demangle and our parameter stripping, legacy Rust hash and $..$
  * escapes, v0). The rest, up to a NUL or 64 KiB, is the name.
  */
-#include "analyze/demangle.h"
-#include "analyze/demangle_rust.h"
+#include "analyze/demangle/demangle.h"
+#include "analyze/demangle/demangle_rust.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * taken back as kept (dwdie_aranges_kept), and the same bytes read as a
  * kept table must be refused or give CUs inside .debug_info, in order.
  */
-#include "analyze/dwdie.h"
+#include "analyze/dwarf/dwdie.h"
 #include <dwarf.h>
 #include <stdint.h>
 #include <stdlib.h>

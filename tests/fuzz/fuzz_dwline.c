@@ -13,8 +13,8 @@
  * bit 3 reads the input as a dwindex image (dwindex_over) and looks up
  * keys taken from it.
  */
-#include "analyze/dwindex.h"
-#include "analyze/dwline.h"
+#include "analyze/cache/dwindex.h"
+#include "analyze/dwarf/dwline.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -26,11 +26,11 @@
  * taken back with every name found by its line, then is changed with the
  * input's bytes and read again: refused, or every name found inside it.
  */
-#include "analyze/kallsyms.h"
-#include "analyze/kscache.h"
-#include "analyze/namecache.h"
+#include "analyze/kernel/kallsyms.h"
+#include "analyze/cache/kscache.h"
+#include "analyze/cache/namecache.h"
 #include "util/hash.h"
-#include "analyze/symcache.h"
+#include "analyze/cache/symcache.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * read through fmemopen as symbols.c reads the real one through fopen; every
  * symbol is then looked up by its start, checking the table's invariants.
  */
-#include "analyze/perfmap.h"
+#include "analyze/symbols/perfmap.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

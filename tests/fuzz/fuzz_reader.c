@@ -6,17 +6,17 @@
  * and the stats sink; bit 2 of the first byte runs the profile collector with
  * the off-CPU stage instead (--off-cpu, or --wall with bit 1: sched_switch
  * raw fields, switch records, intervals). Bit 3: block-parallel runs
- * (analyze/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
+ * (analyze/parallel/blocks.h, 2 threads, blocks of 2 records) against one pipeline,
  * script text per thread (bit 0 clear) or one sink fed in order (bit 0
  * set): the output, the result and the error must be the same, else
  * abort(); thread 0 reads the file and hands its records to the other
- * (analyze/feed.h), or with bit 7 each reads it (SCORCH_BLOCKS_FEED=0).
+ * (analyze/parallel/feed.h), or with bit 7 each reads it (SCORCH_BLOCKS_FEED=0).
  * Bit 4, on the pipe path: no temporary file can be made, so a file-format
  * stream is read into memory instead of kept in a file (input.c).
  * Bit 5: a file's data is read in place from its mapping
  * (SCORCH_INPUT_WINDOWS=1) instead of pread; bit 6: in windows of 4 KiB.
  */
-#include "analyze/blocks.h"
+#include "analyze/parallel/blocks.h"
 #include "analyze/pipeline.h"
 #include "output/profile.h"
 #include "output/script.h"

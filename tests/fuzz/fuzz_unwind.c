@@ -7,7 +7,7 @@
  * stack copy. Rules the run would accept are applied one after the other
  * (every read of the stack copy bounds-checked: ASan).
  */
-#include "analyze/unwind.h"
+#include "analyze/unwind/unwind.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

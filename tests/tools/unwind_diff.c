@@ -36,8 +36,8 @@
  */
 #include "analyze/pipeline.h"
 #include "analyze/session.h"
-#include "analyze/symbols.h"
-#include "analyze/unwind.h"
+#include "analyze/symbols/symbols.h"
+#include "analyze/unwind/unwind.h"
 #include "perf/event.h"
 #include "util/err.h"
 #include "util/hash.h"

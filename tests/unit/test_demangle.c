@@ -1,6 +1,6 @@
 /* test_demangle.c: C++ and legacy Rust demangling as perf prints them
- * (src/analyze/demangle.c); Rust v0 is in test_demangle_rust.c. */
-#include "analyze/demangle.h"
+ * (src/analyze/demangle/demangle.c); Rust v0 is in test_demangle_rust.c. */
+#include "analyze/demangle/demangle.h"
 #include "test.h"
 
 static void check_demangle(const char *in, const char *want)

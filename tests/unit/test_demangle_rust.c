@@ -1,4 +1,4 @@
-/* test_demangle_rust.c: Rust v0 demangling (src/analyze/demangle_rust.c).
+/* test_demangle_rust.c: Rust v0 demangling (src/analyze/demangle/demangle_rust.c).
  *
  * The symbols are real: rustc 1.95 -C symbol-mangling-version=v0 (opt-level
  * 0 and -O), read back with nm. Expected strings are c++filt's (binutils
@@ -9,8 +9,8 @@
  * the bare value ("3", "true", "'x'"). For u128 constants wider than 64 bits
  * c++filt 2.40 even prints a stray '_' ("0xff..f_"), rustc-demangle prints
  * "0x" and the hex digits, as we do. */
-#include "analyze/demangle_rust.h"
-#include "analyze/demangle.h"
+#include "analyze/demangle/demangle_rust.h"
+#include "analyze/demangle/demangle.h"
 #include "test.h"
 
 #include <stdint.h>

@@ -1,12 +1,12 @@
-/* test_dwdie.c: the CU function-range reader (src/analyze/dwdie.c):
+/* test_dwdie.c: the CU function-range reader (src/analyze/dwarf/dwdie.c):
  * hand-made units for what it reports and where it must give up (a
  * sibling that points back, a truncated unit, an unknown abbreviation or
  * form), and the same function index as libdw's walk (inlines.c's
  * index_scope: dwarf_child, dwarf_siblingof, dwarf_tag, dwarf_ranges) for
  * every CU of real files: this test binary (gcc's DWARF 5), the C++
  * workload when built, and installed debug files (libc6-dbg). */
-#include "analyze/dwdie.h"
-#include "analyze/elffile.h"
+#include "analyze/dwarf/dwdie.h"
+#include "analyze/symbols/elffile.h"
 #include "test.h"
 
 #include <dwarf.h>

@@ -1,8 +1,8 @@
-/* test_dwindex.c: the on-disk cache of DWARF indexes (src/analyze/dwindex.c):
+/* test_dwindex.c: the on-disk cache of DWARF indexes (src/analyze/cache/dwindex.c):
  * an image's entries found again, every refusal of a damaged image, and
  * storing through the cache directory (entries kept, added, replaced; the
  * identity of the file; SCORCH_NO_CACHE). */
-#include "analyze/dwindex.h"
+#include "analyze/cache/dwindex.h"
 #include "test.h"
 
 #include <fcntl.h>

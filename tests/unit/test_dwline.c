@@ -1,4 +1,4 @@
-/* test_dwline.c: the DWARF line table decoder (src/analyze/dwline.c):
+/* test_dwline.c: the DWARF line table decoder (src/analyze/dwarf/dwline.c):
  * hand-made programs for the cases where libdw has its own rules (an end
  * row sorts before a row at its address, a zero-length extended opcode,
  * overlapping sequences, relative names without DW_AT_comp_dir, what it
@@ -7,7 +7,7 @@
  * installed, libc's debug file (libc6-dbg). Each hand-made program is read
  * both ways: lazily (dwline_open, rows decoded a block at a time from
  * checkpoints) and whole (dwline_open_full). */
-#include "analyze/dwline.h"
+#include "analyze/dwarf/dwline.h"
 #include "test.h"
 
 #include <dwarf.h>

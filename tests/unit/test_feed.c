@@ -1,6 +1,6 @@
 /* feed.c: one producer, consumers at their own pace, a small ring. */
 #include "test.h"
-#include "analyze/feed.h"
+#include "analyze/parallel/feed.h"
 
 #include <pthread.h>
 #include <stdint.h>

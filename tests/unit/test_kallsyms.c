@@ -1,7 +1,7 @@
-/* test_kallsyms.c: the /proc/kallsyms parser (src/analyze/kallsyms.c), from
+/* test_kallsyms.c: the /proc/kallsyms parser (src/analyze/kernel/kallsyms.c), from
  * a buffer: perf's alias and size rules, modules, hidden addresses, lines
  * that do not parse. */
-#include "analyze/kallsyms.h"
+#include "analyze/kernel/kallsyms.h"
 #include "test.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* test_kident.c: the running-kernel decision (kident.c) on made-up notes,
  * kallsyms and releases. */
 #include "test.h"
-#include "analyze/kident.h"
+#include "analyze/kernel/kident.h"
 #include <stdint.h>
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
 /* test_namecache.c: demangled names kept across runs
- * (src/analyze/namecache.c): an entry's names found again by their mangled
+ * (src/analyze/cache/namecache.c): an entry's names found again by their mangled
  * names, each refusal, every byte of an entry changed in turn (refused, or
  * every name found inside it and NUL-terminated: ASan), and storing through
  * the cache directory (kept names and a run's new ones merged; the file's
  * identity; SCORCH_NO_CACHE). */
-#include "analyze/namecache.h"
+#include "analyze/cache/namecache.h"
 #include "test.h"
 #include "util/hash.h"
 

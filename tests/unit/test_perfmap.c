@@ -1,6 +1,6 @@
-/* test_perfmap.c: the perf-PID.map parser (src/analyze/perfmap.c), from a
+/* test_perfmap.c: the perf-PID.map parser (src/analyze/symbols/perfmap.c), from a
  * buffer. */
-#include "analyze/perfmap.h"
+#include "analyze/symbols/perfmap.h"
 #include "test.h"
 
 TEST(perfmap_parse)

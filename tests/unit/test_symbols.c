@@ -1,9 +1,9 @@
-/* test_symbols.c: the DSO cache (src/analyze/symbols.c): kallsyms and perf
+/* test_symbols.c: the DSO cache (src/analyze/symbols/symbols.c): kallsyms and perf
  * maps found and loaded through it, ELF symbols and DWARF names of this very
  * binary. The parsers and the table shape have their own tests
  * (test_kallsyms.c, test_perfmap.c, test_symtab.c). */
-#include "analyze/inlines.h"
-#include "analyze/symbols.h"
+#include "analyze/dwarf/inlines.h"
+#include "analyze/symbols/symbols.h"
 #include "test.h"
 
 #include <dirent.h>

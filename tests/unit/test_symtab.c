@@ -1,5 +1,5 @@
-/* test_symtab.c: symbol tables built perf's way (src/analyze/symtab.c). */
-#include "analyze/symtab.h"
+/* test_symtab.c: symbol tables built perf's way (src/analyze/symbols/symtab.c). */
+#include "analyze/symbols/symtab.h"
 #include "test.h"
 #include "util/cachedir.h"
 
@@ -66,9 +66,9 @@ TEST(symtab_enclosing_symbol)
 	CHECK(symtab_find(NULL, 0) == NULL);
 }
 
-/* ---- the cached image of a DSO's table (src/analyze/symcache.c) ---- */
+/* ---- the cached image of a DSO's table (src/analyze/cache/symcache.c) ---- */
 
-#include "analyze/symcache.h"
+#include "analyze/cache/symcache.h"
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>

@@ -2,9 +2,9 @@
  * the kernel copies it for PERF_SAMPLE_STACK_USER (ip, sp, bp registers and
  * the bytes above sp), through the session's maps and the DSO cache. */
 #include "analyze/session.h"
-#include "analyze/stackmem.h"
-#include "analyze/symbols.h"
-#include "analyze/unwind.h"
+#include "analyze/unwind/stackmem.h"
+#include "analyze/symbols/symbols.h"
+#include "analyze/unwind/unwind.h"
 #include "test.h"
 
 #include <elfutils/libdw.h>

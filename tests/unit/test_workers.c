@@ -5,7 +5,7 @@
  * callback's nonzero return stops the stream; counters add up. */
 #include "synth.h"
 #include "analyze/session.h"
-#include "analyze/workers.h"
+#include "analyze/parallel/workers.h"
 #include "perf/event.h"
 
 #define NR 1000

@@ -1,0 +1,247 @@
+/*
+ * kscache.c: the kallsyms table, parsed once per kallsyms file.
+ *
+ * Why: a recording's kernel frames are named from the kallsyms copy perf
+ * record saved in its build-id cache (~/.debug/[kernel.kallsyms]/BUILDID/
+ * kallsyms, written once per kernel build), ~120k lines whose parse was a
+ * third of all the instructions of analysing a small recording (cc1:
+ * 30 M of 94 M) and 9 MB of heap (the text the names are in, the table).
+ * The parsed table is stored in $XDG_CACHE_HOME/scorch/kallsyms-v1/ (else
+ * ~/.cache/...), one file per source file (by device and inode), and
+ * later runs map it: the names stay in the mapped file, and only the
+ * pages a lookup touches are read.
+ *
+ * Only regular files of non-zero size are cached (procfs calls
+ * /proc/kallsyms a regular file of size 0): /proc/kallsyms changes without a trace
+ * (modules, BPF programs, trampolines), and a stale name is worse than
+ * none. The image records the source's device, inode, size and
+ * modification and change times; a source that changed in any of them is
+ * parsed again and the image replaced.
+ *
+ * The image (host byte order: it never leaves the machine):
+ *   header   magic "SCKSYMS1", the source's identity (struct kscache_id),
+ *            n symbols, n modules, the names' size
+ *   start[n], end[n]  u64 each; starts strictly increasing (an end may
+ *            have wrapped past 2^64, as kallsyms_read leaves it)
+ *   name[n]  u32 offset into names
+ *   mod[n]   u16: module number + 1, 0 for vmlinux (then padding to 8)
+ *   modname[nmods]  u32 offset into names (then padding to 8)
+ *   names    NUL-terminated strings, the last byte NUL
+ * It is mapped only when its header checks (the source's identity, the
+ * sizes, the exact file size, the names ending in a NUL) and its module
+ * names lie inside the names; a symbol's entry is checked when a lookup
+ * reaches it (kallsyms.c), so a damaged image can give a wrong name but
+ * never a read outside it. Writers use a unique temporary name and
+ * rename(2) (cachedir.h), so a reader sees a whole image or none and
+ * concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
+ * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
+ */
+#include "analyze/cache/kscache.h"
+#include "util/cachedir.h"
+#include "util/hash.h"
+#include "util/load.h"
+#include "util/xalloc.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KSCACHE_DIR "kallsyms-v1"
+#define KSCACHE_MAX_SYMS (1u << 24)
+#define KSCACHE_MAX_NAMES (1u << 30)
+
+static const char magic[8] = { 'S', 'C', 'K', 'S', 'Y', 'M', 'S', '1' };
+
+struct kscache_hdr {
+	char magic[8];
+	struct kscache_id id;
+	uint64_t nsyms, nmods, names_size;
+};
+
+void kscache_id_of(const struct stat *st, struct kscache_id *id)
+{
+	memset(id, 0, sizeof *id);
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_s = (uint64_t)st->st_mtim.tv_sec;
+	id->mtime_ns = (uint64_t)st->st_mtim.tv_nsec;
+	id->ctime_s = (uint64_t)st->st_ctim.tv_sec;
+	id->ctime_ns = (uint64_t)st->st_ctim.tv_nsec;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Byte offsets of the parts of an image of n symbols and m modules. */
+struct layout {
+	size_t start, end, name, mod, modname, names, total;
+};
+
+static bool layout_of(uint64_t n, uint64_t m, uint64_t names_size, struct layout *l)
+{
+	if (n > KSCACHE_MAX_SYMS || m > 0xfffe || names_size > KSCACHE_MAX_NAMES)
+		return false;
+	l->start = sizeof(struct kscache_hdr);
+	l->end = l->start + n * 8;
+	l->name = l->end + n * 8;
+	l->mod = l->name + n * 4;
+	l->modname = pad8(l->mod + n * 2);
+	l->names = pad8(l->modname + m * 4);
+	l->total = l->names + names_size;
+	return true;
+}
+
+int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struct kscache_id *id)
+{
+	memset(k, 0, sizeof *k);
+	struct kscache_hdr h;
+	struct layout l;
+	if (size < sizeof h)
+		return -1;
+	memcpy(&h, p, sizeof h);
+	if (memcmp(h.magic, magic, sizeof magic) || memcmp(&h.id, id, sizeof *id) || !h.nsyms ||
+	    !layout_of(h.nsyms, h.nmods, h.names_size, &l) || l.total != size || !h.names_size ||
+	    p[l.names + h.names_size - 1] != 0)
+		return -1;
+	/* the names end inside the image (its last byte is a NUL); the
+	 * symbols' entries are checked when a lookup finds them
+	 * (kallsyms_find): a run reads only the entries it needs */
+	size_t m = (size_t)h.nmods;
+	const char *names = (const char *)p + l.names;
+	const char **mod_names = xmalloc((m ? m : 1) * sizeof *mod_names);
+	for (size_t i = 0; i < m; i++) {
+		uint32_t off = load_u32(p + l.modname + 4 * i);
+		if (off >= h.names_size) {
+			free(mod_names);
+			return -1;
+		}
+		mod_names[i] = names + off;
+	}
+	k->mod_names = mod_names;
+	k->nr_mods = m;
+	k->img = (struct kallsyms_img){ .start = p + l.start, .end = p + l.end, .name = p + l.name,
+					.mod = p + l.mod, .names = names,
+					.names_size = h.names_size, .n = (size_t)h.nsyms };
+	hmap_init(&k->img_syms);
+	return 0;
+}
+
+/* The image's path for src (by device and inode: one image per source). */
+static bool image_path(const struct stat *src, char *dir, size_t dcap, char *out, size_t cap)
+{
+	/* procfs says regular file, of size 0: /proc/kallsyms is never cached */
+	if (!S_ISREG(src->st_mode) || src->st_size <= 0 || cachedir_disabled() ||
+	    !cachedir_path(KSCACHE_DIR, dir, dcap))
+		return false;
+	uint64_t key = hash_u64((uint64_t)src->st_dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)src->st_ino);
+	int n = snprintf(out, cap, "%s/%016llx.ksyms", dir, (unsigned long long)key);
+	return n > 0 && (size_t)n < cap;
+}
+
+int kscache_load(struct kallsyms *k, const struct stat *src)
+{
+	memset(k, 0, sizeof *k);
+	char dir[PATH_MAX], p[PATH_MAX + 64];
+	if (!image_path(src, dir, sizeof dir, p, sizeof p))
+		return -1;
+	int fd;
+	size_t size;
+	void *map = cachedir_map(p, KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32, &size, &fd);
+	if (!map)
+		return -1;
+	struct kscache_id id;
+	kscache_id_of(src, &id);
+	if (kscache_parse(k, map, size, &id)) {
+		cachedir_unmap(map);
+		close(fd);
+		return -1;
+	}
+	cachedir_used(fd);
+	close(fd);
+	k->map = map;
+	return 0;
+}
+
+uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, size_t *size)
+{
+	size_t n = k->t.nr, m = k->nr_mods;
+	if (!n)
+		return NULL;
+	/* the names: every symbol's, then every module's */
+	uint32_t *len = malloc((n + m) * sizeof *len);
+	if (!len)
+		return NULL;
+	uint64_t names_size = 0;
+	for (size_t i = 0; i < n + m; i++) {
+		len[i] = (uint32_t)strnlen(i < n ? k->t.syms[i].name : k->mod_names[i - n], 1u << 20) + 1;
+		names_size += len[i];
+	}
+	struct layout l;
+	uint8_t *img = NULL;
+	if (!layout_of(n, m, names_size, &l) || names_size > UINT32_MAX || !(img = malloc(l.total))) {
+		free(len);
+		return NULL;
+	}
+	/* zero what no field covers: the header's spare bytes, the padding */
+	memset(img, 0, l.start);
+	memset(img + l.mod + n * 2, 0, l.modname - (l.mod + n * 2));
+	memset(img + l.modname + m * 4, 0, l.names - (l.modname + m * 4));
+	struct kscache_hdr h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, magic, sizeof magic);
+	h.id = *id;
+	h.nsyms = n;
+	h.nmods = m;
+	h.names_size = names_size;
+	memcpy(img, &h, sizeof h);
+	size_t at = 0;
+	char *names = (char *)img + l.names;
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct sym *y = &k->t.syms[i];
+		uint32_t off = (uint32_t)at;
+		uint16_t mod = k->mod ? k->mod[i] : 0;
+		ok = ok && (!i || y->start > k->t.syms[i - 1].start);
+		memcpy(img + l.start + 8 * i, &y->start, 8);
+		memcpy(img + l.end + 8 * i, &y->end, 8);
+		memcpy(img + l.name + 4 * i, &off, 4);
+		memcpy(img + l.mod + 2 * i, &mod, 2);
+		memcpy(names + at, y->name, len[i] - 1);
+		names[at + len[i] - 1] = 0;
+		at += len[i];
+	}
+	for (size_t i = 0; i < m; i++) {
+		uint32_t off = (uint32_t)at;
+		memcpy(img + l.modname + 4 * i, &off, 4);
+		memcpy(names + at, k->mod_names[i], len[n + i] - 1);
+		names[at + len[n + i] - 1] = 0;
+		at += len[n + i];
+	}
+	free(len);
+	if (!ok) {
+		free(img);
+		return NULL;
+	}
+	*size = l.total;
+	return img;
+}
+
+void kscache_store(const struct kallsyms *k, const struct stat *src)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 64];
+	if (!image_path(src, dir, sizeof dir, p, sizeof p))
+		return;
+	struct kscache_id id;
+	kscache_id_of(src, &id);
+	size_t size;
+	uint8_t *img = kscache_image(k, &id, &size);
+	if (img)
+		cachedir_store(dir, p, img, size);
+	free(img);
+}

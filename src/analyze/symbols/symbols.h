@@ -1,0 +1,177 @@
+/*
+ * symbols.h: per-DSO symbol caches, shared by every process that maps the DSO.
+ *
+ * A struct dso is one ELF file as the recording saw it, keyed by build id
+ * (else by path). On first use it finds the file and its separate debug file
+ * (debugfile.h: sysroot, perf's build-id cache, --extra/--app/--debug paths,
+ * .gnu_debuglink with CRC, debuginfod), checks the build id, and loads the
+ * function symbols of .symtab (debug file first), else .dynsym plus
+ * .gnu_debugdata (MiniDebugInfo), plus perf's synthesized "name@plt" and
+ * "_start" symbols, into a symbol table built the way perf builds its own
+ * (symtab.h). Other per-DSO state belongs to the modules that use it and is
+ * opaque here: DWARF lines and inline chains (inlines.h), the unwinder's CFI
+ * (unwind.h, kept by the unwinder itself).
+ *
+ * Address spaces: "rel" is the file offset perf prints for user frames
+ * (avma - map start + pgoff); symbols are stored in rel terms so a lookup is
+ * one binary search. svma (the ELF's own vaddr) is used only for DWARF.
+ *
+ * Kernel symbols (kallsyms.h) and perf-PID.map files (perfmap.h) are symbol
+ * tables of the same shape with absolute addresses, loaded on first use.
+ *
+ * Names are demangled on first lookup (demangle.h: C++ Itanium without
+ * parameters, as perf prints them; Rust legacy hashes dropped). All strings
+ * live until symbols_free.
+ * Not thread-safe: one struct symbols per resolving thread, or a lock.
+ */
+#ifndef SCORCH_SYMBOLS_H
+#define SCORCH_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+#include "analyze/symbols/symtab.h"
+#include "util/arena.h"
+#include "util/hash.h"
+
+struct dso_dwarf;
+
+struct load_seg {
+	uint64_t off, vaddr, filesz, memsz;
+	uint64_t rel_end;      /* off + the larger of filesz and memsz */
+};
+
+struct dso {
+	const char *name;      /* as recorded (map filename) */
+	uint64_t id;           /* hash of build id (else name): the same in every cache */
+	uint64_t ident;        /* hash of build id and name: tells apart what the cache
+				* does, the same in every cache (never 0) */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	char *path;            /* the file used, NULL when not found */
+	char *debug_path;      /* separate debug file, NULL when none */
+	int fd;                /* of path, -1 when none */
+	Elf *elf;              /* of path */
+	int debug_fd;
+	Elf *debug_elf;
+	uint16_t e_type;
+	struct load_seg segs[16];
+	unsigned nr_segs;
+	struct symtab symtab;
+	void *symtab_map;      /* the cache image symtab's names are in (symcache.h), or NULL */
+	struct symtab a2l_syms; /* what addr2line sees (dso_a2l_syms) */
+	bool a2l_loaded;
+	struct dso_dwarf *dw;  /* DWARF lines and inlines: inlines.c's, opaque here */
+	struct namecache *names; /* its names demangled in earlier runs (namecache.h) */
+	bool names_tried;
+	bool missing;          /* file not found or build id mismatch */
+	bool loaded;
+	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */
+	struct symbols *owner;
+	struct sym_fast *symfast; /* the owner's dso_find_sym answers */
+};
+
+/* dso_find_sym's answers by (DSO, address), one table per struct symbols:
+ * a sample's frames repeat, and a hit reads one entry where the binary
+ * search of a large table misses the cache at each of its ~17 steps */
+#define SYM_FAST 8192
+struct sym_fast {
+	const struct dso *d;
+	uint64_t rel;
+	const struct sym *y;
+};
+
+struct symbols_config {
+	const char *sysroot;     /* prefix of every recorded path */
+	const char *debug_paths; /* ':'-separated dirs searched for debug files */
+	const char *extra_paths; /* ':'-separated dirs searched for binaries by basename */
+	const char *app_path;    /* dir searched for binaries first */
+	const char *kallsyms;    /* file, default /proc/kallsyms */
+	const char *buildid_dir; /* perf's cache, default $HOME/.debug */
+	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
+	bool no_lines;           /* inline chains without file:line (no line tables read) */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+struct symbols;
+
+struct symbols *symbols_new(const struct symbols_config *c);
+void symbols_free(struct symbols *s);
+/* What symbols_free stores for later runs (the caches of each DSO's names
+ * and DWARF), stored now; nothing freed (the process exits). */
+void symbols_keep(struct symbols *s);
+
+/* Record a build id for a path (from the header's build-id feature). */
+void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id, size_t size);
+
+/* The DSO cache entry for a file as mapped (build id may be NULL/0). Loads
+ * it on first use. Never NULL. */
+struct dso *symbols_dso(struct symbols *s, const char *name, const uint8_t *build_id,
+			size_t build_id_size);
+
+/* The symbol containing rel, or NULL: the table's answer when it has
+ * one (inline: most frames), else dso_find_sym_slow's, which keeps it in c. */
+const struct sym *dso_find_sym_slow(struct dso *d, uint64_t rel, struct sym_fast *c);
+static inline const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
+{
+	struct sym_fast *c = &d->symfast[hash_u64(rel ^ d->id) & (SYM_FAST - 1)];
+	if (c->d == d && c->rel == rel)
+		return c->y;
+	return dso_find_sym_slow(d, rel, c);
+}
+
+/* rel -> svma, false when rel is in no PT_LOAD segment. */
+static inline bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
+{
+	for (unsigned i = 0; i < d->nr_segs; i++) {
+		const struct load_seg *g = &d->segs[i];
+		if (rel >= g->off && rel < g->rel_end) {
+			*svma = rel - g->off + g->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* svma -> rel, false when svma is in no PT_LOAD segment. */
+bool dso_svma_to_rel(const struct dso *d, uint64_t svma, uint64_t *rel);
+
+/* The table addr2line sees: the sized symbols of the binary's own .symtab
+ * (not of a separate debug file), global preferred among aliases, names
+ * still mangled. binutils names an inlined function without a linkage name
+ * after the ELF symbol covering the address (see a2l.h). Loaded on first
+ * use; empty when the binary has no .symtab. */
+const struct symtab *dso_a2l_syms(struct dso *d);
+
+/* Whether the running kernel's /proc/kallsyms may name the recording's
+ * kernel (analyze/kernel/kident.h decides): when not (why: the warning), kernel
+ * symbols come only from --kallsyms or perf's build-id cache. Call before
+ * the first symbols_kernel(). */
+void symbols_set_running_kernel(struct symbols *s, bool fits, const char *why);
+/* The kernel symbol (kallsyms, loaded on first use) containing addr, or
+ * NULL (none there, or no kernel symbols). */
+const struct sym *symbols_kernel_find(struct symbols *s, uint64_t addr);
+/* The module name ("[nf_tables]") of a kernel symbol, or NULL for vmlinux. */
+const char *symbols_kernel_module(struct symbols *s, const struct sym *sym);
+/* Both for addr (*mod: the module, NULL in the kernel image or without a
+ * symbol), remembered by address. */
+const struct sym *symbols_kernel_lookup(struct symbols *s, uint64_t addr, const char **mod);
+
+/* /tmp/perf-PID.map, loaded on first use; NULL when absent. */
+const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid);
+
+/* Intern a string for the life of s. */
+const char *symbols_intern(struct symbols *s, const char *str);
+/* Whether inline chains carry file:line (symbols_config.no_lines). */
+bool symbols_want_lines(const struct symbols *s);
+/* The arena of s (strings and objects that live until symbols_free). */
+struct arena *symbols_arena(struct symbols *s);
+
+/* Demangle name (C++ Itanium without parameters, Rust legacy without the
+ * hash, Rust v0 as far as supported); returns name itself when it is not
+ * mangled, else an interned string. */
+const char *symbols_demangle(struct symbols *s, const char *name);
+
+#endif
