@@ -9,6 +9,7 @@
 
 #include "analyze/input.h"
 #include "analyze/order.h"
+#include "analyze/pipeline_config.h"
 #include "analyze/frame.h"
 #include "analyze/session.h"
 #include "util/buf.h"
@@ -57,60 +58,9 @@ struct sink {
 	bool (*event_light)(const struct perf_event *ev);
 };
 
-struct pipeline_config {
-	const char *input;          /* path or "-" */
-	int input_fd;               /* >= 0: read this fd instead (name in input) */
-	struct order_config order;
-	bool unordered;             /* deliver in file order (no queue) */
-	bool resolve;               /* unwind + symbolize (else frames carry raw ips) */
-	/* resolver options (perfparser's names) */
-	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
-	int max_frames;             /* default 64 */
-	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
-	bool ip_only;               /* resolver: each sample's own ip, no call chain or
-				     * unwinding (perf script -G) */
-	bool no_srclines;           /* resolver: frames without file:line (for outputs
-				     * that print none; saves reading line tables) */
-	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
-	bool parallel_samples;      /* the sink takes sample() later than event() of newer
-				     * records (samples stay in order): -j resolves samples
-				     * on worker threads (see analyze/parallel/workers.h) */
-	bool parallel_ordered;      /* -j resolves samples on worker threads, and every
-				     * record's event() (and sample()) is still called in
-				     * record order, after the samples before it: the sink
-				     * reads the input position and the ordering counters as
-				     * of that record through pipeline_input_pos and
-				     * pipeline_order_stats */
-	bool progress;              /* allow a progress bar on a tty stderr */
-	/* Warnings (missing binaries, records out of time order): one call per
-	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
-	void (*warn)(void *ctx, const char *msg);
-	void *warn_ctx;
-	/* Files the resolver cannot find (struct resolver_warning, frame.h),
-	 * for a sink that reports them itself; NULL: not checked. Called from
-	 * worker threads with -j (one call at a time). */
-	void (*file_warn)(void *ctx, const struct resolver_warning *w);
-	void *file_warn_ctx;
-	/* This pipeline is one of several over the same input (analyze/parallel/blocks.h);
-	 * NULL: the only one. */
-	const struct pipeline_blocks *blocks;
-	/* The process exits once this run is done (a one-shot command): what
-	 * the run stores for later runs (the caches) is stored, nothing is
-	 * freed: the kernel takes it all back at once. The frees and unmaps
-	 * took 5-15 ms a thread (docs/resolve.md). Under a leak checker
-	 * (the sanitizer build, valgrind) or with SCORCH_TEARDOWN=1
-	 * everything is freed as without it. */
-	bool exit_after;
-};
 
 struct resolver_deferred;
 
-/* What a sink may read about the input as of a record leaving the ordering
- * queue (pipeline_input_pos, pipeline_order_stats). */
-struct pipeline_recstate {
-	uint64_t pos;
-	struct order_stats os;
-};
 
 /* Say a pipeline's own warning as pipeline_run does: c->warn, else a line
  * on stderr naming the input. */

@@ -25,7 +25,7 @@
 #ifndef SCORCH_RESOLVER_H
 #define SCORCH_RESOLVER_H
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline_config.h"
 #include "analyze/frame.h"
 #include "analyze/session.h"
 #include "perf/event.h"

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "live/continuous.h"
+#include "record/events.h"
 #include "record/record.h"
 #include <errno.h>
 #include <limits.h>

@@ -41,15 +41,6 @@ static void usage(FILE *f)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
 }
 
-void cli_print_err(const char *file, const struct err *e)
-{
-	if (e->has_offset)
-		fprintf(stderr, "scorch: %s: offset %llu: %s\n", file,
-			(unsigned long long)e->offset, e->msg);
-	else
-		fprintf(stderr, "scorch: %s: %s\n", file, e->msg);
-}
-
 int main(int argc, char **argv)
 {
 	char *self = basename(argv[0]);

@@ -17,6 +17,7 @@
  */
 #include "output/perfparser.h"
 #include "output/perfparser_trace.h"
+#include "output/qdatastream.h"
 #include "util/hash.h"
 #include "util/sys.h"
 #include <errno.h>
@@ -26,86 +27,6 @@
 #include <unistd.h>
 
 #define OUT_FLUSH_AT (1u << 20)
-
-/* ---- QDataStream appenders ---- */
-
-void perfparser_put_f64(struct buf *b, double v)
-{
-	uint64_t u;
-	memcpy(&u, &v, sizeof(u));
-	perfparser_put_u64(b, u);
-}
-
-void perfparser_put_bytes(struct buf *b, const void *p, size_t n)
-{
-	perfparser_put_u32(b, (uint32_t)n);
-	buf_append(b, p, n);
-}
-
-void perfparser_put_null_bytes(struct buf *b)
-{
-	perfparser_put_u32(b, 0xffffffffu);
-}
-
-/* Decode one UTF-8 code point; invalid input gives U+FFFD and consumes one byte. */
-static uint32_t utf8_next(const unsigned char **ps)
-{
-	const unsigned char *s = *ps;
-	uint32_t c = s[0];
-	int n = 0;
-	if (c < 0x80) {
-		*ps = s + 1;
-		return c;
-	} else if ((c & 0xe0) == 0xc0) {
-		n = 1, c &= 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		n = 2, c &= 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		n = 3, c &= 0x07;
-	} else {
-		*ps = s + 1;
-		return 0xfffd;
-	}
-	for (int i = 1; i <= n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*ps = s + 1;
-			return 0xfffd;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	*ps = s + n + 1;
-	if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0xfffd;
-	return c;
-}
-
-void perfparser_put_qstring(struct buf *b, const char *utf8)
-{
-	if (!utf8) {
-		perfparser_put_u32(b, 0xffffffffu);
-		return;
-	}
-	size_t at = b->len;
-	perfparser_put_u32(b, 0);
-	const unsigned char *s = (const unsigned char *)utf8;
-	while (*s) {
-		uint32_t c = utf8_next(&s);
-		if (c >= 0x10000) {
-			c -= 0x10000;
-			perfparser_put_u16(b, (uint16_t)(0xd800 | (c >> 10)));
-			perfparser_put_u16(b, (uint16_t)(0xdc00 | (c & 0x3ff)));
-		} else {
-			perfparser_put_u16(b, (uint16_t)c);
-		}
-	}
-	if (b->len >= at + 4) {
-		uint32_t n = (uint32_t)(b->len - at - 4);
-		b->data[at] = (uint8_t)(n >> 24);
-		b->data[at + 1] = (uint8_t)(n >> 16);
-		b->data[at + 2] = (uint8_t)(n >> 8);
-		b->data[at + 3] = (uint8_t)n;
-	}
-}
 
 /* ---- interning tables ---- */
 
@@ -230,8 +151,8 @@ static void out_maybe_flush(struct perfparser *pp)
 static size_t ev_begin(struct buf *b, uint8_t type)
 {
 	size_t at = b->len;
-	perfparser_put_u32(b, 0);
-	perfparser_put_u8(b, type);
+	qds_put_u32(b, 0);
+	qds_put_u8(b, type);
 	return at;
 }
 
@@ -333,8 +254,8 @@ int32_t perfparser_string_n(struct perfparser *pp, const char *s, size_t n)
 	int32_t id = str_lookup(pp, s, n, &isnew);
 	if (isnew) {
 		size_t at = ev_begin(&pp->out, PPE_STRING);
-		perfparser_put_u32(&pp->out, (uint32_t)id);
-		perfparser_put_bytes(&pp->out, s, n);
+		qds_put_u32(&pp->out, (uint32_t)id);
+		qds_put_bytes(&pp->out, s, n);
 		ev_end(pp, &pp->out, at);
 		pp->counts.strings++;
 		out_maybe_flush(pp);
@@ -407,13 +328,13 @@ int32_t perfparser_location_intern(struct perfparser *pp, const struct perfparse
 	*isnew = true;
 	const struct perfparser_loc_key *l = k;
 	size_t at = ev_begin(&pp->out, PPE_LOCATION);
-	perfparser_put_u32(&pp->out, (uint32_t)id);
-	perfparser_put_u64(&pp->out, address);
-	perfparser_put_u32(&pp->out, (uint32_t)l->file);
-	perfparser_put_u32(&pp->out, pid);
-	perfparser_put_u32(&pp->out, (uint32_t)l->line);
-	perfparser_put_u32(&pp->out, (uint32_t)l->column);
-	perfparser_put_u32(&pp->out, (uint32_t)l->parent);
+	qds_put_u32(&pp->out, (uint32_t)id);
+	qds_put_u64(&pp->out, address);
+	qds_put_u32(&pp->out, (uint32_t)l->file);
+	qds_put_u32(&pp->out, pid);
+	qds_put_u32(&pp->out, (uint32_t)l->line);
+	qds_put_u32(&pp->out, (uint32_t)l->column);
+	qds_put_u32(&pp->out, (uint32_t)l->parent);
 	ev_end(pp, &pp->out, at);
 	pp->counts.locations++;
 	return id;
@@ -440,11 +361,11 @@ void perfparser_symbol(struct perfparser *pp, int32_t location, int32_t name, in
 		       int32_t path, bool is_kernel)
 {
 	size_t at = ev_begin(&pp->out, PPE_SYMBOL);
-	perfparser_put_u32(&pp->out, (uint32_t)location);
-	perfparser_put_u32(&pp->out, (uint32_t)name);
-	perfparser_put_u32(&pp->out, (uint32_t)binary);
-	perfparser_put_u32(&pp->out, (uint32_t)path);
-	perfparser_put_u8(&pp->out, is_kernel);
+	qds_put_u32(&pp->out, (uint32_t)location);
+	qds_put_u32(&pp->out, (uint32_t)name);
+	qds_put_u32(&pp->out, (uint32_t)binary);
+	qds_put_u32(&pp->out, (uint32_t)path);
+	qds_put_u8(&pp->out, is_kernel);
 	ev_end(pp, &pp->out, at);
 	pp->counts.symbols++;
 	out_maybe_flush(pp);
@@ -456,10 +377,10 @@ static size_t task_begin(struct perfparser *pp, uint8_t type, uint32_t pid, uint
 			 uint64_t time, uint32_t cpu)
 {
 	size_t at = ev_begin(&pp->task, type);
-	perfparser_put_u32(&pp->task, pid);
-	perfparser_put_u32(&pp->task, tid);
-	perfparser_put_u64(&pp->task, time);
-	perfparser_put_u32(&pp->task, cpu);
+	qds_put_u32(&pp->task, pid);
+	qds_put_u32(&pp->task, tid);
+	qds_put_u64(&pp->task, time);
+	qds_put_u32(&pp->task, cpu);
 	return at;
 }
 
@@ -481,7 +402,7 @@ void perfparser_thread_start(struct perfparser *pp, uint32_t pid, uint32_t tid, 
 			     uint32_t cpu, uint32_t ppid)
 {
 	size_t at = task_begin(pp, PPE_THREAD_START, pid, tid, time, cpu);
-	perfparser_put_u32(&pp->task, ppid);
+	qds_put_u32(&pp->task, ppid);
 	task_end(pp, at, time);
 }
 
@@ -496,7 +417,7 @@ void perfparser_command(struct perfparser *pp, uint32_t pid, uint32_t tid, uint6
 {
 	int32_t id = perfparser_string(pp, comm);
 	size_t at = task_begin(pp, PPE_COMMAND, pid, tid, time, cpu);
-	perfparser_put_u32(&pp->task, (uint32_t)id);
+	qds_put_u32(&pp->task, (uint32_t)id);
 	task_end(pp, at, time);
 }
 
@@ -509,7 +430,7 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 			       uint32_t cpu, bool switch_out)
 {
 	size_t at = task_begin(pp, PPE_CONTEXT_SWITCH, pid, tid, time, cpu);
-	perfparser_put_u8(&pp->task, switch_out);
+	qds_put_u8(&pp->task, switch_out);
 	task_end(pp, at, time);
 }
 
@@ -518,14 +439,14 @@ void perfparser_context_switch(struct perfparser *pp, uint32_t pid, uint32_t tid
 static void put_str_or_null(struct buf *b, const char *s)
 {
 	if (s)
-		perfparser_put_bytes(b, s, strlen(s));
+		qds_put_bytes(b, s, strlen(s));
 	else
-		perfparser_put_null_bytes(b);
+		qds_put_null_bytes(b);
 }
 
 static void put_strlist(struct buf *b, const struct perf_strlist *l)
 {
-	perfparser_put_u32(b, l->nr);
+	qds_put_u32(b, l->nr);
 	for (uint32_t i = 0; i < l->nr; i++)
 		put_str_or_null(b, l->s[i] ? l->s[i] : "");
 }
@@ -539,39 +460,39 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 	put_str_or_null(b, h->version);
 	put_str_or_null(b, h->arch ? h->arch : arch);
 	/* hotspot reads online first, then available */
-	perfparser_put_u32(b, h->nr_cpus_online);
-	perfparser_put_u32(b, h->nr_cpus_avail);
+	qds_put_u32(b, h->nr_cpus_online);
+	qds_put_u32(b, h->nr_cpus_avail);
 	put_str_or_null(b, h->cpudesc);
 	put_str_or_null(b, h->cpuid);
-	perfparser_put_u64(b, h->total_mem);
+	qds_put_u64(b, h->total_mem);
 	put_strlist(b, &h->cmdline);
-	perfparser_put_u32(b, h->nr_build_ids);
+	qds_put_u32(b, h->nr_build_ids);
 	for (uint32_t i = 0; i < h->nr_build_ids; i++) {
 		const struct perf_build_id *bi = &h->build_ids[i];
-		perfparser_put_u32(b, (uint32_t)bi->pid);
+		qds_put_u32(b, (uint32_t)bi->pid);
 		/* the file's 20-byte field, as hotspot-perfparser passes it on */
-		perfparser_put_bytes(b, bi->id, sizeof(bi->id));
+		qds_put_bytes(b, bi->id, sizeof(bi->id));
 		put_str_or_null(b, bi->filename ? bi->filename : "");
 	}
 	put_strlist(b, &h->cpu_topo.core_siblings);
 	put_strlist(b, &h->cpu_topo.thread_siblings);
-	perfparser_put_u32(b, h->nr_numa);
+	qds_put_u32(b, h->nr_numa);
 	for (uint32_t i = 0; i < h->nr_numa; i++) {
-		perfparser_put_u32(b, h->numa[i].node);
-		perfparser_put_u64(b, h->numa[i].mem_total);
-		perfparser_put_u64(b, h->numa[i].mem_free);
+		qds_put_u32(b, h->numa[i].node);
+		qds_put_u64(b, h->numa[i].mem_total);
+		qds_put_u64(b, h->numa[i].mem_free);
 		put_str_or_null(b, h->numa[i].cpus ? h->numa[i].cpus : "");
 	}
-	perfparser_put_u32(b, h->nr_pmu);
+	qds_put_u32(b, h->nr_pmu);
 	for (uint32_t i = 0; i < h->nr_pmu; i++) {
-		perfparser_put_u32(b, h->pmu[i].type);
+		qds_put_u32(b, h->pmu[i].type);
 		put_str_or_null(b, h->pmu[i].name ? h->pmu[i].name : "");
 	}
-	perfparser_put_u32(b, h->nr_groups);
+	qds_put_u32(b, h->nr_groups);
 	for (uint32_t i = 0; i < h->nr_groups; i++) {
 		put_str_or_null(b, h->groups[i].name ? h->groups[i].name : "");
-		perfparser_put_u32(b, h->groups[i].leader_idx);
-		perfparser_put_u32(b, h->groups[i].nr_members);
+		qds_put_u32(b, h->groups[i].leader_idx);
+		qds_put_u32(b, h->groups[i].nr_members);
 	}
 	ev_end(pp, b, at);
 	out_maybe_flush(pp);
@@ -580,8 +501,8 @@ void perfparser_features(struct perfparser *pp, const struct perf_header *h, con
 void perfparser_error(struct perfparser *pp, int32_t code, const char *message)
 {
 	size_t at = ev_begin(&pp->out, PPE_ERROR);
-	perfparser_put_u32(&pp->out, (uint32_t)code);
-	perfparser_put_qstring(&pp->out, message ? message : "");
+	qds_put_u32(&pp->out, (uint32_t)code);
+	qds_put_qstring(&pp->out, message ? message : "");
 	ev_end(pp, &pp->out, at);
 	pp->counts.errors++;
 	out_maybe_flush(pp);
@@ -591,7 +512,7 @@ void perfparser_progress(struct perfparser *pp, double fraction)
 {
 	size_t at = ev_begin(&pp->out, PPE_PROGRESS);
 	/* hotspot-perfparser's float goes through QDataStream as a double */
-	perfparser_put_f64(&pp->out, (double)(float)fraction);
+	qds_put_f64(&pp->out, (double)(float)fraction);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -600,10 +521,10 @@ void perfparser_tracepoint_format(struct perfparser *pp, int32_t id, int32_t sys
 				  uint32_t flags)
 {
 	size_t at = ev_begin(&pp->out, PPE_TRACEPOINT_FORMAT);
-	perfparser_put_u32(&pp->out, (uint32_t)id);
-	perfparser_put_u32(&pp->out, (uint32_t)system);
-	perfparser_put_u32(&pp->out, (uint32_t)name);
-	perfparser_put_u32(&pp->out, flags);
+	qds_put_u32(&pp->out, (uint32_t)id);
+	qds_put_u32(&pp->out, (uint32_t)system);
+	qds_put_u32(&pp->out, (uint32_t)name);
+	qds_put_u32(&pp->out, flags);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -612,12 +533,12 @@ void perfparser_attributes(struct perfparser *pp, int32_t id, uint32_t type, uin
 			   int32_t name, bool uses_frequency, uint64_t frequency_or_period)
 {
 	size_t at = ev_begin(&pp->out, PPE_ATTRIBUTES);
-	perfparser_put_u32(&pp->out, (uint32_t)id);
-	perfparser_put_u32(&pp->out, type);
-	perfparser_put_u64(&pp->out, config);
-	perfparser_put_u32(&pp->out, (uint32_t)name);
-	perfparser_put_u8(&pp->out, uses_frequency);
-	perfparser_put_u64(&pp->out, frequency_or_period);
+	qds_put_u32(&pp->out, (uint32_t)id);
+	qds_put_u32(&pp->out, type);
+	qds_put_u64(&pp->out, config);
+	qds_put_u32(&pp->out, (uint32_t)name);
+	qds_put_u8(&pp->out, uses_frequency);
+	qds_put_u64(&pp->out, frequency_or_period);
 	ev_end(pp, &pp->out, at);
 	out_maybe_flush(pp);
 }
@@ -630,11 +551,11 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 	release_tasks(pp, time, false);
 	struct buf *b = &pp->out;
 	size_t at = ev_begin(b, tracepoint ? PPE_TRACEPOINT_SAMPLE : PPE_SAMPLE);
-	perfparser_put_u32(b, pid);
-	perfparser_put_u32(b, tid);
-	perfparser_put_u64(b, time);
-	perfparser_put_u32(b, cpu);
-	perfparser_put_u32(b, nr_frames);
+	qds_put_u32(b, pid);
+	qds_put_u32(b, tid);
+	qds_put_u64(b, time);
+	qds_put_u32(b, cpu);
+	qds_put_u32(b, nr_frames);
 	if (buf_reserve(b, (size_t)nr_frames * 4) == 0) {
 		uint8_t *p = b->data + b->len;
 		for (uint32_t i = 0; i < nr_frames; i++, p += 4) {
@@ -646,17 +567,17 @@ void perfparser_sample(struct perfparser *pp, bool tracepoint, uint32_t pid, uin
 		}
 		b->len += (size_t)nr_frames * 4;
 	}
-	perfparser_put_u8(b, guessed);
-	perfparser_put_u32(b, nr_costs);
+	qds_put_u8(b, guessed);
+	qds_put_u32(b, nr_costs);
 	for (uint32_t i = 0; i < nr_costs; i++) {
-		perfparser_put_u32(b, (uint32_t)costs[i].attr);
-		perfparser_put_u64(b, costs[i].cost);
+		qds_put_u32(b, (uint32_t)costs[i].attr);
+		qds_put_u64(b, costs[i].cost);
 	}
 	if (tracepoint) {
 		if (trace_fields && trace_fields_len)
 			buf_append(b, trace_fields, trace_fields_len);
 		else
-			perfparser_put_u32(b, 0);
+			qds_put_u32(b, 0);
 	}
 	ev_end(pp, b, at);
 	pp->counts.samples++;

@@ -10,10 +10,7 @@
  *   "QPERFSTREAM\0"  le32 QDataStream version (19 = Qt 5.15)
  *   { le32 size; u8 type; fields... (size bytes, QDataStream encoding) } *
  *
- * QDataStream encoding: big-endian integers, bool = 1 byte, float written as
- * an 8-byte double, QByteArray = be32 length (0xffffffff: null) + bytes,
- * QString = be32 byte length + UTF-16BE, QVector/QList = be32 count +
- * elements. hotspot 1.3.0 stops at an unknown type or at bytes left over at
+ * Fields in QDataStream encoding (qdatastream.h). hotspot 1.3.0 stops at an unknown type or at bytes left over at
  * the end of an event, so each writer below emits exactly its fields.
  *
  * Invariants the writer keeps (hotspot relies on them):
@@ -67,20 +64,6 @@ enum perfparser_error_code {
 	PPERR_INVALID_KALLSYMS = 3,
 };
 
-/* QVariant type ids (QMetaType) used for tracepoint field values. */
-enum perfparser_variant_type {
-	PPV_INVALID = 0,
-	PPV_INT = 2,
-	PPV_UINT = 3,
-	PPV_LONGLONG = 4,
-	PPV_ULONGLONG = 5,
-	PPV_LIST = 9,
-	PPV_BYTEARRAY = 12,
-	PPV_SHORT = 33,
-	PPV_USHORT = 36,
-	PPV_UCHAR = 37,
-	PPV_SCHAR = 40,
-};
 
 struct perfparser_location {
 	uint64_t address;
@@ -172,42 +155,5 @@ struct perfparser_counts {
 	uint64_t samples, locations, symbols, strings, task_events, errors, bytes;
 };
 const struct perfparser_counts *perfparser_counts(const struct perfparser *pp);
-
-/* Low-level QDataStream appenders (exposed for the tracepoint encoder and
- * tests); big-endian. The integers' are inline: a sample's event is a dozen
- * of them, and the call cost more than the stores. Without memory the
- * value is dropped (the encoder reports the error at its flush). */
-static inline void perfparser_put_u8(struct buf *b, uint8_t v)
-{
-	if (buf_reserve(b, 1) == 0)
-		b->data[b->len++] = v;
-}
-static inline void perfparser_put_u16(struct buf *b, uint16_t v)
-{
-	if (buf_reserve(b, 2) == 0) {
-		b->data[b->len++] = (uint8_t)(v >> 8);
-		b->data[b->len++] = (uint8_t)v;
-	}
-}
-static inline void perfparser_put_u32(struct buf *b, uint32_t v)
-{
-	if (buf_reserve(b, 4) == 0) {
-		uint8_t *p = b->data + b->len;
-		p[0] = (uint8_t)(v >> 24);
-		p[1] = (uint8_t)(v >> 16);
-		p[2] = (uint8_t)(v >> 8);
-		p[3] = (uint8_t)v;
-		b->len += 4;
-	}
-}
-static inline void perfparser_put_u64(struct buf *b, uint64_t v)
-{
-	perfparser_put_u32(b, (uint32_t)(v >> 32));
-	perfparser_put_u32(b, (uint32_t)v);
-}
-void perfparser_put_f64(struct buf *b, double v);
-void perfparser_put_bytes(struct buf *b, const void *p, size_t n);   /* QByteArray */
-void perfparser_put_null_bytes(struct buf *b);                        /* null QByteArray */
-void perfparser_put_qstring(struct buf *b, const char *utf8);         /* QString from UTF-8 */
 
 #endif

@@ -6,7 +6,7 @@
  * was read.
  */
 #include "output/perfparser_trace.h"
-#include "output/perfparser.h"
+#include "output/qdatastream.h"
 #include "perf/tracing.h"
 #include <stdlib.h>
 #include <string.h>
@@ -324,8 +324,8 @@ static uint64_t raw_uint(const uint8_t *p, unsigned n, bool big)
 static void put_item(struct buf *out, const uint8_t *p, uint32_t size, bool is_signed, bool big)
 {
 	if (size != 1 && size != 2 && size != 4 && size != 8) {
-		perfparser_put_u32(out, 0); /* QVariant::Invalid */
-		perfparser_put_u8(out, 1);
+		qds_put_u32(out, 0); /* QVariant::Invalid */
+		qds_put_u8(out, 1);
 		return;
 	}
 	uint64_t v = raw_uint(p, size, big);
@@ -336,17 +336,17 @@ static void put_item(struct buf *out, const uint8_t *p, uint32_t size, bool is_s
 			iv = size == 1 ? (int8_t)v : (int16_t)v;
 		else
 			iv = (int32_t)v;
-		perfparser_put_u32(out, PPV_INT);
-		perfparser_put_u8(out, 0);
-		perfparser_put_u32(out, (uint32_t)iv);
+		qds_put_u32(out, QDS_V_INT);
+		qds_put_u8(out, 0);
+		qds_put_u32(out, (uint32_t)iv);
 	} else if (size == 4) {
-		perfparser_put_u32(out, is_signed ? PPV_INT : PPV_UINT);
-		perfparser_put_u8(out, 0);
-		perfparser_put_u32(out, (uint32_t)v);
+		qds_put_u32(out, is_signed ? QDS_V_INT : QDS_V_UINT);
+		qds_put_u8(out, 0);
+		qds_put_u32(out, (uint32_t)v);
 	} else {
-		perfparser_put_u32(out, is_signed ? PPV_LONGLONG : PPV_ULONGLONG);
-		perfparser_put_u8(out, 0);
-		perfparser_put_u64(out, v);
+		qds_put_u32(out, is_signed ? QDS_V_LONGLONG : QDS_V_ULONGLONG);
+		qds_put_u8(out, 0);
+		qds_put_u64(out, v);
 	}
 }
 
@@ -356,8 +356,8 @@ static void put_field(struct buf *out, const struct perfparser_trace_field *f, c
 	uint64_t end = (uint64_t)f->offset + f->size;
 	if (f->offset > INT32_MAX || f->size > INT32_MAX || end > INT32_MAX || end > raw_size ||
 	    depth > 2) {
-		perfparser_put_u32(out, 0);
-		perfparser_put_u8(out, 1);
+		qds_put_u32(out, 0);
+		qds_put_u8(out, 1);
 		return;
 	}
 	if (f->flags & PPT_FIELD_IS_ARRAY) {
@@ -373,22 +373,22 @@ static void put_field(struct buf *out, const struct perfparser_trace_field *f, c
 			return;
 		}
 		if (f->flags & PPT_FIELD_IS_STRING) {
-			perfparser_put_u32(out, PPV_BYTEARRAY);
-			perfparser_put_u8(out, 0);
-			perfparser_put_bytes(out, raw + f->offset, f->size);
+			qds_put_u32(out, QDS_V_BYTEARRAY);
+			qds_put_u8(out, 0);
+			qds_put_bytes(out, raw + f->offset, f->size);
 			return;
 		}
-		perfparser_put_u32(out, PPV_LIST);
-		perfparser_put_u8(out, 0);
+		qds_put_u32(out, QDS_V_LIST);
+		qds_put_u8(out, 0);
 		uint32_t n = 0;
 		if (f->elementsize)
 			n = (f->size + f->elementsize - 1) / f->elementsize;
-		perfparser_put_u32(out, n);
+		qds_put_u32(out, n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t at = f->offset + i * f->elementsize;
 			if ((uint64_t)at + f->elementsize > raw_size) {
-				perfparser_put_u32(out, 0);
-				perfparser_put_u8(out, 1);
+				qds_put_u32(out, 0);
+				qds_put_u8(out, 1);
 				continue;
 			}
 			put_item(out, raw + at, f->elementsize, f->flags & PPT_FIELD_IS_SIGNED, big);
@@ -402,13 +402,13 @@ void perfparser_trace_encode_fields(const struct perfparser_trace *t, const stru
 			    const uint8_t *raw, size_t raw_size, struct buf *out)
 {
 	if (!f) {
-		perfparser_put_u32(out, 0);
+		qds_put_u32(out, 0);
 		return;
 	}
 	/* a QHash: one value per distinct name id, the last field wins */
 	uint32_t n = 0;
 	size_t at = out->len;
-	perfparser_put_u32(out, 0);
+	qds_put_u32(out, 0);
 	for (uint32_t i = 0; i < f->nr_fields; i++) {
 		bool dup = false;
 		for (uint32_t j = i + 1; j < f->nr_fields; j++)
@@ -416,7 +416,7 @@ void perfparser_trace_encode_fields(const struct perfparser_trace *t, const stru
 				dup = true;
 		if (dup)
 			continue;
-		perfparser_put_u32(out, (uint32_t)f->fields[i].name_id);
+		qds_put_u32(out, (uint32_t)f->fields[i].name_id);
 		put_field(out, &f->fields[i], raw ? raw : (const uint8_t *)"", raw ? raw_size : 0,
 			  t->big_endian, 0);
 		n++;

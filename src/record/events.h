@@ -15,7 +15,7 @@
 #ifndef SCORCH_RECORD_EVENTS_H
 #define SCORCH_RECORD_EVENTS_H
 
-#include "record/record.h"
+#include "record/record_opts.h"
 #include "record/ring.h"
 #include "util/err.h"
 #include <linux/perf_event.h>
@@ -48,6 +48,10 @@ struct events {
 	struct ring *rings;
 	size_t nr_rings;
 };
+
+/* Resolve an event name (cpu-clock, task-clock, page-faults, cycles, ...,
+ * SUBSYS:NAME tracepoints) into ev. Returns 0 or -ENOENT with e filled. */
+int record_event_parse(const char *name, struct record_event *ev, struct err *e);
 
 /* The i-th event name record_event_parse knows (NULL past the last);
  * *hardware: it needs a hardware PMU. For `scorch list`. */

@@ -1,7 +1,7 @@
 /* synth.c: /proc and /sys -> COMM, MMAP, MMAP2 records; see synth.h. */
 #include "record/synth.h"
 #include "perf/perf_format.h"
-#include "record/events.h"
+#include <linux/perf_event.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>

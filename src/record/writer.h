@@ -18,10 +18,12 @@
 #ifndef SCORCH_RECORD_WRITER_H
 #define SCORCH_RECORD_WRITER_H
 
-#include "record/record.h"
+#include "record/record_opts.h"
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct wbuf {
 	uint8_t *data;
@@ -71,20 +73,51 @@ int writer_reap(struct writer *w, bool wait);
 int writer_barrier(struct writer *w);
 void writer_free(struct writer *w);
 
-/* Shared by the implementations: one write/pwrite step of b, EINTR/EAGAIN
- * retried; returns 0 when b is complete or -errno. */
-int writer_write_now(struct writer *w, struct wbuf *b);
-/* Hand b back through done() with err (0 or -errno), remembering the first
- * error as w->err. */
-void writer_complete(struct writer *w, struct wbuf *b, int err);
+/* Shared by the implementations (inline: they call nothing of writer.c,
+ * which calls them). Hand b back through done() with err (0 or -errno),
+ * remembering the first error as w->err. */
+static inline void writer_complete(struct writer *w, struct wbuf *b, int err)
+{
+	if (err && !w->err)
+		w->err = err;
+	w->done(w->ctx, b, err);
+}
+
 /* A write of b ended with errno e (0: none) after n bytes (counted into
  * b->done): 1 when b is finished, *err its outcome (0 complete, -EIO for a
  * zero-byte write, else -e); 0 when the rest is to be written again
  * (partial write, EAGAIN, EINTR). */
-int writer_account(struct wbuf *b, int e, long long n, int *err);
+static inline int writer_account(struct wbuf *b, int e, long long n, int *err)
+{
+	if (e == 0 && n > 0) {
+		b->done += (size_t)n;
+		if (b->done >= b->len) {
+			*err = 0;
+			return 1;
+		}
+		return 0; /* partial: resume */
+	}
+	if (e == 0 && n == 0) {
+		*err = -EIO;
+		return 1;
+	}
+	if (e && e != EAGAIN && e != EINTR) {
+		*err = -e;
+		return 1;
+	}
+	return 0;
+}
+
 /* ops for writers that complete at submit: reap has nothing to do, destroy
  * frees the struct. */
-int writer_reap_none(struct writer *w, bool wait);
-void writer_destroy_free(struct writer *w);
+static inline int writer_reap_none(struct writer *w, bool wait)
+{
+	return 0;
+}
+
+static inline void writer_destroy_free(struct writer *w)
+{
+	free(w);
+}
 
 #endif

@@ -3,6 +3,7 @@
 #include "output/perfparser.h"
 #include "output/perfparser_stats.h"
 #include "output/perfparser_trace.h"
+#include "output/qdatastream.h"
 #include "test.h"
 
 static struct perfparser *mem_writer(bool header)
@@ -115,7 +116,7 @@ TEST(perfparser_qstring_utf16)
 {
 	struct buf b;
 	buf_init(&b, 0);
-	perfparser_put_qstring(&b, "a\xc3\xa9\xf0\x9f\x98\x80"); /* a, é, 😀 */
+	qds_put_qstring(&b, "a\xc3\xa9\xf0\x9f\x98\x80"); /* a, é, 😀 */
 	static const uint8_t want[] = { 0, 0, 0, 8, 0, 'a', 0, 0xe9, 0xd8, 0x3d, 0xde, 0x00 };
 	CHECK_EQ(b.len, sizeof(want));
 	CHECK(!memcmp(b.data, want, sizeof(want)));

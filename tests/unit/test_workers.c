@@ -4,6 +4,7 @@
  * bytes; a format callback's text comes back with its sample; a delivery
  * callback's nonzero return stops the stream; counters add up. */
 #include "synth.h"
+#include "analyze/pipeline.h"
 #include "analyze/session.h"
 #include "analyze/parallel/workers.h"
 #include "perf/event.h"

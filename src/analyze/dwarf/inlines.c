@@ -259,6 +259,9 @@ static const char *file_name(struct symbols *s, struct dso_dwarf *dw, struct cu_
 	return symbols_intern(s, dwarf_filesrc(files, idx, NULL, NULL));
 }
 
+static void inlines_keep(struct dso *d);
+static void inlines_release(struct dso *d);
+
 /* d's DWARF state, created on first use: libdw over the debug file (its
  * decompressed copy from the cache when its sections are compressed; the
  * first open stores that copy), else over the binary itself. */
@@ -300,6 +303,8 @@ static struct dso_dwarf *dso_dwarf_of(struct dso *d)
 		dw->dwarf_fd = d->fd;
 	}
 	d->dw = dw;
+	d->dw_keep = inlines_keep;
+	d->dw_release = inlines_release;
 	return dw;
 }
 
@@ -1167,7 +1172,7 @@ static void lines_free(void *v)
 		dwline_free(v);
 }
 
-void inlines_keep(struct dso *d)
+static void inlines_keep(struct dso *d)
 {
 	struct dso_dwarf *dw = d->dw;
 	if (!dw)
@@ -1177,7 +1182,7 @@ void inlines_keep(struct dso *d)
 	dwindex_store_now(dw->dx);
 }
 
-void inlines_release(struct dso *d)
+static void inlines_release(struct dso *d)
 {
 	struct dso_dwarf *dw = d->dw;
 	if (!dw)

@@ -6,7 +6,9 @@
  * with its source position (the innermost's from the line table, the
  * others' from their call sites), as perf script prints inline frames
  * (through addr2line). Chains are computed once per address and cached in
- * the DSO's DWARF state, which this module owns (struct dso_dwarf).
+ * the DSO's DWARF state, which this module owns (struct dso_dwarf): it
+ * sets the DSO's dw_keep and dw_release, which the DSO cache calls (before
+ * it closes the ELF files).
  */
 #ifndef SCORCH_INLINES_H
 #define SCORCH_INLINES_H
@@ -34,11 +36,5 @@ struct inline_entry {
  * Returns the number of entries (0: no DWARF there); *out points into the
  * cache, valid until the DSO is freed. */
 unsigned dso_inlines(struct dso *d, uint64_t rel, const struct inline_entry **out);
-
-/* Free d's DWARF state (called by the DSO cache before it closes the ELF
- * files). */
-void inlines_release(struct dso *d);
-/* What inlines_release stores for later runs, stored now; nothing freed. */
-void inlines_keep(struct dso *d);
 
 #endif

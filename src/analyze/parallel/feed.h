@@ -30,7 +30,7 @@
 #define SCORCH_FEED_H
 
 #include "analyze/input.h"
-#include "analyze/pipeline.h"
+#include "analyze/pipeline_config.h"
 #include "util/err.h"
 #include <stdbool.h>
 #include <stdint.h>

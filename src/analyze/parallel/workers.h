@@ -33,7 +33,7 @@
 #ifndef SCORCH_WORKERS_H
 #define SCORCH_WORKERS_H
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline_config.h"
 #include "analyze/resolver.h"
 #include "perf/event.h"
 #include "perf/header.h"

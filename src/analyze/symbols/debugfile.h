@@ -19,7 +19,7 @@
 #ifndef SCORCH_DEBUGFILE_H
 #define SCORCH_DEBUGFILE_H
 
-#include "analyze/symbols/symbols.h"
+#include "analyze/symbols/dso.h"
 #include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>

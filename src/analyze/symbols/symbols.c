@@ -20,7 +20,6 @@
 #include "analyze/demangle/demangle.h"
 #include "analyze/cache/namecache.h"
 #include "analyze/symbols/elffile.h"
-#include "analyze/dwarf/inlines.h"
 #include "analyze/kernel/kallsyms.h"
 #include "analyze/cache/kscache.h"
 #include "analyze/symbols/perfmap.h"
@@ -755,7 +754,8 @@ void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id
 
 static void dso_release(struct dso *d)
 {
-	inlines_release(d);
+	if (d->dw_release)
+		d->dw_release(d);
 	namecache_close(d->names); /* before the symbol table: noted names point into it */
 	if (d->debug_elf)
 		elf_end(d->debug_elf);
@@ -789,7 +789,8 @@ void symbols_keep(struct symbols *s)
 	for (size_t i = 0; i < s->dsos.cap; i++)
 		if (hmap_used(&s->dsos, i))
 			for (struct dso_node *n = s->dsos.slot[i].val; n; n = n->next) {
-				inlines_keep(&n->dso);
+				if (n->dso.dw_keep)
+					n->dso.dw_keep(&n->dso);
 				namecache_store(n->dso.names);
 			}
 }

@@ -31,46 +31,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "analyze/symbols/dso.h"
 #include "analyze/symbols/symtab.h"
 #include "util/arena.h"
 #include "util/hash.h"
-
-struct dso_dwarf;
-
-struct load_seg {
-	uint64_t off, vaddr, filesz, memsz;
-	uint64_t rel_end;      /* off + the larger of filesz and memsz */
-};
-
-struct dso {
-	const char *name;      /* as recorded (map filename) */
-	uint64_t id;           /* hash of build id (else name): the same in every cache */
-	uint64_t ident;        /* hash of build id and name: tells apart what the cache
-				* does, the same in every cache (never 0) */
-	uint8_t build_id[20];
-	uint8_t build_id_size;
-	char *path;            /* the file used, NULL when not found */
-	char *debug_path;      /* separate debug file, NULL when none */
-	int fd;                /* of path, -1 when none */
-	Elf *elf;              /* of path */
-	int debug_fd;
-	Elf *debug_elf;
-	uint16_t e_type;
-	struct load_seg segs[16];
-	unsigned nr_segs;
-	struct symtab symtab;
-	void *symtab_map;      /* the cache image symtab's names are in (symcache.h), or NULL */
-	struct symtab a2l_syms; /* what addr2line sees (dso_a2l_syms) */
-	bool a2l_loaded;
-	struct dso_dwarf *dw;  /* DWARF lines and inlines: inlines.c's, opaque here */
-	struct namecache *names; /* its names demangled in earlier runs (namecache.h) */
-	bool names_tried;
-	bool missing;          /* file not found or build id mismatch */
-	bool loaded;
-	uint64_t first_vaddr;  /* svma of the first PT_LOAD (p_vaddr & ~page) */
-	struct symbols *owner;
-	struct sym_fast *symfast; /* the owner's dso_find_sym answers */
-};
 
 /* dso_find_sym's answers by (DSO, address), one table per struct symbols:
  * a sample's frames repeat, and a hit reads one entry where the binary
@@ -80,19 +44,6 @@ struct sym_fast {
 	const struct dso *d;
 	uint64_t rel;
 	const struct sym *y;
-};
-
-struct symbols_config {
-	const char *sysroot;     /* prefix of every recorded path */
-	const char *debug_paths; /* ':'-separated dirs searched for debug files */
-	const char *extra_paths; /* ':'-separated dirs searched for binaries by basename */
-	const char *app_path;    /* dir searched for binaries first */
-	const char *kallsyms;    /* file, default /proc/kallsyms */
-	const char *buildid_dir; /* perf's cache, default $HOME/.debug */
-	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
-	bool no_lines;           /* inline chains without file:line (no line tables read) */
-	void (*warn)(void *ctx, const char *msg);
-	void *warn_ctx;
 };
 
 struct symbols;
@@ -120,19 +71,6 @@ static inline const struct sym *dso_find_sym(struct dso *d, uint64_t rel)
 	if (c->d == d && c->rel == rel)
 		return c->y;
 	return dso_find_sym_slow(d, rel, c);
-}
-
-/* rel -> svma, false when rel is in no PT_LOAD segment. */
-static inline bool dso_rel_to_svma(const struct dso *d, uint64_t rel, uint64_t *svma)
-{
-	for (unsigned i = 0; i < d->nr_segs; i++) {
-		const struct load_seg *g = &d->segs[i];
-		if (rel >= g->off && rel < g->rel_end) {
-			*svma = rel - g->off + g->vaddr;
-			return true;
-		}
-	}
-	return false;
 }
 
 /* svma -> rel, false when svma is in no PT_LOAD segment. */
