@@ -9,6 +9,8 @@
 #include "util/err.h"
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define EXIT_OK 0
 #define EXIT_FAIL 1
@@ -50,6 +52,16 @@ struct cli_signals *cli_record_signals(int aux_sig, bool hup);
 int cmd_diff(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_buildid_cache(int argc, char **argv);
+
+/* "100M", "2G", "4096" (bytes, K/M/G with an optional B) into *v; 0 or -1. */
+int cli_parse_size(const char *s, uint64_t *v);
+/* The build-id cache (cmd_buildid_cache.c): its directory, $HOME/.debug
+ * (false when HOME is not an absolute path or the name does not fit), and
+ * its size limit, SCORCH_BUILDID_CACHE_MAX (bytes, K/M/G; 0: none; default
+ * 4G). */
+bool cli_buildid_cache_dir(char *out, size_t cap);
+uint64_t cli_buildid_cache_max(void);
 
 /* Print "scorch: FILE: offset N: message" (or without offset) to stderr. */
 void cli_print_err(const char *file, const struct err *e);

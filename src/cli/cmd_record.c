@@ -25,7 +25,8 @@
 static const char *bad_prefix = "scorch record";
 /* --continuous and its options (they are not the recorder's), --off-cpu */
 static struct continuous_config cont;
-static bool cont_on, cont_interval_set, off_cpu;
+static bool cont_on, cont_interval_set, off_cpu, no_buildid_cache;
+static char buildid_dir[4096];
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
@@ -72,6 +73,8 @@ static void usage(FILE *f, void *ctx)
 		"                           same call graphs + context-switch records (read with\n"
 		"                           the off-CPU options of report, flame, export)\n"
 		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
+		"  -N, --no-buildid-cache   do not add the files hit to the build-id cache\n"
+		"                           ($HOME/.debug)\n"
 		"  -q, --quiet              no messages\n"
 		"      --continuous DIR     record without end; a pprof profile per interval\n"
 		"                           in DIR/HOST-START.pb.gz\n"
@@ -100,8 +103,7 @@ static int in_range(const char *v, uint64_t dflt, uint64_t lo, uint64_t hi, uint
 	return v && (parse_u64(v, x) || *x < lo || *x > hi) ? -1 : 0;
 }
 
-/* "100M", "2G", "4096" (bytes) */
-static int parse_size(const char *s, uint64_t *v)
+int cli_parse_size(const char *s, uint64_t *v)
 {
 	char *end;
 	errno = 0;
@@ -228,7 +230,7 @@ static int call_graph(struct record_opts *o, const char *arg)
 	} else if (!strcmp(mode, "dwarf")) {
 		o->cg = RECORD_CG_DWARF;
 		if (comma) {
-			if (parse_size(comma + 1, &v) || v == 0 || v > 65528)
+			if (cli_parse_size(comma + 1, &v) || v == 0 || v > 65528)
 				return bad("--call-graph dwarf: bad stack size '%s' (8..65528)", comma + 1);
 			o->dwarf_size = (uint32_t)((v + 7) & ~7ULL);
 		}
@@ -247,7 +249,7 @@ static int mmap_pages(struct record_opts *o, const char *arg)
 	uint64_t pages, v;
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (!parse_u64(arg, &pages)) {
-	} else if (!parse_size(arg, &v) && v >= pg) {
+	} else if (!cli_parse_size(arg, &v) && v >= pg) {
 		pages = v / pg;
 	} else {
 		return bad("-m: bad size '%s'", arg);
@@ -409,7 +411,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		} else if (!parse_time(v, &x)) {
 			o->switch_mode = RECORD_SWITCH_TIME;
 			o->switch_ms = x;
-		} else if (!parse_size(v, &x) && x > 0) {
+		} else if (!cli_parse_size(v, &x) && x > 0) {
 			o->switch_mode = RECORD_SWITCH_SIZE;
 			o->switch_size = x;
 		} else {
@@ -453,6 +455,9 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		return 0;
 	case O_PUSH:
 		cont.push_url = v;
+		return 0;
+	case O_NO_BUILDID_CACHE:
+		no_buildid_cache = true;
 		return 0;
 	case O_PUSH_APP:
 		if (!*v || strpbrk(v, "{}=, "))
@@ -580,6 +585,10 @@ int cmd_record(int argc, char **argv)
 	struct err e = { 0 };
 	if (cont_on)
 		return run_continuous(&o);
+	if (!no_buildid_cache && cli_buildid_cache_dir(buildid_dir, sizeof buildid_dir)) {
+		o.buildid_dir = buildid_dir;
+		o.buildid_cache_max = cli_buildid_cache_max();
+	}
 	int rc = record_run(&o, &res, &e);
 
 	if (res.files && !o.quiet) {

@@ -32,13 +32,14 @@ static const struct command commands[] = {
 	{ "top", cmd_top, "live view of the hottest functions", false },
 	{ "hotspot", cmd_hotspot, "open a profile in hotspot with scorch as its parser", false },
 	{ "list", cmd_list, "list the events record -e accepts", false },
+	{ "buildid-cache", cmd_buildid_cache, "list or prune the build-id cache", false },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: scorch COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].help);
 }
 
 int main(int argc, char **argv)

@@ -529,12 +529,33 @@ static int synthesize(struct rec *r, bool initial)
 	return rc;
 }
 
+/* The DSOs of bids[0..nb) into the build-id cache, then the cache kept
+ * under its limit (pruned only when something was added). A cache that
+ * cannot be written is told once; the recording is whole either way. */
+static void add_to_cache(struct rec *r, const struct perf_build_id *bids, size_t nb)
+{
+	const struct record_opts *o = r->o;
+	if (!o->buildid_dir || !nb)
+		return;
+	uint64_t t0 = sys_mono_ns();
+	struct bidcache_stats *st = &r->res->cache;
+	unsigned added = st->added;
+	int rc = bidcache_add(o->buildid_dir, bids, nb, st);
+	if (!rc && st->added > added && o->buildid_cache_max)
+		rc = bidcache_prune(o->buildid_dir, o->buildid_cache_max, st);
+	if (rc && !o->quiet)
+		rec_log(r, "build-id cache %s: %s", o->buildid_dir, strerror(-rc));
+	r->res->cache_ns += sys_mono_ns() - t0;
+}
+
 static int end_features(struct rec *r)
 {
 	struct perf_build_id *bids = NULL;
 	size_t nb = 0;
 	buildid_collect(&r->bid, &bids, &nb);
 	int rc = perf_feats_add_build_ids(&r->feats, bids, nb);
+	if (!r->pipe)
+		add_to_cache(r, bids, nb);
 	if (!rc && r->first_time)
 		rc = perf_feats_add_sample_time(&r->feats, r->first_time, r->last_time);
 	if (!rc && r->zc) {

@@ -10,11 +10,12 @@
  * user buffer (releasing the kernel's space at once), end the pass with
  * FINISHED_ROUND, hand full buffers to the asynchronous writer. At the end:
  * drain, wait for the writer, add build ids and the other features, write
- * the header.
+ * the header, then add the files the samples hit to the build-id cache.
  */
 #ifndef SCORCH_RECORD_H
 #define SCORCH_RECORD_H
 
+#include "record/bidcache.h"
 #include "record/record_opts.h"
 #include "util/err.h"
 #include <stdbool.h>
@@ -32,6 +33,8 @@ struct record_result {
 	int child_status;               /* waitpid status of the launched command */
 	bool interrupted;
 	uint64_t comp_in, comp_out;     /* -z: bytes before and after */
+	struct bidcache_stats cache;    /* what was added to the build-id cache */
+	uint64_t cache_ns;              /* time spent adding (and pruning) */
 };
 
 void record_opts_init(struct record_opts *o);

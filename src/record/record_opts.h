@@ -80,6 +80,9 @@ struct record_opts {
 	uint64_t switch_ms;
 	bool quiet;
 	int rt_prio;                    /* -r: SCHED_FIFO priority of the reader, 0 = none (default 1) */
+	const char *buildid_dir;        /* the build-id cache (bidcache.h) the DSOs hit are
+					 * added to at the end of each file; NULL: none (-N) */
+	uint64_t buildid_cache_max;     /* its size limit in bytes (0: no limit) */
 	char **cmd;                     /* command to launch, NULL-terminated, or NULL */
 	int argc;                       /* the record command line, for HEADER_CMDLINE */
 	char **argv;
