@@ -35,6 +35,30 @@ TEST(demangle_cxx_without_params)
 	check_demangle("_Z6_Z6 & ", NULL);
 }
 
+TEST(demangle_cxx_params_not_read)
+{
+	/* V8 (node 18): __cxa_demangle fails on the parameter list (the return
+	 * type "SC_" after the name), which perf's demangler never reads; the
+	 * name alone demangles as perf prints it */
+	check_demangle("_ZN2v88internal11StringShape33DispatchToSpecificTypeWithoutCastIZNS1_22"
+		       "DispatchToSpecificTypeIZNKS0_6String7GetImplEiNS0_16PtrComprCageBaseERKNS0_"
+		       "31SharedStringAccessGuardIfNeededEE19StringGetDispatchertJRiRS5_S8_EEET0_S4_"
+		       "DpOT1_E17CastingDispatchertJRS4_SA_SB_S8_EEESC_SF_.isra.0",
+		       "v8::internal::StringShape::DispatchToSpecificTypeWithoutCast<"
+		       "v8::internal::StringShape::DispatchToSpecificType<v8::internal::String::GetImpl("
+		       "int, v8::internal::PtrComprCageBase, v8::internal::SharedStringAccessGuardIfNeeded "
+		       "const&) const::StringGetDispatcher, unsigned short, int&, "
+		       "v8::internal::PtrComprCageBase&, v8::internal::SharedStringAccessGuardIfNeeded "
+		       "const&>(v8::internal::String, int&, v8::internal::PtrComprCageBase&, "
+		       "v8::internal::SharedStringAccessGuardIfNeeded const&)::CastingDispatcher, "
+		       "unsigned short, v8::internal::String&, int&, v8::internal::PtrComprCageBase&, "
+		       "v8::internal::SharedStringAccessGuardIfNeeded const&>");
+	/* an unscoped template function: its name ends at the argument list */
+	check_demangle("_Z1fIiEvT_Q", "f<int>");
+	/* the garbage has no name to fall back to */
+	check_demangle("_ZQE", NULL);
+}
+
 TEST(demangle_rust_legacy)
 {
 	check_demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place");

@@ -9,9 +9,19 @@
  * are Itanium names whose last element is a hash ("::h" + 16 hex digits):
  * the hash is dropped and rustc's $..$ escapes are undone, as
  * rustc-demangle does.
+ *
+ * perf's demangler does not read the parameter list of the top-level
+ * function at all, so a name whose parameter types __cxa_demangle cannot
+ * parse (V8's nested lambdas, with a return type of substitutions) still
+ * demangles there. __cxa_demangle must parse the whole name; when it
+ * fails, the name is tried again cut after each 'E' in turn (the end of a
+ * nested name or of a template argument list): the shortest prefix that
+ * demangles is the function's name alone, as an object's name, and the
+ * parser is deterministic, so a prefix that ends inside the name fails.
  */
 #include "analyze/demangle/demangle.h"
 #include "analyze/demangle/demangle_rust.h"
+#include "util/xalloc.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -138,6 +148,30 @@ static void rust_unescape(char *d)
 	*w = 0;
 }
 
+/* The Itanium name of NAME (a '_Z' name that does not demangle whole)
+ * without its parameter list: the shortest prefix ending in 'E' that
+ * demangles, or NULL. */
+static char *demangle_name_only(const char *name)
+{
+	size_t n = strlen(name);
+	char *buf = xmalloc(n + 1);
+	char *d = NULL;
+	for (size_t i = 2; i < n && !d; i++) {
+		if (name[i] != 'E')
+			continue;
+		memcpy(buf, name, i + 1);
+		buf[i + 1] = 0;
+		int st = 0;
+		d = __cxa_demangle(buf, NULL, NULL, &st);
+		if (d && st) {
+			free(d);
+			d = NULL;
+		}
+	}
+	free(buf);
+	return d;
+}
+
 char *demangle_alloc(const char *name)
 {
 	if (!name || name[0] != '_')
@@ -161,9 +195,12 @@ char *demangle_alloc(const char *name)
 	int st = 0;
 	char *d = __cxa_demangle(base ? base : name, NULL, NULL, &st);
 	if (!d || st) {
-		free(base);
 		free(d);
-		return NULL;
+		d = demangle_name_only(base ? base : name);
+		if (!d) {
+			free(base);
+			return NULL;
+		}
 	}
 	size_t n = strlen(d);
 	bool rust = rust_legacy_hash(d, n);
