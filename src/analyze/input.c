@@ -290,7 +290,7 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 {
 	struct input_chunk *c = pool_take(&in->pool, cap);
 	if (!c) {
-		c = malloc(sizeof(*c) + cap);
+		c = xmalloc_input(sizeof(*c) + cap, sizeof(*c) + 4 * CHUNK_LIMIT);
 		if (!c)
 			return NULL;
 		c->data = (uint8_t *)(c + 1);
@@ -486,15 +486,14 @@ static int chunk_cap(size_t base, size_t n, size_t *cap, struct err *e)
  * holds: its records' references are counted on the view, by this input's
  * thread alone, instead of on c, whose count every reader's records would
  * move (a cache line the threads took from each other at every record:
- * input_chunk_put had 3% of `perfparser -j 2`'s samples). Without memory
- * for a view, c itself (counted atomically). */
+ * input_chunk_put had 3% of `perfparser -j 2`'s samples). */
 static struct input_chunk *share_view(struct input *in, struct input_chunk *c)
 {
 	struct input_chunk *v = in->views;
 	if (v)
 		in->views = v->next;
-	else if (!(v = malloc(sizeof(*v))))
-		return c;
+	else
+		v = xmalloc(sizeof(*v));
 	v->refs = 1;
 	v->cap = c->cap;
 	v->len = c->len;
@@ -558,7 +557,7 @@ static int share_next(struct input *in, uint64_t off, size_t want, struct err *e
 
 	if (!taken) {
 		int rc = 0;
-		if (!c && (c = malloc(sizeof(*c) + want))) {
+		if (!c && (c = xmalloc_input(sizeof(*c) + want, sizeof(*c) + 4 * CHUNK_LIMIT))) {
 			VALGRIND_HG_DISABLE_CHECKING(&c->refs, sizeof(c->refs));
 			c->data = (uint8_t *)(c + 1);
 			c->window = false;
@@ -626,9 +625,7 @@ static int window_next(struct input *in, size_t n, struct err *e)
 	uint64_t end = pos > in->rd_end ? pos : in->rd_end;
 	if (end - pos > cap)
 		end = pos + cap;
-	struct input_chunk *c = malloc(sizeof(*c));
-	if (!c)
-		return err_set(e, -ENOMEM, "out of memory reading the input");
+	struct input_chunk *c = xmalloc(sizeof(*c));
 	c->refs = 1;
 	c->cap = c->len = (size_t)(end - pos);
 	c->pool = NULL;
@@ -830,9 +827,7 @@ static int read_file_header(struct input *in, struct err *e)
 		size_t nids = ids.size / 8;
 		uint64_t *idv = NULL;
 		if (nids) {
-			idv = malloc(nids * 8);
-			if (!idv)
-				return err_set(e, -ENOMEM, "out of memory for %zu ids", nids);
+			idv = xmalloc(nids * 8);
 			memcpy(idv, m + ids.offset, nids * 8);
 			if (in->hdr.swap)
 				perf_u64s_swap(idv, nids);
@@ -946,10 +941,8 @@ static int spill_stream(struct input *in, struct err *e)
 				break;
 			}
 		} else {
-			if (!buf && !(buf = malloc(PIPE_CHUNK))) {
-				rc = -ENOMEM;
-				break;
-			}
+			if (!buf)
+				buf = xmalloc(PIPE_CHUNK);
 			r = read(in->fd, buf, PIPE_CHUNK);
 			if (r > 0 && (rc = sys_write_all(fd, buf, (size_t)r, false)))
 				break;
@@ -1250,9 +1243,9 @@ static int absorb(struct input *in, const struct input_rec *rec, struct err *e)
 		uint64_t ids[1024];
 		size_t n = 0;
 		int rc = 0;
-		uint64_t *heap = nids > 1024 ? malloc(nids * 8) : NULL;
+		uint64_t *heap = nids > 1024 ? xmalloc(nids * 8) : NULL;
 		uint64_t *idv = heap ? heap : ids;
-		for (; n < nids && (heap || n < 1024); n++)
+		for (; n < nids; n++)
 			memcpy(&idv[n], p + 8 + asz + 8 * n, 8);
 		rc = perf_evlist_add(&in->el, p + 8, asz, idv, n, rec->file_off, e);
 		free(heap);

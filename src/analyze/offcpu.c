@@ -17,6 +17,7 @@
 #include "perf/tracing.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/xalloc.h"
 #include <byteswap.h>
 #include <errno.h>
 #include <stdio.h>
@@ -490,9 +491,7 @@ static int hold(struct entry *e, const struct resolved_sample *rs)
 	e->rs.ev = &e->ev;
 	e->frames = NULL;
 	if (rs->nr_frames) {
-		e->frames = malloc((size_t)rs->nr_frames * sizeof(*e->frames));
-		if (!e->frames)
-			return -ENOMEM;
+		e->frames = xmalloc((size_t)rs->nr_frames * sizeof(*e->frames));
 		memcpy(e->frames, rs->frames, (size_t)rs->nr_frames * sizeof(*e->frames));
 		/* maps may be replaced before the switch-in: not kept */
 		for (uint32_t i = 0; i < rs->nr_frames; i++)

@@ -10,6 +10,7 @@
  */
 #include "analyze/order.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,9 +254,7 @@ int order_push(struct order *o, const struct input_rec *r, bool has_time, uint64
 			if (o->cur && o->cur->refs == 0)
 				free(o->cur);
 			size_t cap = need > CHUNK_SIZE ? need : CHUNK_SIZE;
-			o->cur = malloc(sizeof(struct chunk) + cap);
-			if (!o->cur)
-				return -ENOMEM;
+			o->cur = xmalloc(sizeof(struct chunk) + cap);
 			o->cur->used = 0;
 			o->cur->cap = cap;
 			o->cur->refs = 0;

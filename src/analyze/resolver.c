@@ -26,6 +26,7 @@
 #include "analyze/unwind/stackmem.h"
 #include "analyze/unwind/unwind.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -102,12 +103,7 @@ int resolver_warnings_add(struct resolver_warnings *l, const struct resolver_war
 {
 	if (l->n == l->cap && ARRAY_GROW(l->w, l->cap, l->n + 1, (size_t)1 << 16))
 		return -ENOMEM;
-	char *file = w->file ? strdup(w->file) : NULL, *msg = w->msg ? strdup(w->msg) : NULL;
-	if ((w->file && !file) || (w->msg && !msg)) {
-		free(file);
-		free(msg);
-		return -ENOMEM;
-	}
+	char *file = w->file ? xstrdup(w->file) : NULL, *msg = w->msg ? xstrdup(w->msg) : NULL;
 	l->w[l->n++] = (struct resolver_warning){ .kind = w->kind, .file = file, .msg = msg };
 	return 0;
 }

@@ -6,6 +6,7 @@
  * relocated PREFIX works). $HOTSPOT names another hotspot program.
  */
 #include "cli/cli.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -87,9 +88,7 @@ int cmd_hotspot(int argc, char **argv)
 	} else if (access(file, F_OK)) {
 		file = NULL; /* hotspot's start screen */
 	}
-	char **args = calloc((size_t)argc + 2, sizeof(*args));
-	if (!args)
-		return EXIT_FAIL;
+	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
 	const char *hotspot = getenv("HOTSPOT");
 	if (!hotspot || !*hotspot)
 		hotspot = "hotspot";

@@ -11,6 +11,7 @@
 #include "live/continuous.h"
 #include "record/events.h"
 #include "record/record.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -145,7 +146,7 @@ static int parse_time(const char *s, uint64_t *ms)
 
 static int parse_ids(const char *s, pid_t *out, size_t *n, size_t max)
 {
-	char *dup = strdup(s), *save = NULL;
+	char *dup = xstrdup(s), *save = NULL;
 	int rc = 0;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
@@ -190,7 +191,7 @@ static int parse_cpus(const char *s, int *out, size_t *n, size_t max)
 
 static int add_events(struct record_opts *o, const char *list)
 {
-	char *dup = strdup(list), *save = NULL;
+	char *dup = xstrdup(list), *save = NULL;
 	int rc = 0;
 	for (char *t = strtok_r(dup, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		struct err e = { 0 };

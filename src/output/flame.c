@@ -16,6 +16,7 @@
 #include "output/flame.h"
 #include "util/fmt.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -109,18 +110,13 @@ static uint64_t weight(const struct pnode *n, const struct flame_config *c)
 
 /* Per node: true when more than half its weight is under PF_OFFCPU leaves
  * (children follow their parent: one reverse pass adds up). NULL when off
- * or out of memory (then nothing is coloured apart). */
+ * (then nothing is coloured apart). */
 static bool *off_nodes(const struct profile *p, const struct flame_config *c)
 {
 	if (!c->off_colours || !p->nr_nodes)
 		return NULL;
-	uint64_t *off = calloc(p->nr_nodes, sizeof(*off));
-	bool *flag = calloc(p->nr_nodes, sizeof(*flag));
-	if (!off || !flag) {
-		free(off);
-		free(flag);
-		return NULL;
-	}
+	uint64_t *off = xcalloc(p->nr_nodes, sizeof(*off));
+	bool *flag = xcalloc(p->nr_nodes, sizeof(*flag));
 	for (size_t i = p->nr_nodes; i-- > 1;) {
 		const struct pnode *n = &p->nodes[i];
 		if (p->frames[n->frame].kind == PF_OFFCPU)
@@ -262,7 +258,7 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	uint8_t *offv = NULL;
 	size_t nr_off = 0;
 	if (off)
-		offv = calloc(p->nr_nodes, 1);
+		offv = xcalloc(p->nr_nodes, 1);
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_NAME);
 	uint64_t total = weight(&p->nodes[0], c);
 	uint64_t min = (uint64_t)((double)total * c->min_percent / 100.0);

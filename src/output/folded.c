@@ -6,6 +6,7 @@
  */
 #include "output/folded.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ int folded_write(const struct profile *p, const struct folded_config *c, FILE *o
 		if (!n->depth)
 			continue;
 		if (ARRAY_GROW(path, cap, n->depth + 1, PROFILE_MAX_NODES))
-			abort();
+			xalloc_die();
 		path[n->depth] = n->frame;
 		uint64_t v = c->usecs ? (n->self_period + 500) / 1000
 				 : c->period ? n->self_period : n->self_samples;
@@ -75,7 +76,7 @@ static void diff_pass(const struct profile *p, const struct profile *other, cons
 		if (!n->depth)
 			continue;
 		if (ARRAY_GROW(path, cap, n->depth + 1, PROFILE_MAX_NODES))
-			abort();
+			xalloc_die();
 		path[n->depth] = n->frame;
 		uint64_t mine = self_of(p, id, c->period);
 		uint64_t theirs = self_of(other, map[id], c->period);

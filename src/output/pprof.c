@@ -18,6 +18,7 @@
  * (proto3), except string_table entries, which are positional.
  */
 #include "output/pprof.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -127,14 +128,14 @@ static uint64_t str_index(struct strtab *t, const char *s)
 	if (!t->n) {
 		/* index 0 is "" */
 		if (ARRAY_GROW(t->v, t->cap, 1, SIZE_MAX / 16))
-			abort();
+			xalloc_die();
 		t->v[t->n++] = "";
 		hmap_put(&t->idx, (uintptr_t)profile_str(&t->canon, ""), (void *)(uintptr_t)1);
 		if (!*s)
 			return 0;
 	}
 	if (ARRAY_GROW(t->v, t->cap, t->n + 1, SIZE_MAX / 16))
-		abort();
+		xalloc_die();
 	t->v[t->n] = c;
 	hmap_put(&t->idx, (uintptr_t)c, (void *)(uintptr_t)(t->n + 1));
 	return t->n++;
@@ -310,7 +311,7 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 				break;
 			}
 			if (ARRAY_GROW(fr_list, cap_fr, nf + 1, PROFILE_MAX_NODES))
-				abort();
+				xalloc_die();
 			fr_list[nf++] = p->nodes[a].frame;
 		}
 		size_t nl = 0;
@@ -367,7 +368,7 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 				pb_msg(&locs, 4, &m);
 			}
 			if (ARRAY_GROW(loc_list, cap_loc, nl + 1, PROFILE_MAX_NODES))
-				abort();
+				xalloc_die();
 			loc_list[nl++] = lid;
 			k = g + 1;
 		}

@@ -6,6 +6,7 @@
 #include "output/profile.h"
 #include "util/buf.h"
 #include "util/fmt.h"
+#include "util/xalloc.h"
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -218,7 +219,7 @@ uint32_t *profile_preorder(const struct profile *p, int order)
 		size_t nk = 0;
 		for (uint32_t c = p->nodes[id].first_child; c != PROFILE_NONE; c = p->nodes[c].next_sibling) {
 			if (ARRAY_GROW(kids, cap_kids, nk + 1, SIZE_MAX / 8))
-				abort();
+				xalloc_die();
 			kids[nk++] = c;
 		}
 		/* the list is newest first; creation order is its reverse */

@@ -13,6 +13,7 @@
  */
 #include "output/report.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -112,7 +113,7 @@ static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, cons
 			return slot[j];
 	}
 	if (ARRAY_GROW(t->e->v, t->cap, t->e->n + 1, TOPMOST - 1))
-		abort();
+		xalloc_die();
 	t->e->v[t->e->n] = (struct report_entry){ .comm = comm, .dso = dso, .sym = sym, .kind = kind,
 						    .index = (uint32_t)t->e->n };
 	t->h.slot[j] = (uint32_t)t->e->n;
@@ -206,7 +207,7 @@ int report_entries(const struct profile *p, const struct report_config *c,
 			sp--;
 		}
 		if (ARRAY_GROW(stack, cap_stack, n->depth + 1, PROFILE_MAX_NODES))
-			abort();
+			xalloc_die();
 		uint32_t e = ne[id];
 		stack[n->depth] = e;
 		sp = n->depth;
@@ -313,11 +314,9 @@ static void print_time_head(FILE *out, const struct profile_sink *s, const struc
 			     "record -e sched:sched_switch --switch-events)\n");
 	size_t n;
 	const struct offcpu_thread *t = offcpu_threads(s->offcpu, &n);
-	const struct offcpu_thread **v = calloc(n ? n : 1, sizeof(*v));
+	const struct offcpu_thread **v = xcalloc(n, sizeof(*v));
 	size_t k = 0;
 	bool open = false;
-	if (!v)
-		return;
 	for (size_t i = 0; i < n; i++)
 		if (profile_sink_keeps_thread(s, t[i].pid, t[i].tid, t[i].comm))
 			v[k++] = &t[i];
@@ -396,7 +395,7 @@ static size_t tree_kids(struct tree_ctx *c, uint32_t node, uint32_t **out)
 		if (pct(t->nodes[k].period, c->total) < c->limit)
 			continue;
 		if (ARRAY_GROW(kids, cap, nk + 1, PROFILE_MAX_NODES))
-			abort();
+			xalloc_die();
 		kids[nk++] = k;
 	}
 	if (nk > 1)
@@ -468,7 +467,7 @@ static void build_tree(struct profile *t, const struct profile *p, const uint32_
 				continue;
 			uint32_t base = p->nodes[id].depth;
 			if (ARRAY_GROW(stack, cap, 2, PROFILE_MAX_NODES))
-				abort();
+				xalloc_die();
 			stack[0] = 0;
 			profile_add(t, 0, p->nodes[id].self_samples, p->nodes[id].self_period);
 			size_t j = i + 1;
@@ -476,7 +475,7 @@ static void build_tree(struct profile *t, const struct profile *p, const uint32_
 				const struct pnode *n = &p->nodes[order[j]];
 				uint32_t d = n->depth - base;
 				if (ARRAY_GROW(stack, cap, d + 1, PROFILE_MAX_NODES))
-					abort();
+					xalloc_die();
 				stack[d] = profile_child(t, stack[d - 1], n->frame);
 				if (n->self_period || n->self_samples)
 					profile_add(t, stack[d], n->self_samples, n->self_period);
@@ -644,7 +643,7 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 		}
 		if (j == ng) {
 			if (ARRAY_GROW(g, cap, ng + 1, SIZE_MAX / sizeof(*g)))
-				abort();
+				xalloc_die();
 			g[ng++] = (struct group){ .key = key };
 			hmap_put(&idx, (uintptr_t)key, (void *)(uintptr_t)ng);
 		}

@@ -807,22 +807,20 @@ static int frame_text(struct ftcache *c, const struct frame *f, uint64_t addr, u
 	if (!c->e) {
 		c->bits = c->bits ? FTEXT_BITS : FTEXT_MIN_BITS;
 		c->lookups = 0;
-		c->e = calloc((size_t)1 << c->bits, sizeof(*c->e));
+		c->e = xcalloc((size_t)1 << c->bits, sizeof(*c->e));
 	}
-	if (c->e) {
-		e = &c->e[h & (((size_t)1 << c->bits) - 1)];
-		if (e->gen == c->gen && e->addr == addr && e->sym == f->sym && e->dso == f->dso &&
-		    e->sym_off == f->sym_off && e->fl == fl && e->inlined == inl) {
-			*text = c->text + e->at;
-			return (int)e->len;
-		}
+	e = &c->e[h & (((size_t)1 << c->bits) - 1)];
+	if (e->gen == c->gen && e->addr == addr && e->sym == f->sym && e->dso == f->dso &&
+	    e->sym_off == f->sym_off && e->fl == fl && e->inlined == inl) {
+		*text = c->text + e->at;
+		return (int)e->len;
 	}
 	int len = format_frame_fl(line, n, f, addr, fl);
 	*text = line;
-	if (!e || !c->gen)
+	if (!c->gen)
 		return len;
-	if (!c->text && !(c->text = malloc(c->cap)))
-		return len;
+	if (!c->text)
+		c->text = xmalloc(c->cap);
 	if ((size_t)len > c->cap - c->len) {
 		if ((size_t)len > c->cap / 16)
 			return len; /* too long to keep */

@@ -8,6 +8,7 @@
 #include "output/speedscope.h"
 #include "output/flame.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ int speedscope_write(struct speedscope *sp, const struct profile_sink *s, FILE *
 			size_t n = 0;
 			for (uint32_t a = t->runs[r].leaf; a && a != PROFILE_NONE; a = p->nodes[a].parent) {
 				if (ARRAY_GROW(stack, cap, n + 1, PROFILE_MAX_NODES))
-					abort();
+					xalloc_die();
 				stack[n++] = p->nodes[a].frame;
 			}
 			fputs(r ? ",[" : "[", out);

@@ -14,6 +14,7 @@
  * crashes on a hostile format.
  */
 #include "output/tpformat.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <event-parse.h>
 #include <stdbool.h>
@@ -204,10 +205,8 @@ static int tpl_print(struct tpl *tf, uint64_t id, uint32_t cpu, const uint8_t *r
 	need += TPFORMAT_DYN_REACH;
 	if (need > tf->scratch_cap) {
 		free(tf->scratch);
-		tf->scratch = calloc(1, need);
-		tf->scratch_cap = tf->scratch ? need : 0;
-		if (!tf->scratch)
-			return -1;
+		tf->scratch = xcalloc(1, need);
+		tf->scratch_cap = need;
 	}
 	memcpy(tf->scratch, raw, raw_size);
 	struct tep_record rec;

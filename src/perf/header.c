@@ -6,6 +6,7 @@
  */
 #include "perf/header.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -373,7 +374,7 @@ static int parse_feature(struct perf_header *h, struct perf_evlist *el, unsigned
 		return fc_strlist(&c, &h->cpu_pmu_caps);
 	case HEADER_TRACING_DATA:
 		if (!h->tracing_data && size && size < (1u << 30)) {
-			h->tracing_data = malloc(size);
+			h->tracing_data = xmalloc_input(size, (size_t)1 << 30);
 			if (!h->tracing_data)
 				return err_set(e, -ENOMEM, "out of memory for tracing data");
 			memcpy(h->tracing_data, p, size);

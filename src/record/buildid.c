@@ -1,6 +1,7 @@
 /* buildid.c: DSO hit tracking and ELF build-id notes; see buildid.h. */
 #include "record/buildid.h"
 #include "util/buf.h"
+#include "util/xalloc.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -264,9 +265,7 @@ int buildid_read_elf(const char *path, uint8_t id[20])
 			break;
 		if (ph.p_type != PT_NOTE || ph.p_filesz == 0 || ph.p_filesz > (1 << 20))
 			continue;
-		uint8_t *notes = malloc(ph.p_filesz);
-		if (!notes)
-			break;
+		uint8_t *notes = xmalloc(ph.p_filesz);
 		if (pread_full(fd, notes, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
 			rc = buildid_parse_notes(notes, ph.p_filesz, id);
 		free(notes);

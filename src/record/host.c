@@ -7,6 +7,7 @@
  * the clock resolution. Encoded with perf/encode.h's helpers, as perf does.
  */
 #include "record/host.h"
+#include "util/xalloc.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -78,9 +79,7 @@ static int topo_list_add(char ***lists, uint32_t *nr, const char *s)
 	for (uint32_t i = 0; i < *nr; i++)
 		if (!strcmp((*lists)[i], s))
 			return 0;
-	char **n = realloc(*lists, (*nr + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
+	char **n = xrealloc(*lists, (*nr + 1) * sizeof(*n));
 	*lists = n;
 	n[(*nr)++] = xstrdup(s);
 	return 0;

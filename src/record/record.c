@@ -38,6 +38,7 @@
 #include "record/writer.h"
 #include "util/buf.h"
 #include "util/sys.h"
+#include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -151,11 +152,7 @@ static struct wbuf *buf_take(struct rec *r)
 	while (!r->free) {
 		if (r->nbufs < r->max_bufs) {
 			struct wbuf *b = xcalloc(1, sizeof(*b));
-			b->data = malloc(r->buf_size);
-			if (!b->data) {
-				free(b);
-				return NULL;
-			}
+			b->data = xmalloc(r->buf_size);
 			b->cap = r->buf_size;
 			r->nbufs++;
 			return b;
@@ -887,9 +884,7 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 			return err_set(r->e, -ENOMEM, "zstd: cannot create a context");
 		ZSTD_CCtx_setParameter(r->zc, ZSTD_c_compressionLevel, o->comp_level);
 		r->scratch_size = (size_t)ring;
-		r->scratch = malloc(r->scratch_size);
-		if (!r->scratch)
-			return err_set(r->e, -ENOMEM, "out of memory");
+		r->scratch = xmalloc(r->scratch_size);
 	}
 	if (r->zc && (rc = perf_feats_add_compressed(&r->feats, (uint32_t)o->comp_level, 0,
 						       (uint32_t)r->ev.rings[0].map_len)))

@@ -49,3 +49,23 @@ char *xstrndup(const char *s, size_t n)
 		xalloc_die();
 	return p;
 }
+
+void *xaligned_calloc(size_t align, size_t sz)
+{
+	void *p = NULL;
+	if (!sz)
+		sz = 1;
+	if (posix_memalign(&p, align, sz))
+		xalloc_die();
+	return memset(p, 0, sz);
+}
+
+void *xmalloc_input(size_t sz, size_t cap)
+{
+	return sz > cap ? NULL : malloc(sz ? sz : 1);
+}
+
+void *xrealloc_input(void *p, size_t sz, size_t cap)
+{
+	return sz > cap ? NULL : realloc(p, sz ? sz : 1);
+}

@@ -8,6 +8,7 @@
 #include "util/fmt.h"
 #include "util/hugeheap.h"
 #include "util/ksort.h"
+#include "util/xalloc.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,4 +386,25 @@ TEST(ptrset_once_per_pointer)
 	CHECK_EQ(bad, 0);
 	CHECK(news > 900 && news <= 1000);
 	ptrset_release(&s);
+}
+
+/* Input-sized blocks: over the cap refused (NULL, the caller's error), the
+ * block kept when a growth is refused; aligned blocks zeroed. */
+TEST(xalloc_input_caps_and_aligned)
+{
+	CHECK(xmalloc_input(4097, 4096) == NULL);
+	char *p = xmalloc_input(16, 4096);
+	CHECK(p != NULL);
+	memcpy(p, "0123456789abcde", 16);
+	CHECK(xrealloc_input(p, 8192, 4096) == NULL);
+	CHECK(!memcmp(p, "0123456789abcde", 16));
+	char *q = xrealloc_input(p, 4096, 4096);
+	CHECK(q != NULL);
+	CHECK(!memcmp(q, "0123456789abcde", 16));
+	free(q);
+	unsigned char *a = xaligned_calloc(64, 200);
+	CHECK(((uintptr_t)a & 63) == 0);
+	for (int i = 0; i < 200; i++)
+		CHECK_EQ(a[i], 0);
+	free(a);
 }

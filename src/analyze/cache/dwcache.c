@@ -27,6 +27,7 @@
 #include "util/cachedir.h"
 #include "util/sys.h"
 #include "analyze/symbols/elffile.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,10 +127,8 @@ void dwcache_store(Elf *e)
 	if (!eh || elf_getshdrnum(e, &shnum) || shnum < 2 || shnum >= SHN_LORESERVE ||
 	    eh->e_shstrndx >= SHN_LORESERVE)
 		return;
-	Elf64_Shdr *sh = calloc(shnum, sizeof *sh);
-	Elf_Data **data = calloc(shnum, sizeof *data);
-	if (!sh || !data)
-		goto out;
+	Elf64_Shdr *sh = xcalloc(shnum, sizeof *sh);
+	Elf_Data **data = xcalloc(shnum, sizeof *data);
 	/* layout: header, sections in index order (each at its alignment),
 	 * then the section header table */
 	uint64_t off = sizeof(Elf64_Ehdr);

@@ -253,9 +253,7 @@ uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *ke
 			return NULL;
 	}
 	total = pad8(total);
-	uint8_t *img = calloc(1, total);
-	if (!img)
-		return NULL;
+	uint8_t *img = xcalloc(1, total);
 	struct dx_hdr h;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, magic, sizeof magic);

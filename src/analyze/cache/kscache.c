@@ -174,20 +174,18 @@ uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, si
 	if (!n)
 		return NULL;
 	/* the names: every symbol's, then every module's */
-	uint32_t *len = malloc((n + m) * sizeof *len);
-	if (!len)
-		return NULL;
+	uint32_t *len = xmalloc((n + m) * sizeof *len);
 	uint64_t names_size = 0;
 	for (size_t i = 0; i < n + m; i++) {
 		len[i] = (uint32_t)strnlen(i < n ? k->t.syms[i].name : k->mod_names[i - n], 1u << 20) + 1;
 		names_size += len[i];
 	}
 	struct layout l;
-	uint8_t *img = NULL;
-	if (!layout_of(n, m, names_size, &l) || names_size > UINT32_MAX || !(img = malloc(l.total))) {
+	if (!layout_of(n, m, names_size, &l) || names_size > UINT32_MAX) {
 		free(len);
 		return NULL;
 	}
+	uint8_t *img = xmalloc(l.total);
 	/* zero what no field covers: the header's spare bytes, the padding */
 	memset(img, 0, l.start);
 	memset(img + l.mod + n * 2, 0, l.modname - (l.mod + n * 2));

@@ -159,9 +159,7 @@ uint8_t *namecache_entry(size_t n, const uint64_t *hashes, const char *const *na
 	strbytes += pad;
 	struct names_hdr h = { names_version(), n, strbytes };
 	size_t total = sizeof h + n * sizeof(struct name_row) + strbytes;
-	uint8_t *p = calloc(1, total);
-	if (!p)
-		return NULL;
+	uint8_t *p = xcalloc(1, total);
 	memcpy(p, &h, sizeof h);
 	struct name_row *r = (struct name_row *)(p + sizeof h);
 	char *str = (char *)(r + n);

@@ -165,9 +165,7 @@ uint8_t *symcache_image(const struct symtab *t, const struct symcache_id *id, si
 	size_t n = t->nr;
 	if (!n)
 		return NULL;
-	uint32_t *len = malloc(n * sizeof *len);
-	if (!len)
-		return NULL;
+	uint32_t *len = xmalloc(n * sizeof *len);
 	uint64_t names_size = 0;
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
@@ -179,11 +177,11 @@ uint8_t *symcache_image(const struct symtab *t, const struct symcache_id *id, si
 		names_size += (uint64_t)nl + 1;
 	}
 	struct layout l;
-	uint8_t *img = NULL;
-	if (!ok || !layout_of(n, names_size, &l) || names_size > UINT32_MAX || !(img = malloc(l.total))) {
+	if (!ok || !layout_of(n, names_size, &l) || names_size > UINT32_MAX) {
 		free(len);
 		return NULL;
 	}
+	uint8_t *img = xmalloc(l.total);
 	memset(img, 0, l.names); /* the header's spare bytes, the padding */
 	struct symcache_hdr h;
 	memset(&h, 0, sizeof h);

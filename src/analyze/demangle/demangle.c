@@ -191,7 +191,7 @@ char *demangle_alloc(const char *name)
 	/* GCC clone suffixes (".isra.0", ".cold"): a demangler without
 	 * DMGL_PARAMS (perf's) stops before them, so they are dropped */
 	const char *dot = strchr(name, '.');
-	char *base = dot ? strndup(name, (size_t)(dot - name)) : NULL;
+	char *base = dot ? xstrndup(name, (size_t)(dot - name)) : NULL;
 	int st = 0;
 	char *d = __cxa_demangle(base ? base : name, NULL, NULL, &st);
 	if (!d || st) {

@@ -10,6 +10,7 @@
  * whole demangling fail (NULL), so callers fall back to the raw name.
  */
 #include "analyze/demangle/demangle_rust.h"
+#include "util/xalloc.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -852,9 +853,7 @@ char *demangle_rust_v0(const char *sym)
 	 * with an upper case letter */
 	if (n == 0 || s[0] < 'A' || s[0] > 'Z')
 		return NULL;
-	struct dm *d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
+	struct dm *d = xcalloc(1, sizeof(*d));
 	d->s = s;
 	d->n = n;
 	bool ok = path(d, true);
@@ -867,7 +866,7 @@ char *demangle_rust_v0(const char *sym)
 	char *r = NULL;
 	if (ok && !d->err && d->pos == d->n) {
 		d->out[d->olen] = 0;
-		r = strdup(d->out);
+		r = xstrdup(d->out);
 	}
 	free(d);
 	return r;

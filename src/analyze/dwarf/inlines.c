@@ -1026,9 +1026,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		int np = ix->dc ? dwdie_path(dw, ix->dc, &fn, svma, path, 64) : -1;
 		if (np < 0)
 			np = descend_inlines(&fn, svma, path, 64);
-		scopes = malloc((size_t)np * sizeof(*scopes));
-		if (!scopes)
-			return NULL;
+		scopes = xmalloc((size_t)np * sizeof(*scopes));
 		for (int i = 0; i < np; i++)
 			scopes[i] = path[np - 1 - i];
 		ch = (struct chain){ np, scopes, NULL, NULL };

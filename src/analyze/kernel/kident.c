@@ -1,5 +1,6 @@
 /* kident.c: see kident.h. Every note length is checked against the section. */
 #include "analyze/kernel/kident.h"
+#include "util/xalloc.h"
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ static int running_build_id(const char *path, uint8_t id[20], size_t *idn)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	uint8_t *b = malloc(KIDENT_NOTES_MAX);
-	ssize_t n = b ? read(fd, b, KIDENT_NOTES_MAX) : -1;
+	uint8_t *b = xmalloc(KIDENT_NOTES_MAX);
+	ssize_t n = read(fd, b, KIDENT_NOTES_MAX);
 	close(fd);
 	int rc = n > 0 ? kident_notes_build_id(b, (size_t)n, id, idn) : -1;
 	free(b);

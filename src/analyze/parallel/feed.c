@@ -84,10 +84,7 @@ static inline void cpu_relax(void)
 struct feed *feed_new(int n, size_t cap)
 {
 	size_t fsize = (sizeof(struct feed) + 63) & ~(size_t)63;
-	struct feed *f = aligned_alloc(64, fsize);
-	if (!f)
-		xalloc_die();
-	memset(f, 0, fsize);
+	struct feed *f = xaligned_calloc(64, fsize);
 	size_t c = 64;
 	while (c < cap)
 		c <<= 1;
@@ -97,10 +94,7 @@ struct feed *feed_new(int n, size_t cap)
 	f->ring = xcalloc(c, sizeof(*f->ring));
 	f->states = xcalloc(c, sizeof(*f->states));
 	size_t csize = sizeof(*f->c) * (size_t)(n > 1 ? n : 1);
-	f->c = aligned_alloc(64, csize);
-	if (!f->c)
-		xalloc_die();
-	memset(f->c, 0, csize);
+	f->c = xaligned_calloc(64, csize);
 	/* the counters themselves are only read and written atomically */
 	VALGRIND_HG_DISABLE_CHECKING(&f->head, sizeof(f->head));
 	VALGRIND_HG_DISABLE_CHECKING(&f->sleepers, sizeof(f->sleepers));

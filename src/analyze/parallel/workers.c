@@ -34,6 +34,7 @@
 #include "analyze/unwind/unwind.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -142,18 +143,12 @@ static struct snap *snap_get(struct workers *w, uint32_t pid)
 		s->refs++;
 		return s;
 	}
-	struct snap *n = calloc(1, sizeof(*n));
-	if (!n)
-		return NULL;
+	struct snap *n = xcalloc(1, sizeof(*n));
 	n->p = *p;
 	n->p.maps = NULL;
 	n->p.cap_maps = n->p.nr_maps;
 	if (p->nr_maps) {
-		n->p.maps = malloc(p->nr_maps * sizeof(*p->maps));
-		if (!n->p.maps) {
-			free(n);
-			return NULL;
-		}
+		n->p.maps = xmalloc(p->nr_maps * sizeof(*p->maps));
 		memcpy(n->p.maps, p->maps, p->nr_maps * sizeof(*p->maps));
 	}
 	n->refs = 2; /* the table's and the caller's */
@@ -372,9 +367,7 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 {
 	if (n < 1)
 		return NULL;
-	struct workers *w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
+	struct workers *w = xcalloc(1, sizeof(*w));
 	w->cfg = c;
 	w->sess = sess;
 	w->el = el;
@@ -384,10 +377,10 @@ struct workers *workers_new(const struct pipeline_config *c, struct session *ses
 	w->format_ctx = format_ctx;
 	w->depth = (size_t)n * 64;
 	w->batch = 16;
-	w->slots = calloc(w->depth, sizeof(*w->slots));
-	for (size_t i = 0; w->slots && i < w->depth; i++)
+	w->slots = xcalloc(w->depth, sizeof(*w->slots));
+	for (size_t i = 0; i < w->depth; i++)
 		buf_init(&w->slots[i].text, SLOT_TEXT_MAX);
-	w->th = calloc((size_t)n, sizeof(*w->th));
+	w->th = xcalloc((size_t)n, sizeof(*w->th));
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_mutex_init(&w->warn_mu, NULL);
 	pthread_cond_init(&w->cv_work, NULL);
@@ -509,10 +502,7 @@ int workers_submit(struct workers *w, const uint8_t *rec, uint64_t file_off,
 	} else {
 		uint32_t size = ((const struct perf_event_header *)rec)->size;
 		if (size > s->copy_cap) {
-			uint8_t *n = realloc(s->copy, size);
-			if (!n)
-				return -ENOMEM;
-			s->copy = n;
+			s->copy = xrealloc(s->copy, size);
 			s->copy_cap = size;
 		}
 		memcpy(s->copy, rec, size);

@@ -376,9 +376,7 @@ void debugfile_find_vdso(struct debugfile *f, struct dso *d)
 	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	if (size > (64u << 10) || size < sizeof *eh)
 		return;
-	char *copy = malloc(size);
-	if (!copy)
-		return;
+	char *copy = xmalloc(size);
 	memcpy(copy, v, size);
 	Elf *e = elf_memory(copy, size);
 	if (!e || (d->build_id_size && !elffile_id_matches(e, d->build_id, d->build_id_size))) {
@@ -417,6 +415,9 @@ void debugfile_release(struct debugfile *f)
 	f->buildid_dir = NULL;
 }
 
+/* The largest MiniDebugInfo unpacked (the ELF inside .gnu_debugdata). */
+#define MINIDEBUG_MAX ((size_t)256 << 20)
+
 Elf *debugfile_minidebuginfo(Elf *e, void **bufp)
 {
 #ifdef HAVE_LZMA
@@ -427,8 +428,12 @@ Elf *debugfile_minidebuginfo(Elf *e, void **bufp)
 	Elf_Data *data = elf_rawdata(scn, NULL);
 	if (!data || !data->d_size)
 		return NULL;
-	size_t cap = data->d_size * 8 + 65536, pos = 0, inpos = 0;
-	uint8_t *out = malloc(cap);
+	size_t cap = data->d_size < (MINIDEBUG_MAX - 65536) / 8 ? data->d_size * 8 + 65536
+								  : MINIDEBUG_MAX;
+	size_t pos = 0, inpos = 0;
+	uint8_t *out = xmalloc_input(cap, MINIDEBUG_MAX);
+	if (!out)
+		return NULL;
 	uint64_t memlimit = UINT64_MAX;
 	for (;;) {
 		size_t ip = inpos, op = pos;
@@ -438,9 +443,12 @@ Elf *debugfile_minidebuginfo(Elf *e, void **bufp)
 			pos = op;
 			break;
 		}
-		if (r == LZMA_BUF_ERROR && cap < (256u << 20)) {
-			cap *= 2;
-			out = realloc(out, cap);
+		uint8_t *more;
+		if (r == LZMA_BUF_ERROR && cap < MINIDEBUG_MAX &&
+		    (more = xrealloc_input(out, cap * 2 < MINIDEBUG_MAX ? cap * 2 : MINIDEBUG_MAX,
+					   MINIDEBUG_MAX))) {
+			out = more;
+			cap = cap * 2 < MINIDEBUG_MAX ? cap * 2 : MINIDEBUG_MAX;
 			continue;
 		}
 		free(out);

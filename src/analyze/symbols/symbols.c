@@ -176,7 +176,7 @@ static void collect_syms(struct dso *d, Elf *e, Elf_Scn *scn, GElf_Shdr *sh, str
 	size_t shnum = 0;
 	elf_getshdrnum(e, &shnum);
 	size_t ncache = shnum < SEC_CACHE_MAX ? shnum : SEC_CACHE_MAX;
-	struct sec_info *sec = calloc(ncache ? ncache : 1, sizeof *sec);
+	struct sec_info *sec = xcalloc(ncache, sizeof *sec);
 	for (size_t i = 0; i < cnt; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(data, (int)i, &sym))

@@ -588,9 +588,7 @@ static uint32_t pool_intern(struct rule_pool *p, const struct urule *r)
 			return n->id;
 	if (p->n >= UINT32_MAX - RULE_ID0 - 1 || ARRAY_GROW(p->by_id, p->cap, p->n + 1, 1u << 20))
 		return AMAP_NONE;
-	struct rule_node *n = malloc(sizeof *n);
-	if (!n)
-		return AMAP_NONE;
+	struct rule_node *n = xmalloc(sizeof *n);
 	memcpy(&n->r, r, sizeof(n->r)); /* padding too: compared as bytes */
 	n->id = (uint32_t)p->n;
 	n->next = first;
@@ -681,11 +679,9 @@ static struct amap *share_rules(struct unwind_share *sh, struct dso_unwind *du, 
 	pthread_mutex_lock(&sh->mu);
 	struct amap *m = hmap_get(&sh->dsos, ident);
 	if (!m) {
-		m = malloc(sizeof(*m));
-		if (m) {
-			amap_init(m);
-			hmap_put(&sh->dsos, ident, m);
-		}
+		m = xmalloc(sizeof(*m));
+		amap_init(m);
+		hmap_put(&sh->dsos, ident, m);
 	}
 	pthread_mutex_unlock(&sh->mu);
 	du->sh_rules = m;
@@ -904,9 +900,7 @@ static void kept_load(struct dso_unwind *du)
 	for (size_t i = 0; i < nr; i++)
 		if (!rule_sane(&rules[i]))
 			return;
-	du->k_loc = calloc(nr ? nr : 1, sizeof *du->k_loc);
-	if (!du->k_loc)
-		return;
+	du->k_loc = xcalloc(nr, sizeof *du->k_loc);
 	du->k_rules = rules;
 	du->nk_rules = nr;
 	du->k_rows = rows;
@@ -980,8 +974,8 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 	/* the rules: the kept ones, then each pool rule this run's rows name
 	 * that is not one of them (by content) */
 	size_t cap = du->nk_rules + 16, nr = du->nk_rules;
-	struct urule *rules = malloc(cap * sizeof *rules);
-	uint32_t *loc_img = calloc(u->pool.n ? u->pool.n : 1, sizeof *loc_img); /* + 1 */
+	struct urule *rules = xmalloc(cap * sizeof *rules);
+	uint32_t *loc_img = xcalloc(u->pool.n, sizeof *loc_img); /* + 1 */
 	struct hmap by_hash;
 	hmap_init(&by_hash);
 	if (!rules || !loc_img)
@@ -1029,13 +1023,8 @@ static void kept_store(struct unwinder *u, struct dso_unwind *du)
 		    du->k_rows[k].v >= KEPT_RULE0 + du->nk_rules)
 			nk = 0;
 	size_t nrows = 0, i = 0, j = 0;
-	struct kept_row *rows = malloc(sizeof h + (nk + du->nnw) * sizeof *rows);
-	uint8_t *rimg = malloc(sizeof h + nr * sizeof *rules);
-	if (!rows || !rimg) {
-		free(rows);
-		free(rimg);
-		goto out;
-	}
+	struct kept_row *rows = xmalloc(sizeof h + (nk + du->nnw) * sizeof *rows);
+	uint8_t *rimg = xmalloc(sizeof h + nr * sizeof *rules);
 	struct kept_row *w = (struct kept_row *)((uint8_t *)rows + sizeof h);
 	while (i < nk || j < du->nnw) {
 		if (j < du->nnw && (i == nk || du->nw[j].svma <= du->k_rows[i].svma)) {
@@ -1125,12 +1114,8 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		pc--;
 	struct step_memo *sm = NULL;
 	if (proc) {
-		if (!u->memo) {
-			void *p = NULL;
-			if (posix_memalign(&p, 64, STEP_MEMO * sizeof *u->memo))
-				xalloc_die();
-			u->memo = memset(p, 0, STEP_MEMO * sizeof *u->memo);
-		}
+		if (!u->memo)
+			u->memo = xaligned_calloc(64, STEP_MEMO * sizeof *u->memo);
 		sm = &u->memo[hash_u64(pc ^ (uintptr_t)proc) & (STEP_MEMO - 1)];
 		if (sm->kind && sm->pc == pc && sm->proc == proc && sm->gen == proc->generation) {
 			u->seen_pc = pc;
