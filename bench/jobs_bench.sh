@@ -7,9 +7,6 @@
 # turn, so that a change of machine load hits all of them alike:
 #   scorch script -j 1 / -j 2              (> /dev/null)
 #   scorch perfparser -j 1 / -j 2          (--output /dev/null)
-#   both -j 2 again with SCORCH_BLOCKS_FEED=0 ("unfed": each thread reads
-#   and orders the whole file itself, the design before the feed, instead
-#   of taking thread 0's records, analyze/parallel/feed.h)
 #   two scorch script -j 1 at once         (the machine's ceiling for two
 #                                           threads: what -j 2 would reach if
 #                                           its threads repeated no work)
@@ -32,7 +29,7 @@
 # when the wall times move by a third. Both bounds together: 2 / (tax x
 # (1 + more)), tax being the CPU two runs at once cost over the same runs
 # apart (printed after the ceiling). Then the same for script at -j 4 and
-# -j 8, fed and unfed: what each added thread repeats (more threads than
+# -j 8: what each added thread repeats (more threads than
 # this machine has cores; valgrind runs one thread at a time anyway).
 # Usage: bench/jobs_bench.sh [FILE]   (RUNS=5 by default)
 set -u
@@ -57,22 +54,20 @@ cmp -s "$W/s1" "$W/s2" && cmp -s "$W/p1" "$W/p2" ||
 	{ echo "jobs_bench: -j 1 and -j 2 outputs differ" >&2; exit 1; }
 rm -f "$W"/s? "$W"/p?
 
-names=("script -j 1" "script -j 2" "script -j 2 (unfed)" "perfparser -j 1" "perfparser -j 2"
-       "perfparser -j 2 (unfed)" "2 x script -j 1 at once" "hotspot-perfparser")
+names=("script -j 1" "script -j 2" "perfparser -j 1" "perfparser -j 2"
+       "2 x script -j 1 at once" "hotspot-perfparser")
 run() { # INDEX
 	case $1 in
 	0) "$S" script -j 1 -i "$F" ;;
 	1) "$S" script -j 2 -i "$F" ;;
-	2) SCORCH_BLOCKS_FEED=0 "$S" script -j 2 -i "$F" ;;
-	3) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
-	4) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
-	5) SCORCH_BLOCKS_FEED=0 "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
-	6) "$S" script -j 1 -i "$F" > /dev/null & "$S" script -j 1 -i "$F" > /dev/null; wait ;;
-	7) "$HP" --input "$F" --output /dev/null ;;
+	2) "$S" perfparser -j 1 --input "$F" --output /dev/null ;;
+	3) "$S" perfparser -j 2 --input "$F" --output /dev/null ;;
+	4) "$S" script -j 1 -i "$F" > /dev/null & "$S" script -j 1 -i "$F" > /dev/null; wait ;;
+	5) "$HP" --input "$F" --output /dev/null ;;
 	esac
 }
 n=${#names[@]}
-[ -x "$HP" ] || n=7
+[ -x "$HP" ] || n=5
 echo "load before: $(uptime | sed 's/.*load average: //')"
 cat "$F" > /dev/null
 for r in $(seq "$RUNS"); do
@@ -116,8 +111,8 @@ rounds() {
 	paste "$W/r$1" "$W/r$2" | awk '{printf "%.4f\n", $1 / $4}' | sort -n |
 		awk '{a[NR]=$1} END {printf "%.2fx (rounds %.2f to %.2f)", a[int((NR+1)/2)], a[1], a[NR]}'
 }
-echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x (unfed: $(ratio "${wall[0]}" "${wall[2]}")x); median of the rounds: $(rounds 0 1)"
-echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[3]}" "${wall[4]}")x (unfed: $(ratio "${wall[3]}" "${wall[5]}")x); median of the rounds: $(rounds 3 4)"
+echo "script     -j 1 / -j 2 wall: $(ratio "${wall[0]}" "${wall[1]}")x; median of the rounds: $(rounds 0 1)"
+echo "perfparser -j 1 / -j 2 wall: $(ratio "${wall[2]}" "${wall[3]}")x; median of the rounds: $(rounds 2 3)"
 # two -j 1 at once do twice the work of one in this wall time: 2 x alone / both
 # is the most any -j 2 can gain here (cores shared with other work, caches
 # and memory bandwidth shared between the two)
@@ -127,16 +122,16 @@ rounds_median() {
 	paste "$W/r$1" "$W/r$2" | awk "{printf \"%.4f\\n\", $3}" | sort -n |
 		awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}'
 }
-ceil=$(rounds_median 0 6 '2 * $1 / $4')
+ceil=$(rounds_median 0 4 '2 * $1 / $4')
 echo "machine ceiling for 2 threads (2 x script -j 1 alone / both at once, median of the rounds): ${ceil}x"
 # the CPU the same work costs when two runs share the machine: both at once
 # / 2 x alone (caches, memory and whatever the host shares between the two
 # virtual CPUs); -j 2 pays it too, on top of the work its threads repeat
-tax=$(rounds_median 0 6 '($5 + $6) / (2 * ($2 + $3))')
+tax=$(rounds_median 0 4 '($5 + $6) / (2 * ($2 + $3))')
 echo "CPU of the same work, two runs at once / apart (median of the rounds): ${tax}x; so -j 2 at most $(echo "2 / $tax" | bc -l | awk '{printf "%.2f", $1}')x even if its threads repeated nothing"
-if [ "$n" = 8 ]; then
-	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[7]}" "${wall[3]}")x, cpu $(ratio "${cpu[7]}" "${cpu[3]}")x"
-	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[7]}" "${wall[4]}")x, cpu $(ratio "${cpu[7]}" "${cpu[4]}")x"
+if [ "$n" = 6 ]; then
+	echo "hotspot-perfparser / scorch perfparser -j 1: wall $(ratio "${wall[5]}" "${wall[2]}")x, cpu $(ratio "${cpu[5]}" "${cpu[2]}")x"
+	echo "hotspot-perfparser / scorch perfparser -j 2: wall $(ratio "${wall[5]}" "${wall[3]}")x, cpu $(ratio "${cpu[5]}" "${cpu[3]}")x"
 else
 	echo "hotspot-perfparser: not installed, no ratio"
 fi
@@ -158,19 +153,13 @@ if [ -n "${CALLGRIND:-}" ]; then
 			"(+$(echo "(${ins[2]} - ${ins[1]}) * 100 / ${ins[1]}" | bc -l | awk '{printf "%.1f", $1}')%;" \
 			"-j 2 at most $(echo "2 * ${ins[1]} / ${ins[2]}" | bc -l | awk '{printf "%.2f", $1}')x;" \
 			"with the CPU tax above $(echo "2 * ${ins[1]} / ${ins[2]} / $tax" | bc -l | awk '{printf "%.2f", $1}')x)"
-		[ $c = script ] && ins1=${ins[1]} && ins2=${ins[2]}
+		[ $c = script ] && ins1=${ins[1]}
 	done
-	for j in 2 4 8; do
-		for fe in 1 0; do
-			# script -j 2 fed was counted above: the same run, not again
-			[ $j = 2 ] && [ $fe = 1 ] && { ins[1]=$ins2; continue; }
-			SCORCH_BLOCKS_FEED=$fe valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$S" script \
-				-j $j -i "$CALLGRIND" > /dev/null 2> "$W/cg.log"
-			ins[$fe]=$(sed -n 's/.*Collected : //p' "$W/cg.log")
-		done
-		echo "callgrind script -j $j: fed $(echo "${ins[1]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M" \
-			"(+$(echo "(${ins[1]} - $ins1) * 100 / $ins1" | bc -l | awk '{printf "%.1f", $1}')% over -j 1)," \
-			"unfed $(echo "${ins[0]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M" \
-			"(+$(echo "(${ins[0]} - $ins1) * 100 / $ins1" | bc -l | awk '{printf "%.1f", $1}')%)"
+	for j in 4 8; do
+		valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" "$S" script \
+			-j $j -i "$CALLGRIND" > /dev/null 2> "$W/cg.log"
+		ins[$j]=$(sed -n 's/.*Collected : //p' "$W/cg.log")
+		echo "callgrind script -j $j: $(echo "${ins[$j]} / 1000000" | bc -l | awk '{printf "%.1f", $1}') M" \
+			"(+$(echo "(${ins[$j]} - $ins1) * 100 / $ins1" | bc -l | awk '{printf "%.1f", $1}')% over -j 1)"
 	done
 fi

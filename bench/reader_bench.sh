@@ -9,9 +9,6 @@
 #   hotspot-perfparser --print-stats          (perfparser's statistics pass)
 #   scorch stats                              (decodes every record and sample,
 #                                              runs the ordering queue)
-#   scorch stats, SCORCH_INPUT_WINDOWS=1      (the same, the data read in
-#                                              place from the file's mapping
-#                                              instead of pread into chunks)
 # and prints each time and its ratio to scorch stats.
 # Usage: bench/reader_bench.sh [FILE]   (RUNS=5 by default)
 set -u
@@ -42,16 +39,13 @@ r_cat=$(timeit cat "$F")
 r_perf=$(timeit perf report --stats -i "$F")
 r_hp=$(timeit "$HP" --input "$F" --print-stats)
 r_sc=$(timeit "$S" stats -i "$F")
-r_ip=$(SCORCH_INPUT_WINDOWS=1 timeit "$S" stats -i "$F")
 printf "%-34s %8s %8s %14s\n" tool "wall s" "cpu s" "cpu vs scorch"
 sc_cpu=${r_sc#* }
-for x in "cat:$r_cat" "perf report --stats:$r_perf" "hotspot-perfparser --print-stats:$r_hp" "scorch stats:$r_sc" \
-	"scorch stats (in place):$r_ip"; do
+for x in "cat:$r_cat" "perf report --stats:$r_perf" "hotspot-perfparser --print-stats:$r_hp" "scorch stats:$r_sc"; do
 	n=${x%%:*}; r=${x##*:}; w=${r% *}; c=${r#* }
 	printf "%-34s %8.3f %8.3f %13.2fx\n" "$n" "$w" "$c" "$(echo "$c / $sc_cpu" | bc -l)"
 done
 ratio() { echo "$1 / $2" | bc -l | awk '{printf "%.2f", $1}'; }
 echo "scorch stats / perf report --stats: wall $(ratio "${r_sc% *}" "${r_perf% *}"), cpu $(ratio "$sc_cpu" "${r_perf#* }")"
 echo "scorch stats / cat:                 wall $(ratio "${r_sc% *}" "${r_cat% *}"), cpu $(ratio "$sc_cpu" "${r_cat#* }")"
-echo "scorch stats pread / in place:      wall $(ratio "${r_sc% *}" "${r_ip% *}"), cpu $(ratio "$sc_cpu" "${r_ip#* }")"
 "$S" stats -i "$F" | grep -E '^(samples|rounds|time violations|max reorder time):'

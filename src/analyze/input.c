@@ -2,13 +2,9 @@
  * input.c: perf.data and pipe streams in, raw records out (see input.h).
  *
  * File mode maps the file for its header, attrs and features, and preads
- * the data section into chunks; inputs of one file on several threads may
- * share those chunks (shared reading, below). With SCORCH_INPUT_WINDOWS=1
- * the data is taken from the same mapping in windows instead: refcounted
- * chunks that point into it (window_next), records handed out in place, no
- * copy; a window no record is held from any more has its pages dropped
- * from the process (window_drop), so the mapping's resident part stays the
- * records in use (where no SIGBUS slot is left, pread again). Pipe mode
+ * the data section into chunks (reading the data in place from the
+ * mapping saves the copy but touches every page of it, which cost more
+ * than the copy on some virtual machines: docs/input.md). Pipe mode
  * (header size 16, from a pipe or a saved stream) reads into chunks as the
  * stream comes. COMPRESSED records feed one zstd stream whose output is cut
  * into records; a record may continue in the next COMPRESSED record, so the
@@ -27,8 +23,6 @@
 #include <byteswap.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +33,6 @@
 
 #define PIPE_CHUNK (256 * 1024)
 #define READ_CHUNK ((size_t)256 << 10)
-#define WINDOW ((size_t)4 << 20)
 #define CHUNK_LIMIT ((size_t)512 << 20)
 #define DECOMP_LIMIT ((size_t)256 << 20)
 
@@ -50,6 +43,7 @@ struct input {
 	bool pipe;          /* pipe format (records only) */
 	bool from_stream;   /* size unknown (a pipe) */
 	bool from_file_spill; /* a file-format stream, put in a temporary file (spill_stream) */
+	const char *tmpdir;   /* where (NULL: /tmp) */
 	bool memwalk;       /* data walked in memory (a file-format stream read whole) */
 	bool eof;
 	bool feed;          /* fed from memory (input_feed), never at its end */
@@ -65,15 +59,9 @@ struct input {
 	size_t cpos;         /* parse position in cur */
 	uint64_t cur_off;    /* input offset of cur->data[0] */
 	bool use_pread;
-	bool windows;        /* the data taken in place from the mapping (window_next) */
-	int fault_slot;      /* windows: its SIGBUS slot (input_fault), else -1 */
-	size_t window;       /* windows: their size (SCORCH_INPUT_WINDOW for tests) */
 	uint64_t rd_off, rd_end;
 	struct input_chunk *whole; /* memwalk: the chunk holding the whole input */
 	struct input_chunk *pool;  /* free chunks */
-	struct input_share *share; /* shared reading (input_share_attach) */
-	int share_reader;
-	struct input_chunk *views;  /* free views of shared chunks (share_view) */
 	void (*meta_fn)(void *ctx); /* input_set_meta_hook */
 	void *meta_ctx;
 	/* decompression */
@@ -94,175 +82,24 @@ const struct input_stats *input_stats(const struct input *in) { return &in->st; 
 uint64_t input_size(const struct input *in) { return in->from_stream ? 0 : in->map_len; }
 uint64_t input_pos(const struct input *in) { return in->memwalk ? in->pos : in->cur_off + in->cpos; }
 
-/* A shared chunk's count is an atomic reference count: the thread whose
- * decrement reaches zero returns the chunk to the pool, and what the other
- * holders did with it happened before (their release, its acquire).
- * helgrind does not see that order through atomics, so it is told
- * (ANNOTATE_HAPPENS_BEFORE/AFTER, valgrind's documented way for reference
- * counts), and the count itself, only ever changed atomically but for its
- * first value (set by the one thread that took the chunk from the pool),
- * is not checked (VALGRIND_HG_DISABLE_CHECKING where the chunk is made).
- * None of it does anything outside valgrind. Without them, a chunk reused
- * from the pool was reported as a race between an earlier holder's
- * decrement and the new count (script -j 3, blocks of 5 records: in 9 of
- * 22 runs; with them, none in 32). */
-#include "util/annotate.h"
-
 void input_chunk_get(struct input_chunk *c)
 {
-	if (c->share)
-		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-	else
-		c->refs++;
+	c->refs++;
 }
-
-static void share_release(struct input_chunk *c);
-static void window_drop(struct input_chunk *c);
 
 /* Chunks return to the input's free list (the pages stay mapped and warm:
  * a fresh multi-MB malloc is fresh page faults); the list is freed with the
  * input, which must therefore outlive every holder of a chunk. */
 void input_chunk_put(struct input_chunk *c)
 {
-	if (!c)
+	if (!c || --c->refs)
 		return;
-	if (c->share) {
-		ANNOTATE_HAPPENS_BEFORE(&c->refs);
-		if (!__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL)) {
-			ANNOTATE_HAPPENS_AFTER(&c->refs);
-			share_release(c);
-		}
-		return;
-	}
-	if (--c->refs)
-		return;
-	if (c->under) {
-		input_chunk_put(c->under);
-		c->under = NULL;
-	}
-	if (c->window) {
-		window_drop(c);
-		return;
-	}
 	if (c->pool) {
 		c->next = *c->pool;
 		*c->pool = c;
 	} else {
 		free(c);
 	}
-}
-
-/*
- * A mapped file that shrinks while it is read (or whose pages cannot be
- * read: an I/O error) raises SIGBUS where pread would have returned short.
- * The mappings read in windows are registered; the handler puts a page of
- * zeros where the fault was, notes its address in the mapping's slot and
- * returns, so the access completes; the pipeline then ends with one error
- * line about the file (input_fault), whatever it made of the zeros. A
- * SIGBUS anywhere else is not ours: the previous handling is put back
- * and the fault happens again under it.
- */
-#define FAULT_SLOTS 64
-static struct fault_slot {
-	uintptr_t lo, hi;        /* the mapping; lo 0: free, 1: being taken */
-	uintptr_t at;            /* the first address that faulted, 0: none */
-} fault_slots[FAULT_SLOTS];
-static struct sigaction fault_prev;
-static uintptr_t page_size;
-static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER; /* taking and freeing slots */
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	int saved = errno;
-	uintptr_t a = (uintptr_t)si->si_addr;
-	for (int i = 0; i < FAULT_SLOTS; i++) {
-		struct fault_slot *f = &fault_slots[i];
-		uintptr_t lo = __atomic_load_n(&f->lo, __ATOMIC_ACQUIRE);
-		if (lo <= 1 || a < lo || a >= __atomic_load_n(&f->hi, __ATOMIC_RELAXED))
-			continue; /* free, being taken (1), or not this one */
-		uintptr_t pg = a & ~(page_size - 1);
-		if (mmap((void *)pg, page_size, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
-		    MAP_FAILED)
-			break;
-		uintptr_t none = 0;
-		__atomic_compare_exchange_n(&f->at, &none, a, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-		errno = saved;
-		return;
-	}
-	sigaction(sig, &fault_prev, NULL);
-	errno = saved;
-}
-
-static void fault_install(void)
-{
-	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &fault_prev))
-		page_size = 0;
-}
-
-/* A slot for the mapping [p, p + n), or -1 (then the file is read with pread). */
-static int fault_register(const void *p, size_t n)
-{
-	pthread_once(&fault_once, fault_install);
-	if (!page_size)
-		return -1;
-	/* the handler reads the slots without the lock (it may interrupt
-	 * a holder): a slot is published by its lo, stored last */
-	pthread_mutex_lock(&fault_mu);
-	int got = -1;
-	for (int i = 0; i < FAULT_SLOTS && got < 0; i++) {
-		if (__atomic_load_n(&fault_slots[i].lo, __ATOMIC_RELAXED))
-			continue;
-		__atomic_store_n(&fault_slots[i].lo, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&fault_slots[i].at, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&fault_slots[i].hi, (uintptr_t)p + n, __ATOMIC_RELAXED);
-		__atomic_store_n(&fault_slots[i].lo, (uintptr_t)p, __ATOMIC_RELEASE);
-		got = i;
-	}
-	pthread_mutex_unlock(&fault_mu);
-	return got;
-}
-
-static void fault_unregister(int i)
-{
-	if (i < 0)
-		return;
-	pthread_mutex_lock(&fault_mu);
-	__atomic_store_n(&fault_slots[i].hi, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&fault_slots[i].lo, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fault_mu);
-}
-
-int input_fault(const struct input *in, struct err *e)
-{
-	if (in->fault_slot < 0)
-		return 0;
-	uintptr_t at = __atomic_load_n(&fault_slots[in->fault_slot].at, __ATOMIC_ACQUIRE);
-	if (!at)
-		return 0;
-	uint64_t off = at - (uintptr_t)in->map;
-	e->set = 0;
-	return err_at(e, off, "the file could not be read here: it is shorter than when it was opened "
-			      "(%zu bytes), or an I/O error", in->map_len);
-}
-
-/* A window nobody holds any more: its pages leave the process (they stay
- * in the page cache), so what is mapped is what is in use, not all that
- * was read. The page it ends in may begin the next window: that one drops it. */
-static void window_drop(struct input_chunk *c)
-{
-	uintptr_t pg = page_size;
-	uintptr_t a = (uintptr_t)c->data & ~(pg - 1), b = ((uintptr_t)c->data + c->len) & ~(pg - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-	free(c);
 }
 
 /* A chunk of at least cap bytes off a free list, or NULL. */
@@ -294,11 +131,8 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 		if (!c)
 			return NULL;
 		c->data = (uint8_t *)(c + 1);
-		c->window = false;
 		c->cap = cap;
 		c->pool = &in->pool;
-		c->share = NULL;
-		c->under = NULL;
 	}
 	c->refs = 1;
 	c->len = 0;
@@ -307,170 +141,7 @@ static struct input_chunk *chunk_new(struct input *in, size_t cap)
 }
 const char *input_name(const struct input *in) { return in->name; }
 
-bool input_in_place(const struct input *in)
-{
-	return in->windows;
-}
-
-/* ---- shared reading (input.h) ------------------------------------------ */
-
-/* Chunks read and wanted by a reader that has not taken them yet. Readers
- * move forward only, so a chunk before every reader's place is dropped;
- * so is the oldest when the table is full (a reader far behind the others
- * or one that cuts the data otherwise): whoever comes for it later reads
- * it again. */
-#define SHARE_ENTRIES 128
-
-struct share_ent {
-	uint64_t off, end;       /* where the chunk starts; the data section's end */
-	size_t want;             /* its size in the cutting */
-	struct input_chunk *c;   /* NULL while being read */
-	bool eof;                /* the data ended within it */
-};
-
-struct input_share {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int n;
-	uint64_t *at;            /* each reader's place: where the chunk it came for last
-				  * starts (0: none yet; UINT64_MAX: gone) */
-	int nent;
-	struct share_ent ent[SHARE_ENTRIES]; /* oldest first */
-	struct input_chunk *pool;
-	uint64_t bytes;          /* read from the file, by all */
-};
-
-struct input_share *input_share_new(int n)
-{
-	struct input_share *s = xcalloc(1, sizeof(*s));
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-	s->n = n;
-	s->at = xcalloc((size_t)n, sizeof(*s->at));
-	return s;
-}
-
-/* A shared chunk nobody holds any more: back to the share's free list. */
-static void share_release(struct input_chunk *c)
-{
-	struct input_share *s = c->share;
-	pthread_mutex_lock(&s->mu);
-	c->next = s->pool;
-	s->pool = c;
-	pthread_mutex_unlock(&s->mu);
-}
-
-/* Under the lock: drop the chunks no reader will come for: every reader
- * still reading has come for a later one (one that came for this one may
- * still be waiting for it to be read). Their table references go to
- * drop[], to put after unlocking. Returns how many. */
-static int share_sweep(struct input_share *s, struct input_chunk **drop)
-{
-	uint64_t low = UINT64_MAX;
-	for (int i = 0; i < s->n; i++)
-		if (s->at[i] < low)
-			low = s->at[i];
-	int nd = 0, k = 0;
-	for (int i = 0; i < s->nent; i++) {
-		struct share_ent *x = &s->ent[i];
-		if (x->c && x->off < low)
-			drop[nd++] = x->c;
-		else
-			s->ent[k++] = *x;
-	}
-	s->nent = k;
-	return nd;
-}
-
-static void put_all(struct input_chunk **c, int n)
-{
-	for (int i = 0; i < n; i++)
-		input_chunk_put(c[i]);
-}
-
-void input_share_leave(struct input_share *s, int reader)
-{
-	struct input_chunk *drop[SHARE_ENTRIES];
-	pthread_mutex_lock(&s->mu);
-	s->at[reader] = UINT64_MAX;
-	int nd = share_sweep(s, drop);
-	pthread_mutex_unlock(&s->mu);
-	put_all(drop, nd);
-}
-
-void input_share_attach(struct input *in, struct input_share *s, int reader)
-{
-	if (!in->use_pread || in->windows || in->memwalk || in->feed || in->cur) {
-		input_share_leave(s, reader);
-		return;
-	}
-	in->share = s;
-	in->share_reader = reader;
-}
-
-void input_share_free(struct input_share *s)
-{
-	if (!s)
-		return;
-	for (int i = 0; i < s->nent; i++)
-		free(s->ent[i].c); /* the table's reference was the last */
-	pool_free(&s->pool);
-	pthread_cond_destroy(&s->cv);
-	pthread_mutex_destroy(&s->mu);
-	free(s->at);
-	free(s);
-}
-
-uint64_t input_share_bytes(struct input_share *s)
-{
-	return __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
-}
-
-/* Under the lock: entry i leaves the table (the order of the rest kept). */
-static void share_remove(struct input_share *s, int i)
-{
-	memmove(&s->ent[i], &s->ent[i + 1], (size_t)(s->nent - i - 1) * sizeof(s->ent[0]));
-	s->nent--;
-}
-
-static int share_find(struct input_share *s, uint64_t off, size_t want, uint64_t end)
-{
-	for (int i = 0; i < s->nent; i++)
-		if (s->ent[i].off == off && s->ent[i].want == want && s->ent[i].end == end)
-			return i;
-	return -1;
-}
-
-/* Read a chunk: want bytes of the data from off, fewer where it ends. */
-static int share_read(struct input *in, struct input_chunk *c, uint64_t off, size_t want, struct err *e)
-{
-	c->len = 0;
-	while (c->len < want && off + c->len < in->rd_end) {
-		size_t n = want - c->len;
-		if (n > in->rd_end - off - c->len)
-			n = (size_t)(in->rd_end - off - c->len);
-		ssize_t r = pread(in->fd, c->data + c->len, n, (off_t)(off + c->len));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return err_set(e, -errno, "read error: %s", strerror(errno));
-		if (r == 0)
-			break;
-		c->len += (size_t)r;
-	}
-	return 0;
-}
-
-/* The data is read up to end (a chunk or window that ends there). */
-static void read_to(struct input *in, uint64_t end)
-{
-	if (end > in->rd_off) {
-		in->st.bytes_read += end - in->rd_off;
-		in->rd_off = end;
-	}
-}
-
-/* The size of a chunk or window for a record of n bytes: base, doubled
+/* The size of a chunk for a record of n bytes: base, doubled
  * until it holds two; -E2BIG past CHUNK_LIMIT. */
 static int chunk_cap(size_t base, size_t n, size_t *cap, struct err *e)
 {
@@ -482,167 +153,7 @@ static int chunk_cap(size_t base, size_t n, size_t *cap, struct err *e)
 	return 0;
 }
 
-/* This input's view of the shared chunk c, taking over the reference it
- * holds: its records' references are counted on the view, by this input's
- * thread alone, instead of on c, whose count every reader's records would
- * move (a cache line the threads took from each other at every record:
- * input_chunk_put had 3% of `perfparser -j 2`'s samples). */
-static struct input_chunk *share_view(struct input *in, struct input_chunk *c)
-{
-	struct input_chunk *v = in->views;
-	if (v)
-		in->views = v->next;
-	else
-		v = xmalloc(sizeof(*v));
-	v->refs = 1;
-	v->cap = c->cap;
-	v->len = c->len;
-	v->pool = &in->views;
-	v->share = NULL;
-	v->next = NULL;
-	v->window = false;
-	v->under = c;
-	v->data = c->data;
-	return v;
-}
-
-/*
- * The next chunk of a shared reading: the data from off, want bytes (fewer
- * where the data ends), taken from the table or read and put there. It
- * becomes in->cur as chunk_fill would make it: the same bytes at the same
- * place, read ahead to the same point.
- */
-static int share_next(struct input *in, uint64_t off, size_t want, struct err *e)
-{
-	struct input_share *s = in->share;
-	struct input_chunk *c = NULL, *drop[SHARE_ENTRIES + 1];
-	int nd = 0;
-	bool eof = false, taken = false, publish = false;
-	pthread_mutex_lock(&s->mu);
-	s->at[in->share_reader] = off;
-	for (;;) {
-		int i = share_find(s, off, want, in->rd_end);
-		if (i < 0)
-			break;
-		struct share_ent *x = &s->ent[i];
-		if (!x->c) { /* another reader is reading it */
-			pthread_cond_wait(&s->cv, &s->mu);
-			continue;
-		}
-		c = x->c;
-		eof = x->eof;
-		taken = true;
-		__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
-		break;
-	}
-	nd = share_sweep(s, drop);
-	if (!taken) {
-		/* read it, with a place in the table first: the others wait
-		 * for this read instead of making their own */
-		if (s->nent == SHARE_ENTRIES)
-			for (int i = 0; i < s->nent; i++)
-				if (s->ent[i].c) {
-					drop[nd++] = s->ent[i].c;
-					share_remove(s, i);
-					break;
-				}
-		if (s->nent < SHARE_ENTRIES) {
-			s->ent[s->nent++] = (struct share_ent){ .off = off, .want = want, .end = in->rd_end };
-			publish = true;
-		}
-		c = pool_take(&s->pool, want);
-	}
-	pthread_mutex_unlock(&s->mu);
-	put_all(drop, nd);
-
-	if (!taken) {
-		int rc = 0;
-		if (!c && (c = xmalloc_input(sizeof(*c) + want, sizeof(*c) + 4 * CHUNK_LIMIT))) {
-			VALGRIND_HG_DISABLE_CHECKING(&c->refs, sizeof(c->refs));
-			c->data = (uint8_t *)(c + 1);
-			c->window = false;
-			c->cap = want;
-			c->pool = NULL;
-			c->share = s;
-			c->under = NULL;
-		}
-		if (c) {
-			c->refs = publish ? 2 : 1; /* this input's, the table's */
-			c->next = NULL;
-			rc = share_read(in, c, off, want, e);
-			__atomic_add_fetch(&s->bytes, c->len, __ATOMIC_RELAXED);
-			eof = c->len < want || off + c->len >= in->rd_end;
-		} else {
-			rc = err_set(e, -ENOMEM, "out of memory reading the input");
-		}
-		if (publish) {
-			pthread_mutex_lock(&s->mu);
-			int i = share_find(s, off, want, in->rd_end);
-			if (rc) {
-				share_remove(s, i); /* whoever waits for it reads it for itself */
-			} else {
-				s->ent[i].c = c;
-				s->ent[i].eof = eof;
-			}
-			nd = share_sweep(s, drop);
-			pthread_cond_broadcast(&s->cv);
-			pthread_mutex_unlock(&s->mu);
-			put_all(drop, nd);
-		}
-		if (rc) {
-			if (c) {
-				c->refs = 1;
-				input_chunk_put(c);
-			}
-			return rc;
-		}
-	}
-	input_chunk_put(in->cur);
-	in->cur = share_view(in, c);
-	in->cur_off = off;
-	in->cpos = 0;
-	read_to(in, off + c->len);
-	in->eof = eof;
-	return 0;
-}
-
 /* ---- reading a stream ---------------------------------------------------- */
-
-/*
- * The next window of a mapped file: the data from where parsing is, at
- * least n bytes (fewer where the data ends), as a chunk that points into
- * the mapping. No copy: records are read where the page cache has them.
- */
-static int window_next(struct input *in, size_t n, struct err *e)
-{
-	int f = input_fault(in, e);
-	if (f)
-		return f;
-	uint64_t pos = in->cur ? in->cur_off + in->cpos : in->rd_off;
-	size_t cap;
-	if ((f = chunk_cap(in->window, n, &cap, e)))
-		return f;
-	uint64_t end = pos > in->rd_end ? pos : in->rd_end;
-	if (end - pos > cap)
-		end = pos + cap;
-	struct input_chunk *c = xmalloc(sizeof(*c));
-	c->refs = 1;
-	c->cap = c->len = (size_t)(end - pos);
-	c->pool = NULL;
-	c->share = NULL;
-	c->under = NULL;
-	c->next = NULL;
-	c->window = true;
-	c->data = (uint8_t *)in->map + pos;
-	input_chunk_put(in->cur);
-	in->cur = c;
-	in->cur_off = pos;
-	in->cpos = 0;
-	read_to(in, end);
-	if (end >= in->rd_end)
-		in->eof = true;
-	return 0;
-}
 
 /*
  * Make at least n bytes available at cur->data + cpos. 1: yes, 0: the input
@@ -655,26 +166,13 @@ static int chunk_fill(struct input *in, size_t n, struct err *e)
 	while (!in->cur || in->cur->len - in->cpos < n) {
 		if (in->eof)
 			return 0;
-		if (in->windows) {
-			int r = window_next(in, n, e);
-			if (r)
-				return r;
-			continue;
-		}
-		if (!in->cur || in->share || in->cur->cap - in->cpos < n ||
+		if (!in->cur || in->cur->cap - in->cpos < n ||
 		    in->cur->cap - in->cur->len < PIPE_CHUNK / 4) {
 			size_t tail = in->cur ? in->cur->len - in->cpos : 0;
 			size_t cap;
 			int r = chunk_cap(READ_CHUNK, n, &cap, e);
 			if (r)
 				return r;
-			if (in->share) {
-				/* a shared chunk is read whole (up to the data's
-				 * end) and never read into again */
-				if ((r = share_next(in, in->cur_off + in->cpos, cap, e)))
-					return r;
-				continue;
-			}
 			struct input_chunk *c;
 			if (in->cur && in->cur->refs == 1 && in->cur->cap >= cap) {
 				/* nothing handed out still uses it: reuse in place */
@@ -879,19 +377,11 @@ static struct input *input_alloc(const char *name)
 	struct input *in = xcalloc(1, sizeof(*in));
 	in->name = xstrdup(name);
 	in->fd = -1;
-	in->fault_slot = -1;
 	perf_header_init(&in->hdr);
 	perf_evlist_init(&in->el);
 	buf_init(&in->dbuf, DECOMP_LIMIT);
 	buf_init(&in->scratch, 1 << 20);
 	return in;
-}
-
-/* Where temporary files go: $TMPDIR, else /tmp. */
-static const char *temp_dir(void)
-{
-	const char *dir = getenv("TMPDIR");
-	return dir && *dir ? dir : "/tmp";
 }
 
 /* A temporary file, already unlinked, in dir; -1 when none can be made. */
@@ -920,7 +410,7 @@ static int temp_file(const char *dir)
  */
 static int spill_stream(struct input *in, struct err *e)
 {
-	const char *dir = temp_dir();
+	const char *dir = in->tmpdir ? in->tmpdir : "/tmp";
 	int fd = temp_file(dir);
 	if (fd < 0)
 		return 0;
@@ -991,17 +481,6 @@ again:
 			in->map_len = (size_t)st.st_size;
 			in->mapped = true;
 			in->use_pread = true;
-			/* the data with pread by default: read in place, it
-			 * saves the copy but touches every page of the mapping,
-			 * which cost more than the copy on some VMs
-			 * (docs/input.md: 1.24-1.80x the CPU on one, 0.81x on
-			 * another); SCORCH_INPUT_WINDOWS=1 reads in place */
-			const char *w = getenv("SCORCH_INPUT_WINDOWS");
-			if (w && *w && strcmp(w, "0"))
-				in->fault_slot = fault_register(m, in->map_len);
-			in->windows = in->fault_slot >= 0;
-			const char *ws = getenv("SCORCH_INPUT_WINDOW");
-			in->window = ws && atol(ws) >= 64 ? (size_t)atol(ws) : WINDOW;
 			if (read_file_header(in, e)) {
 				input_free(in);
 				return NULL;
@@ -1066,9 +545,10 @@ again:
 	return in;
 }
 
-struct input *input_open(const char *path, struct err *e)
+struct input *input_open(const char *path, const char *tmpdir, struct err *e)
 {
 	struct input *in = input_alloc(path);
+	in->tmpdir = tmpdir;
 	if (!strcmp(path, "-")) {
 		in->fd = 0;
 	} else {
@@ -1083,9 +563,10 @@ struct input *input_open(const char *path, struct err *e)
 	return open_common(in, e);
 }
 
-struct input *input_open_fd(int fd, const char *name, struct err *e)
+struct input *input_open_fd(int fd, const char *name, const char *tmpdir, struct err *e)
 {
 	struct input *in = input_alloc(name);
+	in->tmpdir = tmpdir;
 	in->fd = fd;
 	return open_common(in, e);
 }
@@ -1115,21 +596,15 @@ void input_free(struct input *in)
 {
 	if (!in)
 		return;
-	/* the last window first: dropping its pages needs the mapping (no
-	 * other chunk outlives its input: input_chunk_put) */
 	input_chunk_put(in->cur);
-	fault_unregister(in->fault_slot); /* before the addresses can be mapped again */
 	if (in->mapped)
 		munmap((void *)in->map, in->map_len);
 	if (in->own_fd)
 		close(in->fd);
 	if (in->zd)
 		ZSTD_freeDStream(in->zd);
-	if (in->share)
-		input_share_leave(in->share, in->share_reader);
 	input_chunk_put(in->whole);
 	pool_free(&in->pool);
-	pool_free(&in->views);
 	buf_release(&in->dbuf);
 	buf_release(&in->scratch);
 	perf_header_release(&in->hdr);
@@ -1442,11 +917,6 @@ void input_set_meta_hook(struct input *in, void (*fn)(void *ctx), void *ctx)
 int input_next(struct input *in, struct input_rec *rec, struct err *e)
 {
 	int r = next_raw(in, rec, e);
-	if (r <= 0 && in->windows) {
-		int f = input_fault(in, e);
-		if (f)
-			return f;
-	}
 	if (r <= 0) {
 		if (r == 0 && in->dpos < in->dbuf.len)
 			return err_at(e, in->comp_off, "compressed data ends inside a record (%zu bytes left over)",

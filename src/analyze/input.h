@@ -4,13 +4,12 @@
  * and yields raw records one at a time, with COMPRESSED records expanded
  * (one zstd stream across records; a record may span two of them).
  *
- * The data section (file) is pread into chunks (or, SCORCH_INPUT_WINDOWS=1,
- * taken from the file's mapping in windows), the stream (pipe) read into
- * chunks; either is a refcounted chunk and
- * records are yielded in place: rec->chunk is set and stays valid while
- * someone holds a reference (the ordering queue takes one instead of
- * copying). A file that shrinks while it is read in place is an error
- * (input_fault), not a SIGBUS. Decompressed, byte-swapped or misaligned records live
+ * The data section (file) is pread into chunks, the stream (pipe) read
+ * into chunks; either is a refcounted chunk and records are yielded in
+ * place: rec->chunk is set and stays valid while someone holds a
+ * reference (the ordering queue takes one instead of copying; the count
+ * is not atomic: one thread holds a chunk's references, the one that
+ * reads the input). Decompressed, byte-swapped or misaligned records live
  * in a scratch buffer until the next input_next call (no chunk, not
  * stable): the ordering queue copies those. Only a file-format stream read
  * whole is walked in memory (stable).
@@ -31,18 +30,12 @@
 
 /* A block of input data records are handed out from; refcounted, so
  * the ordering queue can hold records without copying them. */
-struct input_share;
 struct input_chunk {
-	uint32_t refs;              /* atomic when share is set */
+	uint32_t refs;
 	size_t cap, len;
 	struct input_chunk **pool;  /* free list it returns to (the input's) */
-	struct input_share *share;  /* else: a chunk of a shared reading */
 	struct input_chunk *next;   /* in the free list */
-	bool window;                /* a view of the file's mapping (no bytes of its own) */
-	struct input_chunk *under;  /* else: a view of this shared chunk, which it
-				     * holds one reference to (one input's: see
-				     * share_view in input.c) */
-	uint8_t *data;              /* its bytes: just after it, the window, or under's */
+	uint8_t *data;              /* its bytes: just after it */
 };
 void input_chunk_get(struct input_chunk *c);
 void input_chunk_put(struct input_chunk *c);
@@ -66,10 +59,11 @@ struct input_stats {
 struct input;
 
 /* Open path ("-" = stdin). Parses the header (file) or the pipe header.
- * Returns NULL with e filled on failure. */
-struct input *input_open(const char *path, struct err *e);
+ * A file-format stream is kept in a temporary file in tmpdir (NULL: /tmp;
+ * it must outlive the input). Returns NULL with e filled on failure. */
+struct input *input_open(const char *path, const char *tmpdir, struct err *e);
 /* Open from a file descriptor the caller owns (a socket, a pipe). */
-struct input *input_open_fd(int fd, const char *name, struct err *e);
+struct input *input_open_fd(int fd, const char *name, const char *tmpdir, struct err *e);
 /* A pipe-format stream fed from memory (the live pipeline): head is its
  * beginning (at least the 16-byte pipe header); later bytes come with
  * input_feed. Bytes are copied into the input's chunks as they are read,
@@ -103,36 +97,4 @@ const struct input_stats *input_stats(const struct input *in);
 uint64_t input_size(const struct input *in);
 uint64_t input_pos(const struct input *in);
 const char *input_name(const struct input *in);
-/* Whether the data is read in place, from the file's mapping
- * (SCORCH_INPUT_WINDOWS=1; else it is pread into chunks, or a stream). */
-bool input_in_place(const struct input *in);
-/* A file read in place (its mapping) that could not be read somewhere
- * (it shrank while being read, or an I/O error: SIGBUS, which input.c
- * turns into a page of zeros): nonzero with e set to say so, at the
- * offset, replacing what e held (what was read there was not the file).
- * 0 otherwise. */
-int input_fault(const struct input *in, struct err *e);
-
-/*
- * Shared reading: n inputs of the same file, parsed alike on n threads
- * (analyze/parallel/blocks.h), read its data section once between them, when it
- * is read with pread (a file read in place shares the page cache instead:
- * attaching such an input only leaves). Every
- * input cuts the data into the same chunks (their places follow from the
- * records alone), so the first to need a chunk preads it and the others
- * take a reference to it. A cache only: an input that finds nothing reads
- * for itself, so what is read never depends on the timing.
- * Readers are numbered 0..n-1. input_share_attach joins an input opened
- * on the file as reader r (one reading records with pread; for any other
- * the call only leaves); a reader that will never attach (its open
- * failed, its thread did not start) calls input_share_leave; a freed
- * input leaves. input_share_free once every input is freed.
- */
-struct input_share *input_share_new(int n);
-void input_share_attach(struct input *in, struct input_share *s, int reader);
-void input_share_leave(struct input_share *s, int reader);
-void input_share_free(struct input_share *s);
-/* Bytes read from the file so far, by all the readers. */
-uint64_t input_share_bytes(struct input_share *s);
-
 #endif

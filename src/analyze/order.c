@@ -191,15 +191,6 @@ static int flush(struct order *o, uint64_t tlimit, uint64_t byte_target)
 		return rc;
 	size_t i = 0;
 	while (i < o->n && o->q[i].time <= tlimit && o->buffered > byte_target) {
-		if (o->cfg.prefetch && i + 1 < o->n) {
-			/* while this one is delivered, the next one's first
-			 * bytes come from memory (a record read in place is
-			 * seldom in the cache when it is delivered) */
-			const uint8_t *r = o->q[i + 1].rec;
-			uint32_t lim = o->q[i + 1].size < o->cfg.prefetch ? o->q[i + 1].size : o->cfg.prefetch;
-			for (uint32_t k = 0; k < lim; k += 64)
-				__builtin_prefetch(r + k);
-		}
 		rc = deliver(o, &o->q[i]);
 		i++;
 		if (rc)

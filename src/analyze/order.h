@@ -22,16 +22,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* What the pipeline asks for of the next record when it resolves samples
- * of a file read in place: CPU time 0.920-0.962 of none with 1 to 4.5 KiB;
- * read with pread, no change measured, so none then (docs/input.md). */
-#define ORDER_PREFETCH 2048
-
 struct order_config {
 	uint64_t buffer_size;      /* bytes buffered without rounds (32 MiB); 0: until rounds */
 	uint64_t max_buffer_size;  /* upper bound for growth; default 1 GiB */
-	uint32_t prefetch;         /* bytes of the next queued record asked for
-				    * (__builtin_prefetch) before one is delivered */
 };
 
 struct order_stats {

@@ -151,7 +151,7 @@ static void route_warning(void *ctx, const struct resolver_warning *w)
 static bool block_mine(struct pipeline *p, uint64_t blk)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
-	return b->mine ? b->mine(b->ctx, b->index, blk) : blk % (uint64_t)b->n == (uint64_t)b->index;
+	return b->mine(b->ctx, b->index, blk);
 }
 
 static int block_next(struct pipeline *p)
@@ -427,26 +427,14 @@ static int pipeline_start(struct pipeline *p)
 	struct sink *sink = p->sink;
 	p->aux_attr = -1;
 	p->sess = session_new();
-	/* samples are resolved from records read in place: the next record's
-	 * head (its callchain, its registers and the top of its stack copy)
-	 * is asked for while one is (order.h; docs/input.md), and the stack
-	 * copy's first bytes as its sample is resolved. With the data pread
-	 * into chunks (the default) neither changed the time measurably, and
-	 * both were instructions on every record (2.4% of them) */
-	bool in_place = input_in_place(p->in);
-	struct order_config oc = c->order;
-	if (sink->sample && !oc.prefetch && in_place)
-		oc.prefetch = ORDER_PREFETCH;
-	p->ord = order_new(&oc, deliver, p);
+	p->ord = order_new(&c->order, deliver, p);
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
-	if (p->res) {
+	if (p->res)
 		resolver_set_warn(p->res, route_warning, (void *)c);
-		resolver_set_stack_prefetch(p->res, in_place);
-	}
 	if (c->blocks) {
 		const struct pipeline_blocks *b = c->blocks;
-		p->blk_mine = b->mine ? b->mine(b->ctx, b->index, 0) : b->index == 0;
+		p->blk_mine = b->mine(b->ctx, b->index, 0);
 		input_set_meta_hook(p->in, block_meta, p);
 		if (p->res) {
 			/* names decided in order across the pipelines */
@@ -543,45 +531,16 @@ static int pipeline_flush(struct pipeline *p, int rc)
 	return rc;
 }
 
-/* Whether a run that the process exits after frees what it made anyway:
- * where leaks are checked (see exit_after in pipeline.h). */
-static bool teardown_checked(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-	return true;
-#else
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return true;
-#endif
-#endif
-	const char *t = getenv("SCORCH_TEARDOWN");
-	if (t && *t && strcmp(t, "0"))
-		return true;
-#ifdef RUNNING_ON_VALGRIND
-	if (RUNNING_ON_VALGRIND)
-		return true;
-#endif
-	const char *pre = getenv("LD_PRELOAD");
-	return pre && strstr(pre, "vgpreload");
-#endif
-}
-
 /* The sink's end, then everything freed but the pipeline itself (or, when
  * the process exits after the run, only the caches stored). */
 static int pipeline_finish(struct pipeline *p, int rc)
 {
 	struct err *e = p->e;
-	/* the file shrank or could not be read while read in place: what
-	 * was made of the bytes there is not the file's, whatever it gave */
-	int fault = rc <= 0 ? input_fault(p->in, e) : 0;
-	if (fault)
-		rc = fault;
 	const struct pipeline_blocks *b = p->cfg->blocks;
 	/* the followers end where this one did: at the input's end or error
 	 * as they would have met it, else they stop there */
 	if (p->lead)
-		feed_end(p->lead, rc, rc == 0 || fault || p->input_err, e);
+		feed_end(p->lead, rc, rc == 0 || p->input_err, e);
 	if (p->follow)
 		feed_leave(b->feed, b->index);
 	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
@@ -622,7 +581,7 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	workers_free(p->wk);
-	if (p->cfg->exit_after && !teardown_checked()) {
+	if (p->cfg->exit_after) {
 		resolver_keep(p->res);
 		return rc;
 	}
@@ -641,14 +600,8 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 {
 	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
 	int rc = 0;
-	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", e)
-				: input_open(c->input ? c->input : "perf.data", e);
-	if (c->blocks && c->blocks->share) {
-		if (p.in)
-			input_share_attach(p.in, c->blocks->share, c->blocks->index);
-		else
-			input_share_leave(c->blocks->share, c->blocks->index);
-	}
+	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", c->tmpdir, e)
+				: input_open(c->input ? c->input : "perf.data", c->tmpdir, e);
 	struct feed *f = c->blocks ? c->blocks->feed : NULL;
 	if (!p.in) {
 		/* the followers meet the leader's error as their own */

@@ -81,9 +81,9 @@ struct pipeline_blocks {
 	/* The sink calls of block `block` are over (its last record, the end
 	 * of the input, or an error). Nonzero: stop. */
 	int (*done)(void *ctx, int index, uint64_t block);
-	/* Whether block `block` is this pipeline's. NULL: block % n == index.
-	 * Called by every pipeline for every block, in order (with a feed,
-	 * pipeline 0 decides: analyze/parallel/blocks.c). */
+	/* Whether block `block` is this pipeline's. Called by every pipeline
+	 * for every block, in order (pipeline 0 decides:
+	 * analyze/parallel/blocks.c). */
 	bool (*mine)(void *ctx, int index, uint64_t block);
 	/* A record of this pipeline's blocks handed over instead of given to
 	 * its sink: decoded, the sample resolved (rs; NULL for other records;
@@ -118,13 +118,11 @@ struct pipeline_blocks {
 	 * use any pipeline's names) and, ordered, the one sink has ended. */
 	void (*finish)(void *ctx, int index, struct pipeline *p, int rc);
 	void *ctx;
-	/* The pipelines' inputs read the data once between them (input.h). */
-	struct input_share *share;
-	/* Their unwinders share the CFI rows they convert (unwind.h). */
+	/* The unwinders share the CFI rows they convert (unwind.h). */
 	struct unwind_share *unwind_share;
-	/* Set: pipeline 0 alone reads and orders the input and publishes
-	 * what leaves its queue here; the others take it from there instead
-	 * of reading (analyze/parallel/feed.h; share is then NULL). */
+	/* Pipeline 0 alone reads and orders the input and publishes what
+	 * leaves its queue here; the others take it from there instead of
+	 * reading (analyze/parallel/feed.h). */
 	struct feed *feed;
 };
 

@@ -23,6 +23,9 @@ struct pipeline_config {
 	bool resolve;               /* unwind + symbolize (else frames carry raw ips) */
 	/* resolver options (perfparser's names) */
 	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
+	const char *buildid_dir;    /* perf's build-id cache ($HOME/.debug); NULL: none */
+	bool debuginfod;            /* missing files asked of debuginfod (DEBUGINFOD_URLS) */
+	const char *tmpdir;         /* where a file-format stream is kept (input.h); NULL: /tmp */
 	int max_frames;             /* default 64 */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	bool ip_only;               /* resolver: each sample's own ip, no call chain or
@@ -55,9 +58,9 @@ struct pipeline_config {
 	/* The process exits once this run is done (a one-shot command): what
 	 * the run stores for later runs (the caches) is stored, nothing is
 	 * freed: the kernel takes it all back at once. The frees and unmaps
-	 * took 5-15 ms a thread (docs/resolve.md). Under a leak checker
-	 * (the sanitizer build, valgrind) or with SCORCH_TEARDOWN=1
-	 * everything is freed as without it. */
+	 * took 5-15 ms a thread (docs/resolve.md). The command line leaves
+	 * it false under a leak checker (the sanitizer build, valgrind) and
+	 * with SCORCH_TEARDOWN=1. */
 	bool exit_after;
 };
 

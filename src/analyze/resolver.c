@@ -65,7 +65,6 @@ struct resolver {
 	bool has_pre;
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
 	bool defer_a2l;           /* leave them to the caller (worker threads) */
-	bool stack_prefetch;      /* resolver_set_stack_prefetch */
 	struct resolver_deferred *def; /* the last sample's deferred names */
 	size_t def_cap;
 	uint32_t nr_def;
@@ -152,6 +151,8 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 		sc.extra_paths = c->extra_paths;
 		sc.app_path = c->app_path;
 		sc.kallsyms = c->kallsyms;
+		sc.buildid_dir = c->buildid_dir;
+		sc.debuginfod = c->debuginfod;
 		if (!c->kallsyms && c->sysroot) {
 			/* a sysroot of the recording machine may carry its kallsyms */
 			char kp[4096];
@@ -249,11 +250,6 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh)
 {
 	unwinder_set_share(r->unw, sh);
-}
-
-void resolver_set_stack_prefetch(struct resolver *r, bool on)
-{
-	r->stack_prefetch = on;
 }
 
 void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
@@ -799,8 +795,6 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	/* ip_only: as a sample without call chain or stack (its own ip) */
 	uint64_t chain_nr = r->ip_only ? 0 : s->callchain_nr;
 	bool dwarf = !r->ip_only && has_dwarf_stack(attr, s);
-	if (dwarf && r->stack_prefetch) /* the bytes the copy holds (the decoder keeps dyn_size <= size) */
-		stackmem_prefetch(s->stack_user, s->stack_user_dyn_size);
 	if (dwarf && r->no_dwarf) {
 		dwarf = false;
 		if (r->arch_msg[0]) {

@@ -88,10 +88,6 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx);
 /* The unwinder takes and gives CFI rows through sh (unwind.h). */
 struct unwind_share;
 void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh);
-/* Ask for the first bytes of each sample's stack copy as it starts
- * (stackmem_prefetch): for records read in place, where the copy is seldom
- * in the cache; with the data pread it was only work (off by default). */
-void resolver_set_stack_prefetch(struct resolver *r, bool on);
 void resolver_free(struct resolver *r);
 /* What resolver_free stores for later runs (the caches), stored now;
  * nothing freed: for a process about to exit (pipeline_finish). */

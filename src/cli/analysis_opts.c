@@ -1,6 +1,7 @@
 /* analysis_opts.c: see analysis_opts.h. */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 	/* one run, then the process exits: the caches stored, nothing freed
 	 * (diff's first of two runs frees what it made) */
 	a->pc.exit_after = true;
+	cli_env_apply(&a->pc);
 	profile_sink_config_init(&a->sc);
 	a->cmd = cmd;
 }
@@ -123,9 +125,8 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 	if (tty && !ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col >= 40)
 		cols = ws.ws_col;
 	progress_init(&pr, tty ? stderr : NULL, "scorch: reading", cols);
-	const char *d = getenv("SCORCH_PROGRESS_DELAY"); /* tests: draw at once */
-	if (d)
-		pr.delay = atof(d);
+	if (cli_env()->progress_delay >= 0) /* tests: draw at once */
+		pr.delay = cli_env()->progress_delay;
 	c->progress = tty;
 	progress_wrap(&pr, sink, &outer);
 	int rc = pipeline_run(c, &outer, &e);

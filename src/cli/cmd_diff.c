@@ -6,6 +6,7 @@
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/cmd_diff.h"
 #include "output/diff.h"
 #include "output/report.h"
@@ -67,7 +68,7 @@ static int load(struct cli_analysis *a, struct diff *d)
 			return EXIT_BADINPUT;
 		}
 		a->pc.input = paths[side];
-		a->pc.exit_after = side == 1; /* the first one's memory is given back */
+		a->pc.exit_after = side == 1 && !cli_env()->teardown; /* the first one's memory is given back */
 		int rc = cli_run_pipeline(&a->pc, &sink, a->no_progress);
 		if (!rc && !ps.prof.samples)
 			fprintf(stderr, "scorch: %s: warning: no samples%s\n", paths[side],

@@ -11,6 +11,7 @@
  * value.
  */
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/opts.h"
 #include "analyze/parallel/blocks.h"
 #include "analyze/pipeline.h"
@@ -87,11 +88,14 @@ static const char usage_text[] =
 	"  -j, --jobs <n>                       Unwind and symbolize on <n> threads\n"
 	"                                       (scorch; the output is the same for\n"
 	"                                       any <n>). Default 1; 0: the online\n"
-	"                                       CPUs - 1, one thread with 2 or fewer.\n";
+	"                                       CPUs - 1, one thread with 2 or fewer.\n"
+	"  --block-records <n>                  With -j from a file: records in a block\n"
+	"                                       (scorch; default 256; the output is\n"
+	"                                       the same for any <n>).\n";
 
 struct pp_args {
 	const char *input, *host, *port, *output, *sysroot, *debug, *extra, *app, *arch, *kallsyms;
-	const char *buffer_size, *max_buffer_size, *max_frames, *jobs;
+	const char *buffer_size, *max_buffer_size, *max_frames, *jobs, *block_records;
 	bool print_stats;
 	const char *self; /* the name in the usage */
 };
@@ -124,6 +128,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_MAX_BUFFER_SIZE: a->max_buffer_size = v; break;
 	case O_MAX_FRAMES: a->max_frames = v; break;
 	case O_JOBS: a->jobs = v; break;
+	case O_BLOCK_RECORDS: a->block_records = v; break;
 	case O_MISSING:
 		fprintf(stderr, "Missing value after '%s'.\n", v);
 		return PPX_TCP_SOCKET_ERROR;
@@ -266,8 +271,8 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 {
 	struct err e;
 	memset(&e, 0, sizeof(e));
-	struct input *in = cfg->input_fd >= 0 ? input_open_fd(cfg->input_fd, cfg->input, &e)
-					      : input_open(cfg->input, &e);
+	struct input *in = cfg->input_fd >= 0 ? input_open_fd(cfg->input_fd, cfg->input, cfg->tmpdir, &e)
+					      : input_open(cfg->input, cfg->tmpdir, &e);
 	if (!in) {
 		cli_print_err(cfg->input, &e);
 		return PPX_HEADER_ERROR;
@@ -309,9 +314,8 @@ int cmd_perfparser(int argc, char **argv)
 	a.jobs = "1"; /* -j 2 takes about twice the memory (docs/resolve.md) */
 	/* hotspot starts its parser with options of its own: `scorch hotspot -j N`
 	 * asks for threads through the environment (-j still decides) */
-	const char *env_jobs = getenv("SCORCH_PERFPARSER_JOBS");
-	if (env_jobs && *env_jobs)
-		a.jobs = env_jobs;
+	if (cli_env()->perfparser_jobs)
+		a.jobs = cli_env()->perfparser_jobs;
 	a.self = argv[0] && strstr(argv[0], "perfparser") ? argv[0] : "scorch perfparser";
 	struct opts p = { .cmd = OC_PERFPARSER, .prefix = "scorch perfparser", .set = set, .ctx = &a };
 	if (!opts_parse(&p, argc, argv))
@@ -327,7 +331,7 @@ int cmd_perfparser(int argc, char **argv)
 		}
 	}
 
-	uint32_t buffer_kb, max_buffer_kb, jobs;
+	uint32_t buffer_kb, max_buffer_kb, jobs, block_records = 0;
 	int32_t max_frames;
 	if (!parse_uint(a.buffer_size, &buffer_kb)) {
 		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
@@ -347,6 +351,11 @@ int cmd_perfparser(int argc, char **argv)
 	if (!parse_uint(a.jobs, &jobs) || jobs > 4096) {
 		fprintf(stderr, "Failed to parse jobs argument. Expected unsigned integer, got: \"%s\"\n",
 			a.jobs);
+		return PPX_INVALID_OPTION;
+	}
+	if (a.block_records && (!parse_uint(a.block_records, &block_records) || !block_records)) {
+		fprintf(stderr, "Failed to parse block-records argument. Expected positive integer, got: \"%s\"\n",
+			a.block_records);
 		return PPX_INVALID_OPTION;
 	}
 
@@ -404,6 +413,7 @@ int cmd_perfparser(int argc, char **argv)
 	/* -j: samples resolve on workers; the stream keeps the record order */
 	cfg.parallel_ordered = true;
 	cfg.exit_after = true; /* one run: the caches stored, nothing freed */
+	cli_env_apply(&cfg);
 	if (a.print_stats) {
 		int code = print_stats(&cfg, &a, buffer_kb, max_buffer_kb, out_fd);
 		if (in_fd >= 0)
@@ -421,11 +431,11 @@ int cmd_perfparser(int argc, char **argv)
 			     .event_light = out_sink.event_light };
 	struct err e;
 	memset(&e, 0, sizeof(e));
-	/* -j N on a file: N threads each parse it (reading it once between
-	 * them) and resolve every N-th block; the stream is made in record
+	/* -j N on a file: thread 0 reads and orders it for all, each
+	 * resolves the blocks given to it; the stream is made in record
 	 * order from what they keep (analyze/parallel/blocks.h); else worker threads
 	 * (analyze/parallel/workers.h) */
-	struct blocks_config bc = { .n = (int)jobs, .ordered = &sink };
+	struct blocks_config bc = { .n = (int)jobs, .size = block_records, .ordered = &sink };
 	int rc = jobs >= 2 ? blocks_run(&cfg, &bc, &e) : 1;
 	if (rc == 1)
 		rc = pipeline_run(&cfg, &sink, &e);

@@ -7,6 +7,7 @@
  * line on stderr, exit status 2.
  */
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/opts.h"
 #include "live/continuous.h"
 #include "record/events.h"
@@ -542,6 +543,8 @@ static void cont_log(void *ctx, const char *msg)
 
 static int run_continuous(struct record_opts *o)
 {
+	cont.buildid_dir = cli_env()->buildid_dir;
+	cont.debuginfod = cli_env()->debuginfod;
 	if (!cont.interval_ms)
 		cont.interval_ms = 60000;
 	if (!cont.keep)

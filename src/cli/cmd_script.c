@@ -4,7 +4,10 @@
 #include "analyze/parallel/blocks.h"
 #include "analyze/parallel/workers.h"
 #include "output/script.h"
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,13 +31,16 @@ static void usage(FILE *f, void *ctx)
 		   "                          either may be empty)\n"
 		   "  --ns                    times with 9 decimals\n"
 		   "  --reltime               times since the first sample shown\n"
-		   "  --deltatime             times since the sample shown before\n",
+		   "  --deltatime             times since the sample shown before\n"
+		   "  --block-records N       with -j from a file: records in a block (default\n"
+		   "                          128; the output is the same for any N)\n",
 		opts_analysis_help);
 }
 
 struct script_cmd {
 	struct cli_analysis a;
 	struct script_opts so;
+	uint64_t block_records; /* --block-records; 0: the default */
 };
 
 static int set(void *ctx, struct opts *p, int id, const char *v)
@@ -52,6 +58,17 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		s->a.pc.ip_only = true; /* nothing unwound */
 		return 0;
 	case O_NS: s->so.ns = true; return 0;
+	case O_BLOCK_RECORDS: {
+		char *end;
+		errno = 0;
+		unsigned long long n = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+		if (!n || errno || *end || n > UINT32_MAX) {
+			fprintf(stderr, "%s: --block-records: '%s' is not a valid number\n", p->prefix, v);
+			return EXIT_BADINPUT;
+		}
+		s->block_records = n;
+		return 0;
+	}
 	case O_RELTIME: s->so.reltime = true; return 0;
 	case O_DELTATIME: s->so.deltatime = true; return 0;
 	case O_PID:
@@ -97,15 +114,15 @@ static bool blocks_ok(void *ctx, const struct perf_header *h, const struct perf_
 /* The run, once the options are taken. */
 static int run(struct script_cmd *s)
 {
-	/* -j N: N threads, each parsing the whole file (read once between
-	 * them) and resolving every N-th block of it (analyze/parallel/blocks.h);
+	/* -j N: N threads, thread 0 reading and ordering the file for all,
+	 * each resolving the blocks given to it (analyze/parallel/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
 	 * --raw), samples resolve on worker
 	 * threads as for the other commands (analyze/parallel/workers.h) */
 	int jobs = s->a.pc.jobs > 0 ? s->a.pc.jobs : workers_default_jobs();
 	if (jobs >= 2) {
 		struct err e = { 0 };
-		struct blocks_config bc = { .n = jobs, .make_sink = make_sink, .out = stdout,
+		struct blocks_config bc = { .n = jobs, .size = s->block_records, .make_sink = make_sink, .out = stdout,
 					    .eligible = blocks_ok, .ctx = s };
 		int rc = blocks_run(&s->a.pc, &bc, &e);
 		if (rc == 0)

@@ -10,6 +10,7 @@
  * plain-text block per refresh.
  */
 #include "cli/cli.h"
+#include "cli/env.h"
 #include "cli/opts.h"
 #include "live/live.h"
 #include "live/top.h"
@@ -390,6 +391,7 @@ int cmd_top(int argc, char **argv)
 	pipeline_config_init(&pc);
 	pc.input = "(live)";
 	pc.order.buffer_size = 0; /* rounds order the stream */
+	cli_env_apply(&pc);
 	struct live_ops ops = { .ctx = &c.u, .open = open_sink, .tick = tick };
 	struct record_result res;
 	struct err e = { 0 };

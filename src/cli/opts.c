@@ -33,6 +33,7 @@ static const struct opt table[] = {
 	{ O_BUFFER_SIZE, 0, "buffer-size", ARG_YES, READ | OC_PERFPARSER },
 	{ O_MAX_BUFFER_SIZE, 0, "max-buffer-size", ARG_YES, READ | OC_PERFPARSER },
 	{ O_JOBS, 'j', "jobs", ARG_YES, READ | OC_PERFPARSER },
+	{ O_BLOCK_RECORDS, 0, "block-records", ARG_YES, OC_SCRIPT | OC_PERFPARSER },
 	{ O_PID, 'p', "pid", ARG_YES, REC },
 	{ O_PID, 0, "pid", ARG_YES, SUM | OC_SCRIPT },
 	{ O_TID, 't', "tid", ARG_YES, REC },

@@ -264,6 +264,8 @@ int continuous_run(const struct record_opts *ro, const struct continuous_config 
 	struct pipeline_config pc;
 	pipeline_config_init(&pc);
 	pc.input = "(continuous)";
+	pc.buildid_dir = c->buildid_dir;
+	pc.debuginfod = c->debuginfod;
 	pc.order.buffer_size = 0;
 	pc.warn = NULL;
 	struct live_ops ops = { .ctx = &x, .open = c_open, .close = c_close, .raw = c_raw };

@@ -26,6 +26,8 @@ struct continuous_config {
 	unsigned keep;           /* profiles kept (default 60) */
 	bool keep_raw;           /* also the interval's recording (.data) */
 	const char *host;        /* NULL: gethostname */
+	const char *buildid_dir; /* as struct pipeline_config's */
+	bool debuginfod;
 	const char *push_url;    /* NULL: no push */
 	const char *push_app;    /* application name (default "scorch") */
 	unsigned push_queue;     /* see struct push_config */

@@ -1258,12 +1258,7 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	sc->out = out;
 	sc->name_width = -1;
 	sc->fc.gen = 1;
-	/* SCORCH_FRAME_TEXT_ARENA: another arena size in bytes (tests: a small
-	 * one drops and remakes the texts often; 0: no cache) */
-	const char *fa = getenv("SCORCH_FRAME_TEXT_ARENA");
-	sc->fc.cap = fa && *fa ? strtoull(fa, NULL, 10) : FTEXT_ARENA;
-	if (sc->fc.cap > ((size_t)1 << 30))
-		sc->fc.cap = (size_t)1 << 30;
+	sc->fc.cap = FTEXT_ARENA;
 	buf_init(&sc->text, 1 << 20);
 	buf_init(&sc->sbuf, SAMPLE_TEXT_MAX);
 	if (o)

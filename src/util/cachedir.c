@@ -1,6 +1,7 @@
 /* cachedir.c: see cachedir.h. */
 #include "util/cachedir.h"
 #include "util/sys.h"
+#include "util/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,18 +16,34 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CACHEDIR_MAX_DEFAULT (4ULL << 30)
 #define CACHEDIR_MAX_FILES 100000
+
+/* Set once by the command line before any thread runs; read only after. */
+static struct cachedir_config config = { .off = true };
+
+void cachedir_configure(const struct cachedir_config *c)
+{
+	struct cachedir_config old = config;
+	config = *c;
+	config.xdg_cache_home = c->xdg_cache_home ? xstrdup(c->xdg_cache_home) : NULL;
+	config.home = c->home ? xstrdup(c->home) : NULL;
+	free((char *)old.xdg_cache_home);
+	free((char *)old.home);
+}
+
+const struct cachedir_config *cachedir_config(void)
+{
+	return &config;
+}
 
 bool cachedir_disabled(void)
 {
-	const char *off = getenv("SCORCH_NO_CACHE");
-	return off && *off && strcmp(off, "0");
+	return config.off;
 }
 
 bool cachedir_path(const char *sub, char *out, size_t cap)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *x = config.xdg_cache_home, *home = config.home;
 	int k;
 	if (x && x[0] == '/')
 		k = snprintf(out, cap, "%s/scorch/%s", x, sub);
@@ -79,14 +96,18 @@ void cachedir_used(int fd)
 
 unsigned long long cachedir_max(void)
 {
-	const char *v = getenv("SCORCH_CACHE_MAX");
+	return config.max;
+}
+
+bool cachedir_parse_size(const char *v, unsigned long long *out)
+{
 	if (!v || *v < '0' || *v > '9') /* strtoull would take "-1", " 1" */
-		return CACHEDIR_MAX_DEFAULT;
+		return false;
 	char *end;
 	errno = 0;
 	unsigned long long n = strtoull(v, &end, 10);
 	if (errno || end == v)
-		return CACHEDIR_MAX_DEFAULT;
+		return false;
 	unsigned shift = 0;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;
@@ -95,8 +116,9 @@ unsigned long long cachedir_max(void)
 	default: break;
 	}
 	if (*end || n > (~0ULL >> shift))
-		return CACHEDIR_MAX_DEFAULT;
-	return n << shift;
+		return false;
+	*out = n << shift;
+	return true;
 }
 
 struct entry {

@@ -2,11 +2,12 @@
  * cachedir.h: where scorch keeps what it derives from files and can build
  * again (decompressed debug files, parsed kallsyms, symbol tables): under
  * $XDG_CACHE_HOME/scorch/, else ~/.cache/scorch/, one versioned directory
- * per kind. SCORCH_NO_CACHE=1 turns every such cache off.
+ * per kind. The command line says where and how much, once per process
+ * (cachedir_configure, from scorch(1)'s SCORCH_NO_CACHE, XDG_CACHE_HOME,
+ * HOME and SCORCH_CACHE_MAX); until it does, nothing is cached.
  *
- * Size: after a store the whole of scorch/ is kept under SCORCH_CACHE_MAX
- * (bytes, with K, M or G; default 4G) by deleting the files used longest
- * ago. A file's modification time says when it was last used: stores set
+ * Size: after a store the whole of scorch/ is kept under the configured
+ * size (default 4G) by deleting the files used longest ago. A file's modification time says when it was last used: stores set
  * it, and a hit sets it again (cachedir_used).
  */
 #ifndef SCORCH_UTIL_CACHEDIR_H
@@ -15,10 +16,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* SCORCH_NO_CACHE is set (to anything but 0). */
+struct cachedir_config {
+	bool off;                    /* no cache is read or written */
+	/* the root: XDG_CACHE_HOME/scorch when absolute, else
+	 * HOME/.cache/scorch when absolute, else none (no cache) */
+	const char *xdg_cache_home, *home;
+	unsigned long long max;      /* bytes all caches may hold */
+};
+#define CACHEDIR_MAX_DEFAULT (4ULL << 30)
+/* Set the process's cache configuration (the strings are copied). */
+void cachedir_configure(const struct cachedir_config *c);
+/* The configuration in force (all zero before cachedir_configure). */
+const struct cachedir_config *cachedir_config(void);
+/* A size as SCORCH_CACHE_MAX gives it: bytes, or with K, M or G; false
+ * when v is not one. */
+bool cachedir_parse_size(const char *v, unsigned long long *out);
+
+/* No cache is read or written (configured off, or never configured). */
 bool cachedir_disabled(void);
 /* The directory of kind `sub` ("dwarf-v1") in out; false when there is no
- * absolute XDG_CACHE_HOME or HOME, or it does not fit. */
+ * root (cachedir_config), or it does not fit. */
 bool cachedir_path(const char *sub, char *out, size_t cap);
 /* Create dir and its parents (0755); 0, or -1. */
 int cachedir_mkdirs(char *dir);
@@ -48,11 +65,11 @@ unsigned long cachedir_map_refs(const void *map);
  * a cache is only a shortcut. */
 void cachedir_store(char *dir, const char *path, const void *p, size_t size);
 /* After storing the file `kept` (never deleted): while all of scorch/ is
- * over SCORCH_CACHE_MAX, delete the least recently used files, down to
+ * over cachedir_max(), delete the least recently used files, down to
  * 90% of it (so that not every store pays for a walk and deletions).
  * Temporary files of writers still at work are left alone. */
 void cachedir_trim(const char *kept);
-/* SCORCH_CACHE_MAX in bytes (the default when unset or unreadable). */
+/* The configured size in bytes. */
 unsigned long long cachedir_max(void);
 
 #endif

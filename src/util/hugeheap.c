@@ -22,8 +22,8 @@
  * Worker threads share this heap (M_ARENA_MAX 1) instead of arenas of
  * their own, which nothing would advise.
  *
- * Not done when the kernel's THP mode is "never", and with
- * SCORCH_HUGE_HEAP=0. Under valgrind or a sanitizer the allocator is
+ * Not done when the kernel's THP mode is "never" (nor called with
+ * SCORCH_HUGE_HEAP=0: src/cli/env.c). Under valgrind or a sanitizer the allocator is
  * theirs: the settings do nothing and the heap does not grow.
  */
 #include "util/hugeheap.h"
@@ -86,8 +86,7 @@ void hugeheap_init(void)
 {
 	if (on)
 		return;
-	const char *opt = getenv("SCORCH_HUGE_HEAP");
-	if ((opt && !strcmp(opt, "0")) || !thp_allowed())
+	if (!thp_allowed())
 		return;
 	if (sbrk(0) == (void *)-1)
 		return;

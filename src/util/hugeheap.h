@@ -9,7 +9,7 @@
 
 /* First thing in main, for the analysis commands: the heap grows in large
  * steps and its 2 MB-aligned stretches are advised as huge pages. Nothing
- * when the kernel has THP off or SCORCH_HUGE_HEAP=0. */
+ * when the kernel has THP off. */
 void hugeheap_init(void);
 /* Advise what the heap grew by since the last call (cheap: no system call
  * unless it grew). Called as records are read. */

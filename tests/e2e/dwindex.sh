@@ -101,7 +101,7 @@ check dwindex_jobs_2_same_stream cmp "$W/ref.pp" "$W/j2.pp"
 # store merges the image the other stored first): the next one writes none
 if command -v strace > /dev/null; then
 	# (blocks of 3 records: both threads resolve samples of every DSO)
-	XDG_CACHE_HOME=$W/xdg2 SCORCH_BLOCK_RECORDS=3 sc -j 2 > /dev/null
+	XDG_CACHE_HOME=$W/xdg2 sc --block-records 3 -j 2 > /dev/null
 	XDG_CACHE_HOME=$W/xdg2 strace -f -e trace=openat,rename -o "$W/strace.j2" \
 		"$SCORCH" script -j 2 -i "$W/perf.data" > "$W/j2b.txt" 2> /dev/null
 	w=$(grep -E 'O_CREAT|rename\(' "$W/strace.j2" | grep -cE '(dwindex|unwind|names)-v1/')

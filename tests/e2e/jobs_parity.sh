@@ -19,7 +19,7 @@
 # `scorch script -j N` and `scorch perfparser -j N` on a file run N whole
 # pipelines, each resolving every N-th block of records (analyze/parallel/blocks.h;
 # perfparser's stream is made from the kept records, replayed in order).
-# With SCORCH_BLOCK_RECORDS of 3 every round, held sample (C++ inline names
+# With --block-records 3 every round, held sample (C++ inline names
 # decided in order) and thread's first sample falls in many blocks: both
 # at 3 records a block must equal -j 1 too, also on malformed files (the
 # same partial output, error line and exit code, ASan clean), and a closed
@@ -39,31 +39,24 @@ same() { # NAME FILE: -j 1, 2, 4 give the same script and perfparser output
 			echo "rc=$?" >> "$W/err.$j"
 			sort -o "$W/err.$j" "$W/err.$j"
 		done
-		# blocks of 3 records over 2 and 3 threads; and (b4, b5) with
-		# every thread reading the file itself (SCORCH_BLOCKS_FEED=0)
-		# instead of taking thread 0's records (analyze/parallel/feed.h)
-		for run in 2:2:1 3:3:1 4:2:0 5:3:0; do # output b$k: -j $j, SCORCH_BLOCKS_FEED=$fe
-			IFS=: read -r k j fe <<< "$run"
+		# blocks of 3 records over 2 and 3 threads (output b2, b3)
+		for k in 2 3; do
 			if [ $cmd = script ]; then
-				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j $j \
-					-i "$f" > "$W/out.b$k" 2> "$W/err.b$k"
+				"$SCORCH" script -j $k --block-records 3 -i "$f" > "$W/out.b$k" 2> "$W/err.b$k"
 			else
-				SCORCH_BLOCKS_FEED=$fe SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j \
-					--input "$f" --output "$W/out.b$k" 2> "$W/err.b$k"
+				"$SCORCH" perfparser -j $k --block-records 3 --input "$f" --output "$W/out.b$k" \
+					2> "$W/err.b$k"
 			fi
 			echo "rc=$?" >> "$W/err.b$k"
 			sort -o "$W/err.b$k" "$W/err.b$k"
 		done
 		if cmp -s "$W/out.1" "$W/out.b2" && cmp -s "$W/out.1" "$W/out.b3" &&
-			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3" &&
-			cmp -s "$W/out.1" "$W/out.b4" && cmp -s "$W/out.1" "$W/out.b5" &&
-			cmp -s "$W/err.1" "$W/err.b4" && cmp -s "$W/err.1" "$W/err.b5"; then
-			pass "jobs_parity $n $cmd: blocks of 3 records on 2 and 3 threads == -j 1 (fed and not)"
+			cmp -s "$W/err.1" "$W/err.b2" && cmp -s "$W/err.1" "$W/err.b3"; then
+			pass "jobs_parity $n $cmd: blocks of 3 records on 2 and 3 threads == -j 1"
 		else
 			fail "jobs_parity $n $cmd: blocks of 3 records differ from -j 1"
-			for k in 2 3 4 5; do cmp "$W/out.1" "$W/out.b$k"; done
+			for k in 2 3; do cmp "$W/out.1" "$W/out.b$k"; done
 			diff "$W/err.1" "$W/err.b3" | head -5
-			diff "$W/err.1" "$W/err.b5" | head -5
 		fi
 		if [ ! -s "$W/out.1" ]; then
 			fail "jobs_parity $n $cmd: no output at -j 1" "$(head -2 "$W/err.1")"
@@ -119,7 +112,7 @@ if command -v perf > /dev/null; then
 		"$SCORCH" script -j 1 -i "$W/cxx2.data" > "$W/c1" 2> /dev/null
 		bad=0
 		for k in $(seq 20); do
-			SCORCH_BLOCK_RECORDS=5 "$SCORCH_ASAN" script -j 3 -i "$W/cxx2.data" > "$W/c3" 2> "$W/c3.err" &&
+			"$SCORCH_ASAN" script --block-records 5 -j 3 -i "$W/cxx2.data" > "$W/c3" 2> "$W/c3.err" &&
 				cmp -s "$W/c1" "$W/c3" || { bad=$((bad + 1)); grep -m1 ERROR "$W/c3.err"; }
 		done
 		check "jobs_parity blocks: C++ names decided in order, script -j 3 under ASan, 20 runs ($bad bad)" \
@@ -127,66 +120,20 @@ if command -v perf > /dev/null; then
 	fi
 	if [ -s "$W/dwarf.data" ]; then
 		# blocks: thread 0 reads the file and the others take its
-		# records (the feed, analyze/parallel/feed.h): exactly -j 1's reading.
-		# Without the feed every thread parses the whole file, and the
-		# threads read it once between them (shared reading, input.h);
-		# with that off too, twice (a fallback to one reader, the
-		# workers, would read it once either way). Bytes read from the
-		# file, strace -P
+		# records (the feed, analyze/parallel/feed.h): exactly -j 1's
+		# reading. Bytes read from the file, strace -P
 		rd() { # OUT CMD...: bytes pread from dwarf.data
 			local o=$1
 			shift
 			strace -f -P "$W/dwarf.data" -e trace=pread64 -o "$W/$o" "$@" > /dev/null 2>&1
 			awk '/pread64/ && $NF ~ /^[0-9]+$/ {s += $NF} END {print s + 0}' "$W/$o"
 		}
-		# (pread's reading, the default: what these run; read in place,
-		# in windows of the mapping, each thread its own: checked after
-		# these)
 		b1=$(rd st1 "$SCORCH" script -j 1 -i "$W/dwarf.data")
 		f2=$(rd sf2 "$SCORCH" script -j 3 -i "$W/dwarf.data")
 		f4=$(rd sf4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
 		check "jobs_parity blocks: script -j 3 and perfparser -j 2 read the file as -j 1 ($b1, $f2, $f4 bytes)" \
 			[ "$b1" -gt 1000000 -a "$f2" = "$b1" -a "$f4" = "$b1" ]
-		export SCORCH_BLOCKS_FEED=0
-		b2=$(rd st2 "$SCORCH" script -j 2 -i "$W/dwarf.data")
-		b3=$(SCORCH_SHARED_READ=0 rd st3 "$SCORCH" script -j 2 -i "$W/dwarf.data")
-		b4=$(rd st4 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
-		b5=$(SCORCH_SHARED_READ=0 rd st5 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" --output /dev/null)
-		# once: within half of -j 1's bytes (a thread starved by other
-		# load on the machine falls behind the share's table, whose oldest
-		# chunks it then reads again); without sharing, twice
-		check "jobs_parity blocks: without the feed, script -j 2 preads the file once ($b1 and $b2 bytes)" \
-			[ "$b1" -gt 1000000 -a "$b2" -ge "$b1" -a "$b2" -le $((b1 + b1 / 2)) ]
-		check "jobs_parity blocks: script -j 2 without shared reading reads it twice ($b3 bytes)" \
-			[ "$b3" -ge $((2 * b1)) ]
-		check "jobs_parity blocks: without the feed, perfparser -j 2 reads the file once ($b4 bytes)" \
-			[ "$b4" -le $((b1 + b1 / 2)) ]
-		check "jobs_parity blocks: perfparser -j 2 without shared reading reads it twice ($b5 bytes)" \
-			[ "$b5" -ge $((2 * b1)) ]
-		# and the same output without it
-		SCORCH_SHARED_READ=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s6" 2> /dev/null
 		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/s7" 2> /dev/null
-		check "jobs_parity blocks: script -j 2 without shared reading, the same output" cmp -s "$W/s6" "$W/s7"
-		unset SCORCH_BLOCKS_FEED
-		# read in place (SCORCH_INPUT_WINDOWS=1): nothing pread, the same output
-		# and stream as pread's at -j 1, -j 2 and -j 3, with windows of
-		# 4 KiB (a record cut at a window's end every few records) and
-		# of the default size
-		"$SCORCH" perfparser -j 1 --input "$W/dwarf.data" --output "$W/wp0" 2> /dev/null
-		export SCORCH_INPUT_WINDOWS=1
-		b6=$(rd st6 "$SCORCH" script -j 2 -i "$W/dwarf.data")
-		check "jobs_parity windows: script -j 2 reads the file in place ($b6 bytes pread)" [ "$b6" = 0 ]
-		for j in 1 2 3; do
-			for ws in 4096 ""; do
-				SCORCH_INPUT_WINDOW=$ws SCORCH_BLOCK_RECORDS=5 "$SCORCH" script -j $j -i "$W/dwarf.data" \
-					> "$W/ws" 2> /dev/null
-				SCORCH_INPUT_WINDOW=$ws SCORCH_BLOCK_RECORDS=5 "$SCORCH" perfparser -j $j \
-					--input "$W/dwarf.data" --output "$W/wp" 2> /dev/null
-				check "jobs_parity windows: script and perfparser -j $j, windows ${ws:-of the default size}, as pread's" \
-					sh -c 'cmp -s "$1" "$2" && cmp -s "$3" "$4"' _ "$W/ws" "$W/s7" "$W/wp" "$W/wp0"
-			done
-		done
-		unset SCORCH_INPUT_WINDOWS
 		# the resolvers' warnings (every file missing: a sysroot and a home
 		# without them) come in -j 1's order, not as the threads meet them:
 		# each block says its own when it is written
@@ -196,10 +143,10 @@ if command -v perf > /dev/null; then
 		nw=$(wc -l < "$W/we1")
 		same=0
 		for k in 1 2 3 4 5; do
-			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((k * 7)) "$SCORCH" script -j $((2 + k % 2)) --sysroot /nonexistent \
+			HOME=/nonexistent "$SCORCH" script --block-records $((k * 7)) -j $((2 + k % 2)) --sysroot /nonexistent \
 				-i "$W/dwarf.data" > "$W/w2" 2> "$W/we2"
 			cmp -s "$W/we1" "$W/we2" && cmp -s "$W/w1" "$W/w2" && same=$((same + 1))
-			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((k * 5)) "$SCORCH" perfparser -j 2 --sysroot /nonexistent \
+			HOME=/nonexistent "$SCORCH" perfparser --block-records $((k * 5)) -j 2 --sysroot /nonexistent \
 				--input "$W/dwarf.data" --output "$W/wp2" 2> "$W/wpe2"
 			cmp -s "$W/wpe1" "$W/wpe2" && cmp -s "$W/wp1" "$W/wp2" && same=$((same + 1))
 		done
@@ -221,10 +168,10 @@ if command -v perf > /dev/null; then
 		same=0
 		streams=0
 		for j in 2 3; do
-			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((nr / j + 1)) "$SCORCH" script -j $j --sysroot /nonexistent \
+			HOME=/nonexistent "$SCORCH" script --block-records $((nr / j + 1)) -j $j --sysroot /nonexistent \
 				--buffer-size 1 -i "$W/late.data" > /dev/null 2> "$W/le2"
 			cmp -s "$W/le1" "$W/le2" && same=$((same + 1)) || diff "$W/le1" "$W/le2" | head -4
-			HOME=/nonexistent SCORCH_BLOCK_RECORDS=$((nr / j + 1)) "$SCORCH" perfparser -j $j \
+			HOME=/nonexistent "$SCORCH" perfparser --block-records $((nr / j + 1)) -j $j \
 				--sysroot /nonexistent --buffer-size 1 --input "$W/late.data" --output "$W/lp2" 2> "$W/lpe2"
 			cmp -s "$W/lpe1" "$W/lpe2" && same=$((same + 1)) || diff "$W/lpe1" "$W/lpe2" | head -4
 			cmp -s "$W/lp1" "$W/lp2" && streams=$((streams + 1))
@@ -257,9 +204,9 @@ if command -v perf > /dev/null; then
 			for j in 2 3; do
 				for bs in 3 7 50 $((nr / j + 1)); do
 					runs=$((runs + 1))
-					SCORCH_BLOCK_RECORDS=$bs "$SCORCH" script -j $j -i "$W/dmg.data" > "$W/ds2" 2> "$W/dse2"
+					"$SCORCH" script --block-records $bs -j $j -i "$W/dmg.data" > "$W/ds2" 2> "$W/dse2"
 					echo "rc=$?" >> "$W/dse2"
-					SCORCH_BLOCK_RECORDS=$bs "$SCORCH" perfparser -j $j --input "$W/dmg.data" \
+					"$SCORCH" perfparser --block-records $bs -j $j --input "$W/dmg.data" \
 						--output "$W/dp2" 2> "$W/dpe2"
 					echo "rc=$?" >> "$W/dpe2"
 					cmp -s "$W/ds1" "$W/ds2" && cmp -s <(sort "$W/dse1") <(sort "$W/dse2") &&
@@ -271,20 +218,6 @@ if command -v perf > /dev/null; then
 		done
 		check "jobs_parity blocks: damaged samples (one, three, the last of $ns), script and perfparser -j 2/3 in blocks of 3 to $((nr / 2 + 1)) == -j 1 ($runs runs, $bad differ, $errs of 3 with the sample's error)" \
 			[ "$bad" = 0 -a "$errs" = 3 -a "$runs" = 24 ]
-		# script's cache of frame texts (script.c, frame_text): none, or an
-		# arena so small that the texts are dropped and made again every
-		# few samples, and at -j 2 (a cache per thread), the same text
-		"$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/ft1" 2> /dev/null
-		ft=0
-		for a in 0 4096; do
-			SCORCH_FRAME_TEXT_ARENA=$a "$SCORCH" script -j 1 -i "$W/dwarf.data" > "$W/ft2" 2> /dev/null
-			cmp -s "$W/ft1" "$W/ft2" && ft=$((ft + 1))
-			SCORCH_FRAME_TEXT_ARENA=$a SCORCH_BLOCK_RECORDS=7 "$SCORCH" script -j 2 -i "$W/dwarf.data" \
-				> "$W/ft2" 2> /dev/null
-			cmp -s "$W/ft1" "$W/ft2" && ft=$((ft + 1))
-		done
-		check "jobs_parity: script's frame texts cached, not cached and dropped often, -j 1 and 2: the same text ($ft of 4, $(grep -c '^	' "$W/ft1") frames)" \
-			[ "$ft" = 4 -a "$(grep -c '^	' "$W/ft1")" -gt 1000 ]
 		# the same with the worker threads (a pipe-format file: no blocks),
 		# each sample's warnings said when it is delivered
 		pf="$TOP/tests/data/peer/contentsize.data"
@@ -299,20 +232,16 @@ if command -v perf > /dev/null; then
 		done
 		check "jobs_parity workers: $(wc -l < "$W/cpe1") warnings in -j 1's order (10 runs: $same)" \
 			[ "$(wc -l < "$W/cpe1")" -ge 2 -a "$same" = 10 ]
-		# the unwinders' shared CFI rows: with them, the other thread asks
-		# libdw for fewer rows; without them, the same output
-		SCORCH_SHARED_UNWIND=0 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" > "$W/s8" 2> /dev/null
-		check "jobs_parity blocks: script -j 2 without shared unwind rows, the same output" cmp -s "$W/s8" "$W/s7"
-		# (caches off: rows kept by an earlier run answer before the share)
-		SCORCH_NO_CACHE=1 SCORCH_DEBUG_SHARE=1 SCORCH_BLOCK_RECORDS=3 "$SCORCH" script -j 2 -i "$W/dwarf.data" 2> "$W/sh.err" > /dev/null
-		hits=$(sed -n 's/^unwind share: \([0-9]*\) rows, \([0-9]*\) hits$/\2/p' "$W/sh.err")
-		check "jobs_parity blocks: the threads take rows from each other (${hits:-no} hits)" [ "${hits:-0}" -gt 0 ]
+		# the unwinders' shared CFI rows, caches off (rows kept by an
+		# earlier run answer before the share): the same output
+		SCORCH_NO_CACHE=1 "$SCORCH" script -j 2 --block-records 3 -i "$W/dwarf.data" > "$W/s8" 2> /dev/null
+		check "jobs_parity blocks: script -j 2 with the caches off, blocks of 3, the same output" cmp -s "$W/s8" "$W/s7"
 		# a reader that goes away: no thread waits for ever
-		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" script -j 2 -i "$W/dwarf.data" 2> /dev/null |
+		timeout 30 "$SCORCH" script --block-records 2 -j 2 -i "$W/dwarf.data" 2> /dev/null |
 			head -c 100 > /dev/null
 		rc=${PIPESTATUS[0]}
 		check "jobs_parity blocks: a closed pipe ends script -j 2 (rc $rc)" [ "$rc" != 124 ]
-		SCORCH_BLOCK_RECORDS=2 timeout 30 "$SCORCH" perfparser -j 2 --input "$W/dwarf.data" 2> /dev/null |
+		timeout 30 "$SCORCH" perfparser --block-records 2 -j 2 --input "$W/dwarf.data" 2> /dev/null |
 			head -c 100 > /dev/null
 		rc=${PIPESTATUS[0]}
 		check "jobs_parity blocks: a closed pipe ends perfparser -j 2 (rc $rc)" [ "$rc" != 124 ]
@@ -330,7 +259,7 @@ if command -v perf > /dev/null; then
 		# thread may go on, the same stream, message and exit code
 		python3 "$TOP/tests/tools/patch_arch.py" "$W/dwarf.data" "$W/noarch.data" foo
 		for j in 1 2; do
-			SCORCH_BLOCK_RECORDS=3 "$SCORCH" perfparser -j $j --input "$W/noarch.data" \
+			"$SCORCH" perfparser --block-records 3 -j $j --input "$W/noarch.data" \
 				--output "$W/na.$j" 2> "$W/nae.$j"
 			echo "rc=$?" >> "$W/nae.$j"
 		done
@@ -360,9 +289,9 @@ echo "rc=$?" >> "$W/lse1"
 bad=0
 for b in 1 2 3 5 16 256; do
 	for j in 2 3; do
-		SCORCH_BLOCK_RECORDS=$b "$SCORCH" perfparser -j $j $small --input "$late" --output "$W/l2" 2> "$W/le2"
+		"$SCORCH" perfparser --block-records $b -j $j $small --input "$late" --output "$W/l2" 2> "$W/le2"
 		echo "rc=$?" >> "$W/le2"
-		SCORCH_BLOCK_RECORDS=$b "$SCORCH" script -j $j $small -i "$late" > "$W/ls2" 2> "$W/lse2"
+		"$SCORCH" script --block-records $b -j $j $small -i "$late" > "$W/ls2" 2> "$W/lse2"
 		echo "rc=$?" >> "$W/lse2"
 		cmp -s "$W/l1" "$W/l2" && cmp -s <(sort "$W/le1") <(sort "$W/le2") &&
 			cmp -s "$W/ls1" "$W/ls2" && cmp -s <(sort "$W/lse1") <(sort "$W/lse2") ||
@@ -385,13 +314,13 @@ if [ -s "$W/dwarf.data" ] && python3 "$TOP/tests/tools/insert_attr.py" "$W/dwarf
 	echo "rc=$?" >> "$W/ise1"
 	bad=0
 	for b in 3 64 1024; do
-		SCORCH_BLOCK_RECORDS=$b "$SCORCH" perfparser -j 2 $small --input "$W/ins.data" --output "$W/i2" 2> "$W/ie2"
+		"$SCORCH" perfparser --block-records $b -j 2 $small --input "$W/ins.data" --output "$W/i2" 2> "$W/ie2"
 		echo "rc=$?" >> "$W/ie2"
-		SCORCH_BLOCK_RECORDS=$b "$SCORCH" script -j 2 $small -i "$W/ins.data" > "$W/is2" 2> "$W/ise2"
+		"$SCORCH" script --block-records $b -j 2 $small -i "$W/ins.data" > "$W/is2" 2> "$W/ise2"
 		echo "rc=$?" >> "$W/ise2"
 		cmp -s "$W/i1" "$W/i2" && cmp -s <(sort "$W/ie1") <(sort "$W/ie2") &&
 			cmp -s "$W/is1" "$W/is2" && cmp -s <(sort "$W/ise1") <(sort "$W/ise2") || bad=$((bad + 1))
-		SCORCH_BLOCK_RECORDS=$b timeout 60 "$SCORCH" perfparser -j 2 $small --input "$W/ins.data" 2> /dev/null |
+		timeout 60 "$SCORCH" perfparser --block-records $b -j 2 $small --input "$W/ins.data" 2> /dev/null |
 			head -c 300 > /dev/null
 		[ "${PIPESTATUS[0]}" != 124 ] || bad=$((bad + 1))
 	done
@@ -408,7 +337,7 @@ B=$SCORCH_ASAN
 [ -x "$B" ] || B=$SCORCH
 bad=0
 for b in 1 2 3; do
-	SCORCH_BLOCK_RECORDS=$b timeout 60 "$B" perfparser -j 2 $small --input "$late" 2> "$W/lc.err" |
+	timeout 60 "$B" perfparser --block-records $b -j 2 $small --input "$late" 2> "$W/lc.err" |
 		head -c 300 > /dev/null
 	[ "${PIPESTATUS[0]}" = 5 ] && ! grep -q ERROR "$W/lc.err" || bad=$((bad + 1))
 done
@@ -426,11 +355,11 @@ for seed in "$TOP/tests/data/peer/vector_static_gcc/perf.data.zstd" \
 		n=$((n + 1))
 		timeout 60 "$SCORCH" script -j 1 -i "$f" > "$W/m1" 2> "$W/me1"
 		echo "rc=$?" >> "$W/me1"
-		SCORCH_BLOCK_RECORDS=4 timeout 60 "$B" script -j 2 -i "$f" > "$W/m2" 2> "$W/me2"
+		timeout 60 "$B" script --block-records 4 -j 2 -i "$f" > "$W/m2" 2> "$W/me2"
 		echo "rc=$?" >> "$W/me2"
 		timeout 60 "$SCORCH" perfparser -j 1 --input "$f" --output "$W/p1" 2> "$W/pe1"
 		echo "rc=$?" >> "$W/pe1"
-		SCORCH_BLOCK_RECORDS=4 timeout 60 "$B" perfparser -j 2 --input "$f" --output "$W/p2" 2> "$W/pe2"
+		timeout 60 "$B" perfparser --block-records 4 -j 2 --input "$f" --output "$W/p2" 2> "$W/pe2"
 		echo "rc=$?" >> "$W/pe2"
 		if ! cmp -s "$W/m1" "$W/m2" || ! cmp -s <(sort "$W/me1") <(sort "$W/me2") ||
 		   ! cmp -s "$W/p1" "$W/p2" || ! cmp -s <(sort "$W/pe1") <(sort "$W/pe2"); then

@@ -158,7 +158,7 @@ for n in dwarf tp sys; do
 		r1=$?
 		for j in 2 3; do
 			# shellcheck disable=SC2086
-			SCORCH_BLOCK_RECORDS=7 "$SCORCH" script -i "$W/$n.data" $args -j $j > "$W/jn.txt" 2> "$W/jn.err"
+			"$SCORCH" script --block-records 7 -i "$W/$n.data" $args -j $j > "$W/jn.txt" 2> "$W/jn.err"
 			r2=$?
 			check "script_fields $n $args: -j $j as -j 1 (exit $r1)" \
 				[ $r1 = $r2 -a "$(cmp "$W/j1.txt" "$W/jn.txt" 2>&1)$(cmp "$W/j1.err" "$W/jn.err" 2>&1)" = "" ]

@@ -26,9 +26,9 @@ done
 # samples, block buffers, the threads' sessions and resolvers all freed
 for cmd in script perfparser; do
 	case $cmd in
-	perfparser) SCORCH_BLOCK_RECORDS=5 vg "$SCORCH" perfparser -j 2 --input "$W/dw.data" --output /dev/null \
+	perfparser) vg "$SCORCH" perfparser --block-records 5 -j 2 --input "$W/dw.data" --output /dev/null \
 			> /dev/null 2> "$W/err" ;;
-	*) SCORCH_BLOCK_RECORDS=5 vg "$SCORCH" script -j 2 -i "$W/dw.data" > /dev/null 2> "$W/err" ;;
+	*) vg "$SCORCH" script --block-records 5 -j 2 -i "$W/dw.data" > /dev/null 2> "$W/err" ;;
 	esac
 	rc=$?
 	check "valgrind/dw.data $cmd -j 2 in blocks of 5 (rc $rc)" [ $rc = 0 ]
@@ -58,9 +58,9 @@ hg_report() {
 for j in 2 3; do
 	for cmd in script perfparser; do
 		case $cmd in
-		perfparser) SCORCH_BLOCK_RECORDS=5 hg "$SCORCH" perfparser -j $j --input "$W/hg.data" \
+		perfparser) hg "$SCORCH" perfparser --block-records 5 -j $j --input "$W/hg.data" \
 				--output /dev/null > /dev/null 2> "$W/err" ;;
-		*) SCORCH_BLOCK_RECORDS=5 hg "$SCORCH" script -j $j -i "$W/hg.data" > /dev/null 2> "$W/err" ;;
+		*) hg "$SCORCH" script --block-records 5 -j $j -i "$W/hg.data" > /dev/null 2> "$W/err" ;;
 		esac
 		rc=$?
 		check "helgrind/hg.data ($(stat -c %s "$W/hg.data") bytes) $cmd -j $j in blocks of 5 (rc $rc)" \
@@ -68,10 +68,6 @@ for j in 2 3; do
 		if [ $rc = 99 ]; then hg_report "$W/err"; fi
 	done
 done
-SCORCH_BLOCKS_FEED=0 SCORCH_BLOCK_RECORDS=5 hg "$SCORCH" script -j 3 -i "$W/hg.data" > /dev/null 2> "$W/err"
-rc=$?
-check "helgrind/hg.data script -j 3 in blocks of 5, without the feed (rc $rc)" [ $rc = 0 ]
-if [ $rc = 99 ]; then hg_report "$W/err"; fi
 # the runs that store and then read the on-disk caches (an empty cache
 # directory: kallsyms, symbol tables, DWARF indexes written, then read) on
 # a clang DWARF 5 binary (indexed addresses: scopes libdw must answer) and

@@ -43,7 +43,7 @@ static void run_stream(int fd)
 static void run_stats(int fd)
 {
 	struct err e = { 0 };
-	struct input *in = input_open_fd(fd, "fuzz", &e);
+	struct input *in = input_open_fd(fd, "fuzz", NULL, &e);
 	if (!in)
 		return;
 	struct perfparser_stats *st = perfparser_stats_new(64 * 1024, 1 << 20);

@@ -10,11 +10,9 @@
  * script text per thread (bit 0 clear) or one sink fed in order (bit 0
  * set): the output, the result and the error must be the same, else
  * abort(); thread 0 reads the file and hands its records to the other
- * (analyze/parallel/feed.h), or with bit 7 each reads it (SCORCH_BLOCKS_FEED=0).
+ * (analyze/parallel/feed.h).
  * Bit 4, on the pipe path: no temporary file can be made, so a file-format
  * stream is read into memory instead of kept in a file (input.c).
- * Bit 5: a file's data is read in place from its mapping
- * (SCORCH_INPUT_WINDOWS=1) instead of pread; bit 6: in windows of 4 KiB.
  */
 #include "analyze/parallel/blocks.h"
 #include "analyze/pipeline.h"
@@ -38,6 +36,8 @@ static void run(int fd, int which)
 	pipeline_config_init(&c);
 	c.input = "fuzz";
 	c.input_fd = fd;
+	if (which & 16) /* no temporary file can be made there */
+		c.tmpdir = "/nonexistent/scorch-fuzz";
 	c.order.buffer_size = 64 * 1024;
 	c.order.max_buffer_size = 1 << 20;
 	/* the kernel symbol table is not what is fuzzed here, and loading it per
@@ -96,7 +96,7 @@ static void run_blocks(const uint8_t *data, size_t size, bool ordered)
 	struct err e1 = { 0 }, e2 = { 0 };
 	script_sink_init(&sink, f1, NULL);
 	int r1 = pipeline_run(&c, &sink, &e1);
-	struct blocks_config bc = { .n = 2 };
+	struct blocks_config bc = { .n = 2, .size = 2 };
 	if (ordered) {
 		script_sink_init(&sink, f2, NULL);
 		bc.ordered = &sink;
@@ -136,45 +136,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
-	/* bit 5: a file is read in place (windows of its mapping; of 4 KiB
-	 * with bit 6, records cut at their ends) instead of pread */
-	if (mode & 32)
-		setenv("SCORCH_INPUT_WINDOWS", "1", 1);
-	else
-		unsetenv("SCORCH_INPUT_WINDOWS");
-	if (mode & 64)
-		setenv("SCORCH_INPUT_WINDOW", "4096", 1);
-	else
-		unsetenv("SCORCH_INPUT_WINDOW");
 	if (mode & 8) {
-		setenv("SCORCH_BLOCK_RECORDS", "2", 1);
-		/* bit 7: every thread reads the file itself (no feed, blocks.c) */
-		if (mode & 128)
-			setenv("SCORCH_BLOCKS_FEED", "0", 1);
-		else
-			unsetenv("SCORCH_BLOCKS_FEED");
 		run_blocks(data, size, mode & 1);
 		return 0;
 	}
-	/* a file-format stream is kept in a temporary file in $TMPDIR; bit 4:
+	/* a file-format stream is kept in a temporary file (c.tmpdir); bit 4:
 	 * none can be made there, so it is read into memory and walked there */
-	static char *tmpdir;
-	static bool tmpdir_saved;
-	if (!tmpdir_saved) {
-		const char *t = getenv("TMPDIR");
-		tmpdir = t ? strdup(t) : NULL;
-		tmpdir_saved = true;
-	}
-	if (mode & 16)
-		setenv("TMPDIR", "/nonexistent/scorch-fuzz", 1);
-	else if (tmpdir)
-		setenv("TMPDIR", tmpdir, 1);
-	else
-		unsetenv("TMPDIR");
 	int fd = fuzz_fd(data, size, mode & 1);
 	if (fd < 0)
 		return 0;
-	run(fd, mode & 6);
+	run(fd, mode & 22);
 	close(fd);
 	return 0;
 }

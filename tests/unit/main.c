@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	char cache[] = "/tmp/scorch-unit-cache-XXXXXX";
 	bool own_cache = mkdtemp(cache) != NULL;
 	if (own_cache)
-		setenv("XDG_CACHE_HOME", cache, 1);
+		test_cache_config(cache, false);
 	for (int i = 0; i < ncases; i++) {
 		if (argc > 1 && !strstr(cases[i].name, argv[1]))
 			continue;

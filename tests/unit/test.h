@@ -6,6 +6,7 @@
 #ifndef SCORCH_TEST_H
 #define SCORCH_TEST_H
 
+#include "util/cachedir.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,11 +58,25 @@ void test_register(const char *name, void (*fn)(void));
  * such as "/tmp/scorch-x-XXXXXX", made and used as XDG_CACHE_HOME with the
  * caches on; test_cache_file makes a file of one byte in it (a cache's
  * source, by identity), open read-write; test_cache_end removes it all. */
+/* The caches in xdg/scorch (NULL: none), on or off, as cli/env.c sets
+ * them from XDG_CACHE_HOME and SCORCH_NO_CACHE. */
+static inline void test_cache_config(const char *xdg, bool off)
+{
+	struct cachedir_config c = *cachedir_config();
+	c.xdg_cache_home = xdg;
+	c.off = off;
+	if (!c.max)
+		c.max = CACHEDIR_MAX_DEFAULT;
+	cachedir_configure(&c);
+}
+static inline void test_cache_off(bool off)
+{
+	test_cache_config(cachedir_config()->xdg_cache_home, off);
+}
 static inline void test_cache_begin(char *dir)
 {
 	CHECK(mkdtemp(dir) != NULL);
-	setenv("XDG_CACHE_HOME", dir, 1);
-	unsetenv("SCORCH_NO_CACHE");
+	test_cache_config(dir, false);
 }
 static inline int test_cache_file(const char *dir, const char *name)
 {
@@ -77,7 +92,7 @@ static inline void test_cache_end(const char *dir)
 	char cmd[400];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK_EQ(system(cmd), 0);
-	unsetenv("XDG_CACHE_HOME");
+	test_cache_config(NULL, false);
 }
 
 #endif

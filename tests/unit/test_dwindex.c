@@ -1,7 +1,7 @@
 /* test_dwindex.c: the on-disk cache of DWARF indexes (src/analyze/cache/dwindex.c):
  * an image's entries found again, every refusal of a damaged image, and
  * storing through the cache directory (entries kept, added, replaced; the
- * identity of the file; SCORCH_NO_CACHE). */
+ * identity of the file; the caches off). */
 #include "analyze/cache/dwindex.h"
 #include "test.h"
 
@@ -114,9 +114,9 @@ TEST(dwindex_store_keep_add_replace)
 	CHECK_STR(entry(x, DWINDEX_FUNCS, 100), "funcs at 100, again");
 	dwindex_close(x);
 	/* off: no dwindex at all */
-	setenv("SCORCH_NO_CACHE", "1", 1);
+	test_cache_off(true);
 	CHECK(dwindex_open(fd) == NULL);
-	unsetenv("SCORCH_NO_CACHE");
+	test_cache_off(false);
 	/* the file changed: its entries are gone (the image is another
 	 * file's), and what this run adds replaces the image */
 	CHECK_EQ(write(fd, "y", 1), 1);

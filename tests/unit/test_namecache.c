@@ -3,7 +3,7 @@
  * names, each refusal, every byte of an entry changed in turn (refused, or
  * every name found inside it and NUL-terminated: ASan), and storing through
  * the cache directory (kept names and a run's new ones merged; the file's
- * identity; SCORCH_NO_CACHE). */
+ * identity; the caches off). */
 #include "analyze/cache/namecache.h"
 #include "test.h"
 #include "util/hash.h"
@@ -113,9 +113,9 @@ TEST(namecache_store_keep_and_add)
 	CHECK(c != NULL && namecache_find(c, mangled[0]) == NULL);
 	namecache_close(c);
 	/* off: none at all */
-	setenv("SCORCH_NO_CACHE", "1", 1);
+	test_cache_off(true);
 	CHECK(namecache_open(fd) == NULL);
-	unsetenv("SCORCH_NO_CACHE");
+	test_cache_off(false);
 	CHECK(namecache_find(NULL, mangled[0]) == NULL);
 	namecache_note(NULL, mangled[0], demangled[0]);
 	close(fd);

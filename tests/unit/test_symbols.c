@@ -42,9 +42,9 @@ TEST(symbols_kallsyms_aliases_and_modules)
 	 * after the source changed */
 	char xdg[PATH_MAX];
 	snprintf(xdg, sizeof xdg, "%s/xdg", dir);
-	const char *old = getenv("XDG_CACHE_HOME");
+	const char *old = cachedir_config()->xdg_cache_home;
 	char *saved = old ? strdup(old) : NULL;
-	setenv("XDG_CACHE_HOME", xdg, 1);
+	test_cache_config(xdg, false);
 	for (int pass = 0; pass < 3; pass++) {
 		struct symbols_config c = { .kallsyms = p, .buildid_dir = dir };
 		struct symbols *s = symbols_new(&c);
@@ -118,12 +118,8 @@ TEST(symbols_kallsyms_aliases_and_modules)
 			CHECK(utimensat(AT_FDCWD, p, ts, 0) == 0);
 		}
 	}
-	if (saved) {
-		setenv("XDG_CACHE_HOME", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("XDG_CACHE_HOME");
-	}
+	test_cache_config(saved, false);
+	free(saved);
 }
 
 TEST(symbols_kallsyms_hidden)

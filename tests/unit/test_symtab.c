@@ -199,9 +199,9 @@ TEST(symcache_store_load_and_identity)
 	symtab_release(&c);
 	cachedir_unmap(map);
 	CHECK_EQ(cachedir_map_refs(map), 0);
-	setenv("SCORCH_NO_CACHE", "1", 1);
+	test_cache_off(true);
 	CHECK_EQ(symcache_load(&c, &id, &map), -1);
-	unsetenv("SCORCH_NO_CACHE");
+	test_cache_off(false);
 	/* the binary changed: its identity no longer matches the image */
 	CHECK_EQ(write(fd, "y", 1), 1);
 	struct symcache_id changed;

@@ -218,7 +218,7 @@ TEST(unwind_dwarf_own_stack)
  * asks libdw for none, and walks the stack as a lone unwinder does. */
 TEST(unwind_dwarf_share_between_unwinders)
 {
-	setenv("SCORCH_NO_CACHE", "1", 1); /* libdw's rows, not an earlier test's kept ones */
+	test_cache_off(true); /* libdw's rows, not an earlier test's kept ones */
 	static struct capture c;
 	unwind_level1(&c);
 	uint32_t pid = (uint32_t)getpid();
@@ -352,7 +352,7 @@ TEST(unwind_dwarf_kept_rows)
 	CHECK_EQ(nb, na);
 	CHECK_EQ(sb.cfi_rows, 0);
 	/* off: libdw every run */
-	setenv("SCORCH_NO_CACHE", "1", 1);
+	test_cache_off(true);
 	nb = walk_fresh(&c, sess, pid, b, &sb);
 	CHECK_EQ(nb, na);
 	CHECK_EQ(sb.cfi_rows, sa.cfi_rows);

@@ -278,30 +278,20 @@ TEST(ksort_matches_qsort)
 
 TEST(cachedir_max_parses_size)
 {
-	const char *old = getenv("SCORCH_CACHE_MAX");
-	char *saved = old ? strdup(old) : NULL;
-	unsetenv("SCORCH_CACHE_MAX");
-	unsigned long long def = cachedir_max();
-	CHECK(def >= (1ULL << 30));
-	setenv("SCORCH_CACHE_MAX", "12345", 1);
-	CHECK_EQ(cachedir_max(), 12345);
-	setenv("SCORCH_CACHE_MAX", "8M", 1);
-	CHECK_EQ(cachedir_max(), 8ULL << 20);
-	setenv("SCORCH_CACHE_MAX", "2g", 1);
-	CHECK_EQ(cachedir_max(), 2ULL << 30);
-	setenv("SCORCH_CACHE_MAX", "64k", 1);
-	CHECK_EQ(cachedir_max(), 64ULL << 10);
+	unsigned long long n = 0;
+	CHECK(cachedir_parse_size("12345", &n) && n == 12345);
+	CHECK(cachedir_parse_size("8M", &n) && n == 8ULL << 20);
+	CHECK(cachedir_parse_size("2g", &n) && n == 2ULL << 30);
+	CHECK(cachedir_parse_size("64k", &n) && n == 64ULL << 10);
+	CHECK(cachedir_parse_size("0", &n) && n == 0);
 	const char *bad[] = { "", "x", "1T", "5MB", "-1", "99999999999999999999", "17179869184G" };
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		setenv("SCORCH_CACHE_MAX", bad[i], 1);
-		CHECK_EQ(cachedir_max(), def);
-	}
-	if (saved) {
-		setenv("SCORCH_CACHE_MAX", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("SCORCH_CACHE_MAX");
-	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(!cachedir_parse_size(bad[i], &n));
+	CHECK(!cachedir_parse_size(NULL, &n));
+	struct cachedir_config c = *cachedir_config();
+	c.max = 12345;
+	cachedir_configure(&c);
+	CHECK_EQ(cachedir_max(), 12345);
 }
 
 /* fmt.h's numbers are printf's, digit for digit, at every length and width */

@@ -1,7 +1,6 @@
 /*
- * blocks.c: one input analyzed by N threads, each parsing all of it, the
- * file read once between them (see blocks.h: shared reading, or in place:
- * input.h).
+ * blocks.c: one input analyzed by N threads, thread 0 reading and
+ * ordering it for all of them (see blocks.h and feed.h).
  *
  * Text: each thread's sink writes to a stdio stream of its own
  * (fopencookie) that appends to the thread's current block. Ordered: the
@@ -37,9 +36,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define BLOCK_RECORDS 1024
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
-#define BLOCK_RECORDS_FED 128       /* text, with a feed (below) */
+#define BLOCK_RECORDS_TEXT 128      /* text (below) */
 #define BLOCKS_PENDING 3
 #define BLOCK_TEXT_MAX ((size_t)1 << 30)
 #define LIGHT SIZE_MAX                 /* kept.rec of a record kept without its bytes */
@@ -273,12 +271,10 @@ static int block_write(struct blocks *B, struct block *b)
 	return rc;
 }
 
-/* The owner of block no: block % n, or with a feed thread 0's decision
- * (thread 0 while it has not decided: the block can come only from it). */
+/* The owner of block no: thread 0's decision (thread 0 while it has not
+ * decided: the block can come only from it). */
 static int owner_of(const struct blocks *B, uint64_t no)
 {
-	if (!B->owners)
-		return (int)(no % (uint64_t)B->n);
 	uint16_t *pg = no / OWNER_PAGE < OWNER_PAGES
 			       ? __atomic_load_n(&B->owners[no / OWNER_PAGE], __ATOMIC_ACQUIRE) : NULL;
 	uint16_t v = pg ? __atomic_load_n(&pg[no % OWNER_PAGE], __ATOMIC_ACQUIRE) : 0;
@@ -711,12 +707,6 @@ static void *thread_main(void *arg)
 	struct bthread *t = arg;
 	this_thread = t;
 	t->rc = pipeline_run(&t->cfg, &t->sink, &t->e);
-	if (getenv("SCORCH_DEBUG_SHARE")) {
-		struct timespec ts;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		fprintf(stderr, "thread %d: %.3f cpu-s, %llu blocks\n", t->index, ts.tv_sec + ts.tv_nsec / 1e9,
-			(unsigned long long)t->completed);
-	}
 	if (!t->index) /* also when it ended before its finish (on_finish) */
 		__atomic_store_n(&t->B->leader_gone, true, __ATOMIC_RELEASE);
 	/* a pipeline that ended before its finish (it could not open the
@@ -775,7 +765,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		return 1;
 	/* the header and attrs, to ask whether the sink's output can be cut */
 	struct err e0 = { 0 };
-	struct input *in = input_open(c->input, &e0);
+	struct input *in = input_open(c->input, c->tmpdir, &e0);
 	if (!in)
 		return 1; /* pipeline_run says what is wrong */
 	bool ok = !input_header(in)->pipe &&
@@ -795,22 +785,14 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	hmap_init(&B->warned);
 	B->t = xcalloc((size_t)n, sizeof(*B->t));
 	B->limit = UINT64_MAX;
-	/* SCORCH_BLOCK_RECORDS: another block size (tests: small blocks cut
-	 * everything, rounds and held samples, at many places) */
-	/* by default thread 0 alone reads and orders the input and the
-	 * others take its records (analyze/parallel/feed.h), unless SCORCH_BLOCKS_FEED
-	 * is 0 (tests and benchmarks: each reads and orders it) */
-	const char *fe = getenv("SCORCH_BLOCKS_FEED");
-	bool feeding = !(fe && !strcmp(fe, "0")) && n < 65535;
-	/* text blocks of 128 records with the feed: its ring holds the
+	/* thread 0 alone reads and orders the input and the others take its
+	 * records (analyze/parallel/feed.h). Text blocks of 128 records: the
+	 * feed's ring holds the
 	 * blocks given ahead, and their records' chunks (peak RSS of `script
 	 * -j 2/4/8` on the 916 MB build recording 70/124/217 MB, 73/140/251
 	 * with 256, and 110-114 MB at -j 2 with 1024; CPU and wall the same
 	 * within noise at -j 2) */
-	uint64_t size = B->ordered ? BLOCK_RECORDS_ORDERED : feeding ? BLOCK_RECORDS_FED : BLOCK_RECORDS;
-	const char *env = getenv("SCORCH_BLOCK_RECORDS");
-	if (env && strtoull(env, NULL, 10) > 0)
-		size = strtoull(env, NULL, 10);
+	uint64_t size = bc->size ? bc->size : B->ordered ? BLOCK_RECORDS_ORDERED : BLOCK_RECORDS_TEXT;
 	int rc = 0, started = 0;
 	/* the ring: each follower's backlog of blocks, the one it makes and the
 	 * one thread 0 makes, at least 512 records */
@@ -827,24 +809,13 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	 * VM has 2 CPUs) */
 	B->backlog = B->ordered || n > 2 ? BACKLOG_ORDERED : BACKLOG;
 	uint64_t fcap = (B->backlog + 2) * size * (uint64_t)(n - 1);
-	struct feed *feed = feeding ? feed_new(n, fcap < 512 ? 512 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap)
-				    : NULL;
-	/* without it, read with pread (input.h; the default), the threads
-	 * read the file once between them, unless SCORCH_SHARED_READ is 0
-	 * (tests and benchmarks: each reads it all); read in place
-	 * (SCORCH_INPUT_WINDOWS=1), the inputs do not join it */
-	const char *sr = getenv("SCORCH_SHARED_READ");
-	struct input_share *share = feed || (sr && !strcmp(sr, "0")) ? NULL : input_share_new(n);
-	if (feed) {
-		/* these are only read and written atomically */
-		B->owners = xcalloc(OWNER_PAGES, sizeof(*B->owners));
-		VALGRIND_HG_DISABLE_CHECKING(B->owners, OWNER_PAGES * sizeof(*B->owners));
-		VALGRIND_HG_DISABLE_CHECKING(&B->leader_gone, sizeof(B->leader_gone));
-	}
-	/* and their unwinders convert each CFI row once between them, unless
-	 * SCORCH_SHARED_UNWIND is 0 (tests: the output is the same) */
-	const char *su = getenv("SCORCH_SHARED_UNWIND");
-	struct unwind_share *ush = su && !strcmp(su, "0") ? NULL : unwind_share_new();
+	struct feed *feed = feed_new(n, fcap < 512 ? 512 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap);
+	/* these are only read and written atomically */
+	B->owners = xcalloc(OWNER_PAGES, sizeof(*B->owners));
+	VALGRIND_HG_DISABLE_CHECKING(B->owners, OWNER_PAGES * sizeof(*B->owners));
+	VALGRIND_HG_DISABLE_CHECKING(&B->leader_gone, sizeof(B->leader_gone));
+	/* the unwinders convert each CFI row once between them */
+	struct unwind_share *ush = unwind_share_new();
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		t->B = B;
@@ -855,8 +826,8 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .failed = on_failed, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
-			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B, .share = share,
-			.unwind_share = ush, .feed = feed, .mine = feed ? on_mine : NULL };
+			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B,
+			.unwind_share = ush, .feed = feed, .mine = on_mine };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		t->cur_text = &t->cur->text;
@@ -910,8 +881,6 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	pthread_mutex_lock(&B->mu);
 	for (int i = started; i < n; i++) {
 		drain(B, &B->t[i], -EAGAIN); /* never started: no one waits for them */
-		if (share)
-			input_share_leave(share, i);
 		feed_leave(feed, i);
 	}
 	pthread_mutex_unlock(&B->mu);
@@ -967,18 +936,10 @@ out:
 		B->free = b->next;
 		block_free(b);
 	}
-	input_share_free(share);
 	feed_free(feed);
-	if (B->owners) {
-		for (size_t i = 0; i < OWNER_PAGES; i++)
-			free(B->owners[i]);
-		free(B->owners);
-	}
-	if (ush && getenv("SCORCH_DEBUG_SHARE")) {
-		uint64_t rows, hits;
-		unwind_share_counts(ush, &rows, &hits);
-		fprintf(stderr, "unwind share: %llu rows, %llu hits\n", (unsigned long long)rows, (unsigned long long)hits);
-	}
+	for (size_t i = 0; i < OWNER_PAGES; i++)
+		free(B->owners[i]);
+	free(B->owners);
 	unwind_share_free(ush);
 	a2l_state_release(&B->a2l);
 	hmap_release(&B->warned);

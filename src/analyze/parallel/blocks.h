@@ -1,27 +1,23 @@
 /*
- * blocks.h: one input analyzed by N threads, each parsing all of it.
+ * blocks.h: one input analyzed by N threads.
  *
  * Every thread runs a whole pipeline of its own over the same file (its own
- * input, ordering queue, session, resolver, sink; the inputs share the
- * chunks they pread, or, read in place (SCORCH_INPUT_WINDOWS=1), each reads
- * the file from its own mapping: input.h): the records come out of
- * every ordering queue in the same order, so they are numbered alike and cut
+ * session, resolver and sink); thread 0 alone reads and orders the input
+ * and hands every record that leaves its ordering queue to the others
+ * (feed.h), so the records are numbered alike in every pipeline and cut
  * into blocks of the same records. Each thread applies every record to its
- * session, but hands only its own blocks (block b is thread b % N's) to its
- * sink and resolves only their samples; another thread's samples, which
- * change no session state, are counted and not even decoded. The sinks
- * write into per-thread block buffers, which are written to the output
- * strictly in block order.
+ * session, but hands only its own blocks (thread 0 decides whose a block
+ * is: the follower with the fewest given and not finished) to its sink and
+ * resolves only their samples; another thread's samples, which change no
+ * session state, are counted and not even decoded. The sinks write into
+ * per-thread block buffers, which are written to the output strictly in
+ * block order.
  *
  * Why not resolve on worker threads (workers.h)? A sample's user stack is
  * most of its bytes: read by one thread and unwound by another, every stack
  * crosses between cores, and on a 2-CPU VM that cost as much as the second
- * core gave (`scorch script -j 2` with workers: 1.96 CPU-s against 1.10 at
- * -j 1 on the 2.3 GB build recording). Here each thread reads the bytes it
- * unwinds; the price is that each parses and orders the whole input and
- * builds the DSO state its blocks need. Reading the file twice as well cost
- * a fifth of the time the second thread saved: shared reading took
- * `scorch script -j 2` on that recording from 1.84 to 1.57 s (-j 1: 2.38 s).
+ * core gave. Here each thread resolves whole blocks and builds the DSO
+ * state its blocks need.
  *
  * Output is byte for byte that of one thread:
  * - sink state that depends on earlier samples is not allowed: the caller
@@ -74,6 +70,9 @@ typedef bool (*blocks_eligible_fn)(void *ctx, const struct perf_header *h,
 
 struct blocks_config {
 	int n;                       /* threads, >= 2 */
+	uint64_t size;               /* records in a block; 0: the default (128 text,
+				      * 256 ordered); small blocks cut the output at many
+				      * more places, which stays the same */
 	/* Text: a sink per thread (make_sink), its blocks written to out. */
 	blocks_sink_fn make_sink;
 	FILE *out;

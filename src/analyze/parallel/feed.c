@@ -47,7 +47,6 @@
 struct feed_tail {
 	_Alignas(64) uint64_t tail;
 	uint64_t seen;                /* the consumer's: head as it last read it */
-	uint64_t spins;               /* the consumer's: times it found nothing (debug) */
 };
 
 /* Each line written by one side only: a line the leader writes for every
@@ -63,14 +62,12 @@ struct feed {
 	_Alignas(64) uint64_t filled; /* leader only: entries filled, head or up to PUBLISH_BATCH - 1 past it */
 	uint64_t reclaimed;           /* leader only: entries below are let go */
 	bool ended;                   /* leader only: END published */
-	uint64_t dbg_lead_sleeps, dbg_lead_spins;
 	_Alignas(64) int sleepers;    /* consumers asleep */
 	int lead_asleep;
 	uint64_t want;                /* the least head a sleeping consumer waits for (under mu) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;            /* the consumers wait on it */
 	pthread_cond_t cv_lead;       /* the leader */
-	uint64_t dbg_cons_sleeps;     /* under mu */
 	struct err err;               /* END's, written before it is published */
 };
 
@@ -111,13 +108,6 @@ void feed_free(struct feed *f)
 {
 	if (!f)
 		return;
-	uint64_t spins = 0;
-	for (int i = 1; i < f->n; i++)
-		spins += f->c[i].spins;
-	if (getenv("SCORCH_DEBUG_SHARE"))
-		fprintf(stderr, "feed: leader slept %llu (spun %llu), consumers slept %llu (spun %llu)\n",
-			(unsigned long long)f->dbg_lead_sleeps, (unsigned long long)f->dbg_lead_spins,
-			(unsigned long long)f->dbg_cons_sleeps, (unsigned long long)spins);
 	pthread_cond_destroy(&f->cv);
 	pthread_cond_destroy(&f->cv_lead);
 	pthread_mutex_destroy(&f->mu);
@@ -192,13 +182,11 @@ struct feed_entry *feed_slot(struct feed *f)
 	if (f->filled - f->reclaimed == f->cap) {
 		/* the consumers may be waiting for what is filled */
 		publish_now(f);
-		f->dbg_lead_spins++;
 		for (int s = 0; s < SPINS && !reclaim(f); s++)
 			cpu_relax();
 		if (f->filled - f->reclaimed == f->cap) {
 			wake(f); /* a consumer waiting for a batch has it */
 			pthread_mutex_lock(&f->mu);
-			f->dbg_lead_sleeps++;
 			__atomic_store_n(&f->lead_asleep, 1, __ATOMIC_SEQ_CST);
 			while (!reclaim(f))
 				pthread_cond_wait(&f->cv_lead, &f->mu);
@@ -264,12 +252,10 @@ void feed_release(struct feed *f)
 static const struct feed_entry *wait_head(struct feed *f, int i, uint64_t t)
 {
 	if ((f->c[i].seen = __atomic_load_n(&f->head, __ATOMIC_ACQUIRE)) == t) {
-		f->c[i].spins++;
 		for (int s = 0; s < SPINS && __atomic_load_n(&f->head, __ATOMIC_ACQUIRE) == t; s++)
 			cpu_relax();
 		if (__atomic_load_n(&f->head, __ATOMIC_ACQUIRE) == t) {
 			pthread_mutex_lock(&f->mu);
-			f->dbg_cons_sleeps++;
 			uint64_t want = t + (FEED_BATCH < f->cap / 2 ? FEED_BATCH : f->cap / 2);
 			if (!__atomic_load_n(&f->sleepers, __ATOMIC_RELAXED) || want < f->want)
 				__atomic_store_n(&f->want, want, __ATOMIC_RELAXED);

@@ -38,14 +38,9 @@ void debugfile_init(struct debugfile *f, const struct symbols_config *c)
 	f->debug_paths = c->debug_paths;
 	f->extra_paths = c->extra_paths;
 	f->app_path = c->app_path;
+	f->debuginfod = c->debuginfod;
 	if (c->buildid_dir)
 		f->buildid_dir = xstrdup(c->buildid_dir);
-	else {
-		const char *home = getenv("HOME");
-		char p[PATH_MAX];
-		snprintf(p, sizeof p, "%s/.debug", home ? home : "/root");
-		f->buildid_dir = xstrdup(p);
-	}
 }
 
 bool debugfile_kallsyms(const struct debugfile *f, const uint8_t *id, size_t n, char *out,
@@ -53,6 +48,8 @@ bool debugfile_kallsyms(const struct debugfile *f, const uint8_t *id, size_t n, 
 {
 	char hex[41];
 	elffile_hexid(hex, id, n);
+	if (!f->buildid_dir)
+		return false;
 	snprintf(out, cap, "%s/[kernel.kallsyms]/%s/kallsyms", f->buildid_dir, hex);
 	return elffile_exists(out);
 }
@@ -208,13 +205,12 @@ static const struct dbgd_api *dbgd_api(void)
 }
 #endif
 
-/* Optional: ask debuginfod (only when DEBUGINFOD_URLS is set) for the
+/* Optional: ask debuginfod (only when symbols_config.debuginfod) for the
  * debug file or the executable of a build id; the client caches files. */
 static bool debuginfod_fetch(struct debugfile *f, struct dso *d, bool executable)
 {
 #ifdef HAVE_DEBUGINFOD
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (!urls || !*urls)
+	if (!f->debuginfod)
 		return false;
 	const struct dbgd_api *api = dbgd_api();
 	if (!api)
@@ -277,8 +273,9 @@ void debugfile_find_debug(struct debugfile *f, struct dso *d)
 		snprintf(p, sizeof p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", sysroot, hex, hex + 2);
 		if (try_debug(d, p, false, 0))
 			return;
-		snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", f->buildid_dir, hex, hex + 2);
-		if (try_debug(d, p, false, 0))
+		if (f->buildid_dir &&
+		    snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", f->buildid_dir, hex, hex + 2) > 0 &&
+		    try_debug(d, p, false, 0))
 			return;
 	}
 	if (d->build_id_size && debuginfod_fetch(f, d, false))
@@ -342,8 +339,9 @@ enum debugfile_result debugfile_find_binary(struct debugfile *f, struct dso *d)
 	if (d->build_id_size) {
 		char hex[41];
 		elffile_hexid(hex, d->build_id, d->build_id_size);
-		snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/elf", f->buildid_dir, hex, hex + 2);
-		if (try_binary(f, d, p, &mismatch))
+		if (f->buildid_dir &&
+		    snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/elf", f->buildid_dir, hex, hex + 2) > 0 &&
+		    try_binary(f, d, p, &mismatch))
 			return DEBUGFILE_FOUND;
 	}
 	if (each_path(f->extra_paths, bin_in_dir, &bs))
@@ -359,7 +357,7 @@ void debugfile_find_vdso(struct debugfile *f, struct dso *d)
 {
 	char p[PATH_MAX * 2];
 	bool mismatch = false;
-	if (d->build_id_size) {
+	if (d->build_id_size && f->buildid_dir) {
 		char hex[41];
 		elffile_hexid(hex, d->build_id, d->build_id_size);
 		snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/elf", f->buildid_dir, hex, hex + 2);

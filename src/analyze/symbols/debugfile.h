@@ -27,7 +27,8 @@
 
 struct debugfile {
 	const char *sysroot, *debug_paths, *extra_paths, *app_path; /* symbols_config's */
-	char *buildid_dir;      /* perf's build-id cache (default $HOME/.debug) */
+	char *buildid_dir;      /* perf's build-id cache (NULL: none) */
+	bool debuginfod;        /* symbols_config's */
 	void *dbgd;             /* debuginfod_client *, NULL until first used */
 };
 

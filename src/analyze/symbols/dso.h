@@ -65,7 +65,8 @@ struct symbols_config {
 	const char *extra_paths; /* ':'-separated dirs searched for binaries by basename */
 	const char *app_path;    /* dir searched for binaries first */
 	const char *kallsyms;    /* file, default /proc/kallsyms */
-	const char *buildid_dir; /* perf's cache, default $HOME/.debug */
+	const char *buildid_dir; /* perf's cache ($HOME/.debug); NULL: none */
+	bool debuginfod;         /* ask debuginfod (DEBUGINFOD_URLS) for missing files */
 	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
 	bool no_lines;           /* inline chains without file:line (no line tables read) */
 	void (*warn)(void *ctx, const char *msg);

@@ -29,29 +29,6 @@ struct stackmem {
 	bool above;            /* a read failed above the copy's end */
 };
 
-/*
- * Ask for the first STACKMEM_PREFETCH bytes of a sample's stack copy
- * before the work that comes ahead of unwinding it (the kernel frames):
- * read in place (SCORCH_INPUT_WINDOWS=1), the copy is read where the page
- * cache holds the file, and the walk's first reads of it, each a miss to
- * memory, were most of apply_rule's time (`perf annotate` on the 1.2 GB
- * build recording). Measured that way (CPU time, `scorch perfparser`,
- * pinned, alternating rounds, prefetching at the unwinder's start): 512
- * bytes 0.952, 1 KiB 0.933, 2 KiB 0.925, 4 KiB 0.905-0.933, 16 KiB 0.960.
- * With the data pread (the default), no change measured (docs/input.md),
- * so the resolver asks only for records read in place
- * (resolver_set_stack_prefetch).
- */
-#define STACKMEM_PREFETCH 4096
-
-static inline void stackmem_prefetch(const uint8_t *data, uint64_t size)
-{
-	if (size > STACKMEM_PREFETCH)
-		size = STACKMEM_PREFETCH;
-	for (uint64_t o = 0; o < size; o += 64)
-		__builtin_prefetch(data + o);
-}
-
 static inline struct stackmem stackmem_init(uint64_t sp, const uint8_t *data, uint64_t size)
 {
 	struct stackmem m = { .sp = sp, .data = data, .size = size };
