@@ -7,10 +7,11 @@
 # machine that has none yet). Objects depend on a stamp of the final flags
 # ($(B)/cflags), so a change here rebuilds what it affects.
 #
-#   required: libraries scorch cannot build without (missing: error, exit 1)
+#   required: libraries scorch cannot build without (missing: error, exit 1);
+#             capstone: the disassembler of scorch annotate (output/disasm.h)
 #   optional: each found one adds -DHAVE_<NAME>=1 and its flags
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
-REQUIRED="libdw libelf libzstd liburing zlib libtraceevent"
+REQUIRED="libdw libelf libzstd liburing zlib libtraceevent capstone"
 # name:define:how it is linked (link: -l flags at link time; dlopen: only
 # the headers at build time, the library opened at run time; header: only
 # the define, its headers included by their <dir/name.h> path: valgrind's

@@ -14,7 +14,7 @@
 # apt-get waits for a dpkg lock held by another install (several builds at
 # once) instead of failing.
 set -e
-BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev scdoc libtraceevent-dev"
+BUILD="gcc g++ make pkg-config binutils xz-utils libdw-dev libelf-dev libzstd-dev liburing-dev libdebuginfod-dev zlib1g-dev liblzma-dev scdoc libtraceevent-dev libcapstone-dev"
 TEST="linux-perf strace hotspot golang-go clang libclang-rt-14-dev valgrind python3 debuginfod git man-db tmux zsh time"
 build_only=0; check=0
 for a in "$@"; do

@@ -25,6 +25,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_header(int argc, char **argv);
 int cmd_perfparser(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 /* What record and top share (cmd_record.c). cli_record_set: the options
  * both take (-e, -F, -c, -g, --call-graph, -m, -p, -t, -a) as an opts_parse

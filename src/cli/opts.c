@@ -14,7 +14,7 @@ struct opt {
 };
 
 #define REC (OC_RECORD | OC_TOP)
-#define SUM (OC_REPORT | OC_FLAME | OC_EXPORT | OC_DIFF)
+#define SUM (OC_REPORT | OC_FLAME | OC_EXPORT | OC_DIFF | OC_ANNOTATE)
 #define READ (OC_SCRIPT | SUM | OC_STATS | OC_HEADER)
 #define ALL (~0u)
 
@@ -52,9 +52,9 @@ static const struct opt table[] = {
 	{ O_DIFF, 0, "diff", ARG_TWO, OC_FLAME | OC_EXPORT },
 	{ O_CHILDREN, 0, "children", ARG_NO, OC_REPORT | OC_DIFF | OC_TOP },
 	{ O_NO_CHILDREN, 0, "no-children", ARG_NO, OC_REPORT | OC_DIFF },
-	{ O_STDIO, 0, "stdio", ARG_NO, OC_REPORT | OC_DIFF | OC_TOP },
+	{ O_STDIO, 0, "stdio", ARG_NO, OC_REPORT | OC_DIFF | OC_TOP | OC_ANNOTATE },
 	{ O_SORT, 's', "sort", ARG_YES, OC_REPORT | OC_DIFF },
-	{ O_PERCENT_LIMIT, 0, "percent-limit", ARG_YES, OC_REPORT | OC_DIFF },
+	{ O_PERCENT_LIMIT, 0, "percent-limit", ARG_YES, OC_REPORT | OC_DIFF | OC_ANNOTATE },
 	{ O_TOP, 0, "top", ARG_YES, OC_REPORT | OC_DIFF },
 	{ O_WIDTH, 'w', "width", ARG_YES, OC_REPORT | OC_DIFF },
 	{ O_WIDTH, 0, "width", ARG_YES, OC_FLAME },
@@ -62,7 +62,7 @@ static const struct opt table[] = {
 	{ O_NO_COMM, 0, "no-comm", ARG_NO, OC_FLAME | OC_EXPORT },
 	{ O_NO_INLINE, 0, "no-inline", ARG_NO, OC_FLAME | OC_EXPORT | OC_SCRIPT },
 	{ O_INLINE, 0, "inline", ARG_NO, OC_REPORT },
-	{ O_SHOW_NR, 'n', "show-nr-samples", ARG_NO, OC_REPORT },
+	{ O_SHOW_NR, 'n', "show-nr-samples", ARG_NO, OC_REPORT | OC_ANNOTATE },
 	{ O_TREE, 0, "tree", ARG_YES, OC_REPORT },
 	{ O_TREE_LIMIT, 0, "tree-limit", ARG_YES, OC_REPORT },
 	{ O_ABSOLUTE, 0, "absolute", ARG_NO, OC_DIFF },
@@ -76,6 +76,13 @@ static const struct opt table[] = {
 	{ O_MIN_PERCENT, 0, "min-percent", ARG_YES, OC_FLAME },
 	{ O_ANNOTATE, 0, "annotate", ARG_NO, OC_EXPORT },
 	{ O_PERIOD, 0, "period", ARG_NO, OC_EXPORT },
+	{ O_SYMBOL, 's', "symbol", ARG_YES, OC_ANNOTATE },
+	{ O_DSOS, 'd', "dsos", ARG_YES, OC_ANNOTATE },
+	{ O_DISASM_STYLE, 'M', "disassembler-style", ARG_YES, OC_ANNOTATE },
+	{ O_ASM_RAW, 0, "asm-raw", ARG_NO, OC_ANNOTATE },
+	{ O_NO_SOURCE, 0, "no-source", ARG_NO, OC_ANNOTATE },
+	{ O_PRINT_LINE, 'l', "print-line", ARG_NO, OC_ANNOTATE },
+	{ O_PERCENT_TYPE, 0, "percent-type", ARG_YES, OC_ANNOTATE },
 	{ O_IP, 0, "ip", ARG_NO, OC_SCRIPT },
 	{ O_RAW, 0, "raw", ARG_NO, OC_SCRIPT },
 	{ O_HEADERS_ONLY, 0, "headers-only", ARG_NO, OC_SCRIPT },

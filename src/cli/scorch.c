@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "record a profile into perf.data", false },
 	{ "script", cmd_script, "print samples like perf script", true },
 	{ "report", cmd_report, "top functions and call tree", true },
+	{ "annotate", cmd_annotate, "instructions and source lines of the hot functions", true },
 	{ "flame", cmd_flame, "write an interactive flame graph", true },
 	{ "export", cmd_export, "export folded, pprof or speedscope", true },
 	{ "diff", cmd_diff, "what changed between two recordings", true },

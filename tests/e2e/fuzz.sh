@@ -17,11 +17,11 @@ for h in "${harnesses[@]}"; do
 	mkdir -p "$c"
 	# seeds: every small perf.data we have, once per input path (mode byte);
 	# the harnesses of text parsers (symbol names, kallsyms, perf maps) take
-	# their own corpus only, as is
+	# their own corpus only, as is (and the disassembler: code bytes)
 	i=0
 	perfdata="tests/data/peer/*.data* tests/data/peer/*/*.data*"
 	case $n in
-	fuzz_demangle | fuzz_kallsyms | fuzz_perfmap | fuzz_dwline | fuzz_dwdie | fuzz_unwind)
+	fuzz_demangle | fuzz_kallsyms | fuzz_perfmap | fuzz_dwline | fuzz_dwdie | fuzz_unwind | fuzz_disasm)
 		cp tests/fuzz/corpus/$n/* "$c/"
 		perfdata=/nonexistent ;;
 	esac

@@ -1,0 +1,95 @@
+#!/bin/bash
+# annotate.sh: scorch annotate against perf 6.1's `perf annotate --stdio`
+# and objdump on recordings made here of tests/workloads/annotate_hot.c,
+# built with frame pointers (-O1 -fno-inline) and -O2 -g (an inlined
+# helper): per-instruction sample counts of the top symbols equal perf's,
+# the instruction text is objdump's (AT&T and -M intel) for >= 99% of the
+# instructions shown, the source lines and the inlined function appear,
+# and a missing, rebuilt or stripped binary gets a one-line reason with
+# exit status 0.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/e2e/lib.sh"
+CHK="python3 $TOP/tests/tools/annotate_check.py"
+S=$SCORCH
+command -v perf > /dev/null || { skip "annotate" "no perf"; exit 0; }
+command -v objdump > /dev/null || { skip "annotate" "no objdump"; exit 0; }
+
+build_workload annotate_hot.c "$W/fp" -O1 -g -fno-omit-frame-pointer -fno-inline
+build_workload annotate_hot.c "$W/inl" -O2 -g
+
+for v in fp inl; do
+	D=$W/$v.data
+	# -N: no copy in perf's build-id cache, where scorch would find the
+	# binary removed or rebuilt below
+	if ! perf record -q -N -e cpu-clock -F 4000 -g -o "$D" "$W/$v" > /dev/null 2> "$W/rec.err"; then
+		skip "annotate $v" "perf record failed: $(head -1 "$W/rec.err")"
+		continue
+	fi
+	"$S" annotate -i "$D" -n --percent-limit 0 > "$W/$v.s" 2> "$W/$v.err"
+	rc=$?
+	nerr=$(wc -l < "$W/$v.err")
+	check "annotate $v: runs (exit $rc, $nerr lines on stderr)" [ "$rc$nerr" = 00 ]
+	$CHK syms "$W/$v.s" 5 > "$W/$v.syms"
+	check "annotate $v: hot_loop and warm annotated" grep -qP '^hot_loop\t' "$W/$v.syms"
+	same=0 all=0 notes=
+	while IFS=$'\t' read -r name dso first last; do
+		perf annotate -i "$D" --stdio -n -d "$(basename "$dso")" "$name" > "$W/p.txt" 2> /dev/null
+		check "annotate $v: $name per-instruction samples == perf annotate ($($CHK counts "$W/$v.s" "$W/p.txt" "$name" | head -c 300))" \
+			$CHK counts "$W/$v.s" "$W/p.txt" "$name"
+		objdump -d --no-show-raw-insn --start-address=0x$first --stop-address=$((0x$last + 16)) "$dso" > "$W/o.txt"
+		$CHK text "$W/$v.s" "$W/o.txt" "$name" 0 > "$W/t.txt"
+		read -r s a < <(sed -nE 's/.*: ([0-9]+) of ([0-9]+) instructions as objdump.*/\1 \2/p' "$W/t.txt")
+		same=$((same + s)) all=$((all + a))
+		grep -q '%); ' "$W/t.txt" && notes="$notes $(head -c 200 "$W/t.txt")"
+	done < "$W/$v.syms"
+	check "annotate $v: instruction text of the top symbols == objdump for >= 99% ($same of $all)${notes:+; differences:$notes}" \
+		[ "$all" -gt 0 -a $((same * 100)) -ge $((all * 99)) ]
+	# Intel syntax
+	"$S" annotate -i "$D" -M intel hot_loop > "$W/$v.si"
+	IFS=$'\t' read -r name dso first last < <(grep -P '^hot_loop\t' "$W/$v.syms")
+	objdump -d -M intel --no-show-raw-insn --start-address=0x$first --stop-address=$((0x$last + 16)) "$dso" > "$W/oi.txt"
+	check "annotate $v -M intel: text == objdump -M intel ($($CHK text "$W/$v.si" "$W/oi.txt" hot_loop 99 | head -c 200))" \
+		$CHK text "$W/$v.si" "$W/oi.txt" hot_loop 99
+done
+
+# source lines: the hottest lines are the loop bodies', and the inlined
+# helper shows under hot_loop in the -O2 build
+if [ -s "$W/inl.s" ]; then
+	awk '/^## hot_loop /{s = 1} s && /^## hottest lines/{h = 1; next} h && /^## /{print; n++} n == 3 {exit}' "$W/inl.s" > "$W/hot.lines"
+	check "annotate inl: hottest lines of hot_loop are mix's three shifts ($(tr -s ' ' < "$W/hot.lines" | tr '\n' '|'))" \
+		[ "$(grep -cE 'annotate_hot.c:(12|13|14)  x \^= x' "$W/hot.lines")" = 3 ]
+	check "annotate inl: mix() shown as inlined into hot_loop" grep -q '^         :  mix() inlined at annotate_hot.c:' "$W/inl.s"
+	"$S" annotate -i "$W/inl.data" --no-source hot_loop > "$W/ns"
+	check "annotate --no-source: no source lines" [ "$(grep -c '^         :' "$W/ns")" = 0 ]
+	"$S" annotate -i "$W/inl.data" --asm-raw hot_loop > "$W/raw"
+	check "annotate --asm-raw: instruction bytes shown" grep -qE '^ +[0-9.]+ : +[0-9a-f]+:   ([0-9a-f]{2} )+ +[a-z]' "$W/raw"
+	"$S" annotate -i "$W/inl.data" --percent-type global-hits -s warm > "$W/gh"
+	check "annotate -s warm: only warm" [ "$(grep -c '^## .*  \[' "$W/gh")" = 1 ]
+	"$S" annotate -i "$W/inl.data" --percent-type bogus > /dev/null 2>&1
+	check "annotate --percent-type bogus: exit 2" [ $? = 2 ]
+
+	# bad binaries: missing, rebuilt (another build id), stripped
+	cp "$W/inl" "$W/inl.keep"
+	rm "$W/inl"
+	"$S" annotate -i "$W/inl.data" > "$W/miss" 2> "$W/miss.err"
+	rc=$?
+	line=$(grep -m1 "in $W/inl not annotated" "$W/miss")
+	[ $rc = 0 ] && [[ $line == *"not annotated: binary not found" ]]
+	ok=$?
+	check "annotate, binary missing: exit $rc, one line says why ($line)" [ $ok = 0 ]
+	build_workload annotate_hot.c "$W/inl" -O2 -g -DREBUILT
+	"$S" annotate -i "$W/inl.data" > "$W/reb" 2> /dev/null
+	rc=$?
+	line=$(grep -m1 "in $W/inl not annotated" "$W/reb")
+	[ $rc = 0 ] && [[ $line == *"not annotated: build id differs"* ]]
+	ok=$?
+	check "annotate, binary rebuilt: exit $rc, one line says why ($line)" [ $ok = 0 ]
+	strip -o "$W/inl" "$W/inl.keep"
+	perf record -q -N -e cpu-clock -F 2000 -o "$W/strip.data" "$W/inl" > /dev/null 2>&1
+	"$S" annotate -i "$W/strip.data" > "$W/strip" 2> /dev/null
+	rc=$?
+	line=$(grep -m1 "in $W/inl not annotated" "$W/strip")
+	[ $rc = 0 ] && [[ $line == *"not annotated: "*strip* ]]
+	ok=$?
+	check "annotate, stripped binary: exit $rc, one line says why ($line)" [ $ok = 0 ]
+fi
