@@ -2,6 +2,7 @@
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
 #include "cli/env.h"
+#include "util/parse.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -48,19 +49,24 @@ void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 	a->cmd = cmd;
 }
 
-/* A count: 0 or more, at most max; "-1" as minus_one when that is not 0. */
+/* A count: 0 or more (as perf's options: decimal, 0x hex, 0 octal), at
+ * most max; "-1" as minus_one when that is not 0 (then 0 is refused). */
 static int count(const char *opt, const char *v, long long minus_one, long long max,
 		 long long *out)
 {
-	char *end;
-	if (minus_one && !strcmp(v, "-1"))
-		v = "65536";
-	*out = strtoll(v, &end, 0);
-	if (!*v || *end || *out < 0) {
+	uint64_t x = (uint64_t)minus_one;
+	int rc = minus_one && !strcmp(v, "-1") ? 0 : parse_u64(v, PARSE_NUL, PARSE_C, (uint64_t)max, &x);
+	if (rc == -EINVAL) {
 		fprintf(stderr, "scorch: %s: '%s' is not a valid number\n", opt, v);
 		return EXIT_BADINPUT;
 	}
-	return *out > max || *out < (minus_one ? 1 : 0) ? EXIT_BADINPUT : 0;
+	if (rc || x < (minus_one ? 1u : 0u)) {
+		fprintf(stderr, "scorch: %s: '%s' is out of range (%d to %lld)\n", opt, v, minus_one ? 1 : 0,
+			max);
+		return EXIT_BADINPUT;
+	}
+	*out = (long long)x;
+	return 0;
 }
 
 int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char *v)
@@ -97,11 +103,11 @@ int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char 
 			c->max_frames = (int)n;
 		break;
 	case O_BUFFER_SIZE:
-		if (!(r = count("--buffer-size", v, 0, LLONG_MAX, &n)))
+		if (!(r = count("--buffer-size", v, 0, LLONG_MAX / 1024, &n)))
 			c->order.buffer_size = (uint64_t)n * 1024;
 		break;
 	case O_MAX_BUFFER_SIZE:
-		if (!(r = count("--max-buffer-size", v, 0, LLONG_MAX, &n)))
+		if (!(r = count("--max-buffer-size", v, 0, LLONG_MAX / 1024, &n)))
 			c->order.max_buffer_size = (uint64_t)n * 1024;
 		break;
 	case O_JOBS:

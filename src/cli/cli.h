@@ -55,8 +55,6 @@ int cmd_hotspot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
 
-/* "100M", "2G", "4096" (bytes, K/M/G with an optional B) into *v; 0 or -1. */
-int cli_parse_size(const char *s, uint64_t *v);
 /* The build-id cache (cmd_buildid_cache.c): its directory, $HOME/.debug
  * (false when HOME is not an absolute path or the name does not fit), and
  * its size limit, SCORCH_BUILDID_CACHE_MAX (bytes, K/M/G; 0: none; default

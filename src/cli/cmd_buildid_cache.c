@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "record/bidcache.h"
+#include "util/parse.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ uint64_t cli_buildid_cache_max(void)
 {
 	const char *v = getenv("SCORCH_BUILDID_CACHE_MAX");
 	uint64_t x;
-	if (v && *v && !cli_parse_size(v, &x))
+	if (v && *v && !parse_size(v, &x))
 		return x;
 	return DEFAULT_MAX;
 }
@@ -54,7 +55,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		return 0;
 	case O_PRUNE:
 		a->prune = true;
-		if (v && cli_parse_size(v, &a->max)) {
+		if (v && parse_size(v, &a->max)) {
 			fprintf(stderr, "scorch buildid-cache: --prune: bad size '%s'\n", v);
 			return EXIT_BADINPUT;
 		}

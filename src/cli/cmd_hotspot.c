@@ -6,6 +6,7 @@
  * relocated PREFIX works). $HOTSPOT names another hotspot program.
  */
 #include "cli/cli.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <limits.h>
@@ -63,9 +64,8 @@ int cmd_hotspot(int argc, char **argv)
 		} else if (argv[1][1] == 'j') {
 			v = argv[1] + 2;
 		}
-		char *end = NULL;
-		unsigned long n = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
-		if (!v || !end || *end || n < 1 || n > 4096) {
+		uint64_t n;
+		if (!v || parse_u64(v, PARSE_NUL, 0, 4096, &n) || n < 1) {
 			fprintf(stderr, "scorch: hotspot: -j wants a number of threads from 1 to 4096, not '%s'\n",
 				v ? v : "");
 			return EXIT_BADINPUT; /* 2: bad options */

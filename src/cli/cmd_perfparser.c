@@ -18,6 +18,7 @@
 #include "output/perfparser.h"
 #include "output/perfparser_sink.h"
 #include "output/perfparser_stats.h"
+#include "util/parse.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -155,21 +156,11 @@ static bool arch_known(const char *a)
 	return strlen(a) == 4 && a[0] == 'i' && a[1] >= '3' && a[1] <= '7' && !strcmp(a + 2, "86");
 }
 
-/* QString::toUInt: decimal, optional surrounding whitespace. */
+/* QString::toUInt and toInt: decimal, blanks around it, a sign. */
 static bool parse_uint(const char *s, uint32_t *out)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '+')
-		s++;
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (errno || *end || v > UINT32_MAX)
+	uint64_t v;
+	if (parse_u64(s, PARSE_NUL, PARSE_BLANKS, UINT32_MAX, &v))
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -177,12 +168,8 @@ static bool parse_uint(const char *s, uint32_t *out)
 
 static bool parse_int(const char *s, int32_t *out)
 {
-	errno = 0;
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (errno || end == s || *end || v < INT32_MIN || v > INT32_MAX)
+	int64_t v;
+	if (parse_i64(s, PARSE_NUL, PARSE_BLANKS, INT32_MIN, INT32_MAX, &v))
 		return false;
 	*out = (int32_t)v;
 	return true;

@@ -12,6 +12,7 @@
 #include "live/continuous.h"
 #include "record/events.h"
 #include "record/record.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <limits.h>
@@ -87,107 +88,65 @@ static void usage(FILE *f, void *ctx)
 		"      --push-app NAME      the application name pushed (default scorch)\n");
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+/* A number as perf's options take it (decimal, 0x hex, 0 octal). */
+static int parse_num(const char *s, uint64_t *v)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-')
-		return -1;
-	*v = x;
-	return 0;
+	return parse_u64(s, PARSE_NUL, PARSE_C, UINT64_MAX, v);
 }
 
 /* v (NULL: dflt) in lo..hi into *x; -1 when not */
 static int in_range(const char *v, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *x)
 {
 	*x = dflt;
-	return v && (parse_u64(v, x) || *x < lo || *x > hi) ? -1 : 0;
+	return v && (parse_num(v, x) || *x < lo || *x > hi) ? -1 : 0;
 }
 
-int cli_parse_size(const char *s, uint64_t *v)
+struct ids {
+	pid_t *v;
+	size_t n, max;
+};
+
+static int add_id(void *ctx, uint64_t id)
 {
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	uint64_t mul = 1;
-	switch (*end) {
-	case 0: break;
-	case 'b': case 'B': mul = 1; end++; break;
-	case 'k': case 'K': mul = 1ULL << 10; end++; break;
-	case 'm': case 'M': mul = 1ULL << 20; end++; break;
-	case 'g': case 'G': mul = 1ULL << 30; end++; break;
-	default: return -1;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
-		return -1;
-	*v = x * mul;
+	struct ids *l = ctx;
+	if (l->n >= l->max)
+		return -E2BIG;
+	l->v[l->n++] = (pid_t)id;
 	return 0;
-}
-
-/* "30s", "5m", "1h", "1d" -> ms; SIZE or "signal" are told apart by the caller */
-static int parse_time(const char *s, uint64_t *ms)
-{
-	char *end;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (end == s || !*end || end[1])
-		return -1;
-	switch (*end) {
-	case 's': *ms = x * 1000; return 0;
-	case 'm': *ms = x * 60000; return 0;
-	case 'h': *ms = x * 3600000; return 0;
-	case 'd': *ms = x * 86400000; return 0;
-	}
-	return -1;
 }
 
 static int parse_ids(const char *s, pid_t *out, size_t *n, size_t max)
 {
-	char *dup = xstrdup(s), *save = NULL;
-	int rc = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		if (parse_u64(t, &v) || v == 0 || v > INT_MAX || *n >= max) {
-			rc = -1;
-			break;
-		}
-		out[(*n)++] = (pid_t)v;
-	}
-	free(dup);
+	struct ids l = { out, *n, max };
+	struct parse_bad bad;
+	int rc = parse_id_list(s, 1, INT_MAX, add_id, &l, &bad);
+	*n = l.n;
 	return rc;
 }
 
+struct cpus {
+	int *v;
+	size_t n, max;
+};
+
+static int add_cpu(void *ctx, uint64_t cpu)
+{
+	struct cpus *l = ctx;
+	if (l->n >= l->max)
+		return -E2BIG;
+	l->v[l->n++] = (int)cpu;
+	return 0;
+}
+
+/* this machine's CPUs (configured, online or not) */
 static int parse_cpus(const char *s, int *out, size_t *n, size_t max)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-		if (end == p || a < 0)
-			return -1;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -1;
-			p = end;
-		}
-		for (long c = a; c <= b; c++) {
-			if (c >= ncpu || *n >= max)
-				return -1;
-			out[(*n)++] = (int)c;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return *n ? 0 : -1;
+	struct cpus l = { out, *n, max };
+	struct parse_bad bad;
+	int rc = parse_cpu_list(s, ncpu > 0 ? (uint64_t)ncpu : 1, add_cpu, &l, &bad);
+	*n = l.n;
+	return rc || !l.n ? -1 : 0;
 }
 
 static int add_events(struct record_opts *o, const char *list)
@@ -232,7 +191,7 @@ static int call_graph(struct record_opts *o, const char *arg)
 	} else if (!strcmp(mode, "dwarf")) {
 		o->cg = RECORD_CG_DWARF;
 		if (comma) {
-			if (cli_parse_size(comma + 1, &v) || v == 0 || v > 65528)
+			if (parse_size(comma + 1, &v) || v == 0 || v > 65528)
 				return bad("--call-graph dwarf: bad stack size '%s' (8..65528)", comma + 1);
 			o->dwarf_size = (uint32_t)((v + 7) & ~7ULL);
 		}
@@ -250,8 +209,8 @@ static int mmap_pages(struct record_opts *o, const char *arg)
 {
 	uint64_t pages, v;
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	if (!parse_u64(arg, &pages)) {
-	} else if (!cli_parse_size(arg, &v) && v >= pg) {
+	if (!parse_num(arg, &pages)) {
+	} else if (!parse_size(arg, &v) && v >= pg) {
 		pages = v / pg;
 	} else {
 		return bad("-m: bad size '%s'", arg);
@@ -279,13 +238,13 @@ int cli_record_set(struct record_opts *o, struct opts *p, int id, const char *v)
 			o->freq = max_sample_rate();
 			if (!o->freq)
 				return bad("-F max: cannot read kernel.perf_event_max_sample_rate");
-		} else if (parse_u64(v, &o->freq) || !o->freq) {
+		} else if (parse_num(v, &o->freq) || !o->freq) {
 			return bad("-F: bad frequency '%s'", v);
 		}
 		o->period = 0;
 		return 0;
 	case O_COUNT:
-		if (parse_u64(v, &o->period) || !o->period)
+		if (parse_num(v, &o->period) || !o->period)
 			return bad("-c: bad period '%s'", v);
 		o->freq = 0;
 		return 0;
@@ -410,10 +369,10 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_SWITCH_OUTPUT:
 		if (!v || !strcmp(v, "signal")) {
 			o->switch_mode = RECORD_SWITCH_SIGNAL;
-		} else if (!parse_time(v, &x)) {
+		} else if (!parse_duration_ms(v, &x)) {
 			o->switch_mode = RECORD_SWITCH_TIME;
 			o->switch_ms = x;
-		} else if (!cli_parse_size(v, &x) && x > 0) {
+		} else if (!parse_size(v, &x) && x > 0) {
 			o->switch_mode = RECORD_SWITCH_SIZE;
 			o->switch_size = x;
 		} else {
@@ -439,9 +398,9 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		cont.dir = v;
 		return 0;
 	case O_INTERVAL:
-		if (!parse_u64(v, &x) && x > 0 && x <= 86400)
+		if (!parse_num(v, &x) && x > 0 && x <= 86400)
 			cont.interval_ms = x * 1000;
-		else if (!parse_time(v, &x) && x >= 1000 && x <= 86400000)
+		else if (!parse_duration_ms(v, &x) && x >= 1000 && x <= 86400000)
 			cont.interval_ms = x;
 		else
 			return bad("--interval: expected seconds (1 to 86400) or 30s, 5m, 1h, not '%s'", v);

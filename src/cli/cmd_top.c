@@ -15,6 +15,7 @@
 #include "live/live.h"
 #include "live/top.h"
 #include "record/record.h"
+#include "util/parse.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -287,7 +288,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 {
 	struct top_cmd *c = ctx;
 	char *end;
-	long n;
+	uint64_t x;
 	switch (id) {
 	case O_CALL_GRAPH:
 		if (cli_record_set(&c->o, p, id, v))
@@ -304,16 +305,14 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 			return bad("-d: bad delay (0.05 to 3600 seconds):", v);
 		return 0;
 	case O_ITERATIONS:
-		n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 1000000 || v[0] == '-')
+		if (parse_u64(v, PARSE_NUL, 0, 1000000, &x) || x < 1)
 			return bad("-n: bad number of refreshes:", v);
-		c->u.max_refresh = (unsigned)n;
+		c->u.max_refresh = (unsigned)x;
 		return 0;
 	case O_LINES:
-		n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 100000)
+		if (parse_u64(v, PARSE_NUL, 0, 100000, &x) || x < 1)
 			return bad("--lines: bad number:", v);
-		c->tc.stdio_lines = (int)n;
+		c->tc.stdio_lines = (int)x;
 		return 0;
 	case O_STDIO: c->stdio = true; return 0;
 	case O_CHILDREN: c->tc.children = true; return 0;

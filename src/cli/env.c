@@ -3,6 +3,7 @@
 #include "util/annotate.h"
 #include "util/cachedir.h"
 #include "util/hugeheap.h"
+#include "util/parse.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +56,8 @@ void cli_env_init(bool heap)
 
 	struct cachedir_config cc = { .off = on("SCORCH_NO_CACHE"), .xdg_cache_home = getenv("XDG_CACHE_HOME"),
 				      .home = home, .max = CACHEDIR_MAX_DEFAULT };
-	unsigned long long max;
-	if (cachedir_parse_size(getenv("SCORCH_CACHE_MAX"), &max))
+	uint64_t max;
+	if ((v = getenv("SCORCH_CACHE_MAX")) && !parse_size(v, &max))
 		cc.max = max;
 	cachedir_configure(&cc);
 	if (heap && env.huge_heap)

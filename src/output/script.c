@@ -41,6 +41,7 @@
 #include "util/buf.h"
 #include "util/fmt.h"
 #include "util/hash.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
@@ -198,16 +199,6 @@ static uint32_t user_fields(const struct script_opts *o, unsigned slot, uint32_t
 }
 
 /* The next comma-separated item of *p (len in *len), or NULL at the end. */
-static const char *next_item(const char **p, size_t *len)
-{
-	if (!**p)
-		return NULL;
-	const char *s = *p, *e = strchr(s, ',');
-	*len = e ? (size_t)(e - s) : strlen(s);
-	*p = e ? e + 1 : s + *len;
-	return s;
-}
-
 /* Whether the len bytes at p are the word w. */
 static bool word_is(const char *w, const char *p, size_t len)
 {
@@ -226,7 +217,7 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 	int mode = *p == '+' || *p == '-' ? 2 : 1;
 	const char *it;
 	size_t len;
-	while ((it = next_item(&p, &len))) {
+	while ((it = parse_list_next(&p, &len))) {
 		char sign = 0;
 		if (len && (*it == '+' || *it == '-')) {
 			sign = *it;
@@ -268,43 +259,23 @@ int script_parse_fields(const char *spec, struct script_opts *o, char *msg, size
 	return 0;
 }
 
-/* An unsigned decimal of exactly len characters, at most max. */
-static bool parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-	if (!len || len > 19)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return v <= max;
-}
-
 /* "SEC[.FRAC]" (FRAC up to 9 digits) as ns; len 0 is 0 (open) */
 static bool parse_time(const char *s, size_t len, uint64_t *ns)
 {
 	*ns = 0;
-	if (!len)
-		return true;
-	const char *dot = memchr(s, '.', len);
-	size_t il = dot ? (size_t)(dot - s) : len, fl = dot ? len - il - 1 : 0;
-	uint64_t sec, frac = 0;
-	if (!parse_uint(s, il, UINT64_MAX / 1000000000u - 1, &sec) || fl > 9 ||
-	    (dot && fl && !parse_uint(dot + 1, fl, 999999999u, &frac)))
-		return false;
-	for (size_t i = fl; i < 9; i++)
-		frac *= 10;
-	*ns = sec * 1000000000u + frac;
-	return true;
+	return !len || !parse_seconds_ns(s, len, ns);
+}
+
+static int add_cpu(void *ctx, uint64_t cpu)
+{
+	uint64_t *cpus = ctx;
+	cpus[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+	return 0;
 }
 
 int script_parse_filter(enum script_filter which, const char *v, struct script_opts *o, char *msg, size_t n)
 {
-	const char *p = v, *it;
-	size_t len;
+	struct parse_bad bad;
 	switch (which) {
 	case SCRIPT_PIDS:
 	case SCRIPT_TIDS: {
@@ -326,21 +297,10 @@ int script_parse_filter(enum script_filter which, const char *v, struct script_o
 		return 0;
 	case SCRIPT_CPUS:
 		o->cpu_filter = true;
-		while ((it = next_item(&p, &len))) {
-			const char *dash = memchr(it, '-', len);
-			uint64_t a, b;
-			size_t al = dash ? (size_t)(dash - it) : len;
-			bool ok = parse_uint(it, al, 1023, &a);
-			if (ok && dash)
-				ok = parse_uint(dash + 1, len - al - 1, 1023, &b) && b >= a;
-			else
-				b = a;
-			if (!ok) {
-				snprintf(msg, n, "-C: '%.*s' is not a CPU or a range of CPUs (0 to 1023)", (int)len, it);
-				return -1;
-			}
-			for (uint64_t c = a; c <= b; c++)
-				o->cpus[c / 64] |= (uint64_t)1 << (c % 64);
+		if (parse_cpu_list(v, SCRIPT_MAX_CPUS, add_cpu, o->cpus, &bad)) {
+			snprintf(msg, n, "-C: '%.*s' is not a CPU or a range of CPUs (0 to %d)", (int)bad.len,
+				 bad.item, SCRIPT_MAX_CPUS - 1);
+			return -1;
 		}
 		return 0;
 	case SCRIPT_TIME: {
@@ -372,7 +332,7 @@ static bool script_keeps(const struct script_opts *o, const struct resolved_samp
 	/* the command as the sample's line names it */
 	if (!thread_filter_keeps(&o->threads, s->pid, s->tid, rs->comm ? rs->comm : s->tid ? "" : "swapper"))
 		return false;
-	if (o->cpu_filter && (s->cpu >= 1024 || !(o->cpus[s->cpu / 64] & ((uint64_t)1 << (s->cpu % 64)))))
+	if (o->cpu_filter && (s->cpu >= SCRIPT_MAX_CPUS || !(o->cpus[s->cpu / 64] & ((uint64_t)1 << (s->cpu % 64)))))
 		return false;
 	if (o->time_filter && ((o->time_start && s->time < o->time_start) || (o->time_end && s->time > o->time_end)))
 		return false;

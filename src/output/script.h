@@ -14,6 +14,10 @@
 #include "output/threadfilter.h"
 #include <stdio.h>
 
+/* -C takes CPUs below this (the recording's CPU numbers, whatever machine
+ * it was made on) */
+#define SCRIPT_MAX_CPUS 1024
+
 struct script_opts {
 	bool show_inline;   /* print inline frames (perf does by default) */
 	bool headers_only;  /* only the header line per sample (tests) */
@@ -31,7 +35,7 @@ struct script_opts {
 	 * samples these keep; lists NULL/empty = all */
 	struct thread_filter threads;
 	bool cpu_filter;
-	uint64_t cpus[16];          /* bitmap of CPUs 0..1023 */
+	uint64_t cpus[SCRIPT_MAX_CPUS / 64]; /* bitmap of CPUs 0..SCRIPT_MAX_CPUS - 1 */
 	bool time_filter;
 	uint64_t time_start, time_end; /* ns, inclusive; 0: open */
 };

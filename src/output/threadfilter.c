@@ -1,31 +1,39 @@
 /* threadfilter.c: see threadfilter.h. */
 #include "output/threadfilter.h"
 #include "util/buf.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+struct id_list {
+	uint32_t **ids;
+	size_t *n, cap;
+};
+
+static int add_id(void *ctx, uint64_t id)
+{
+	struct id_list *l = ctx;
+	if (ARRAY_GROW(*l->ids, l->cap, *l->n + 1, 1u << 20))
+		return -ENOMEM;
+	(*l->ids)[(*l->n)++] = (uint32_t)id;
+	return 0;
+}
+
 int thread_filter_ids(const char *s, uint32_t **ids, size_t *n, const char **bad, size_t *bad_len)
 {
 	if (!s)
 		return 0;
-	size_t cap = *n;
-	const char *q = s;
-	while (*q) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(q, &end, 10);
-		if (end == q || errno || v > UINT32_MAX || (*end && *end != ',')) {
-			const char *e = strchr(q, ',');
-			*bad = q;
-			*bad_len = e ? (size_t)(e - q) : strlen(q);
-			return -EINVAL;
-		}
-		if (ARRAY_GROW(*ids, cap, *n + 1, 1u << 20))
-			return -ENOMEM;
-		(*ids)[(*n)++] = (uint32_t)v;
-		q = *end ? end + 1 : end;
+	struct id_list l = { ids, n, *n };
+	struct parse_bad b;
+	int rc = parse_id_list(s, 0, UINT32_MAX, add_id, &l, &b);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		*bad = b.item;
+		*bad_len = b.len;
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -99,28 +99,6 @@ unsigned long long cachedir_max(void)
 	return config.max;
 }
 
-bool cachedir_parse_size(const char *v, unsigned long long *out)
-{
-	if (!v || *v < '0' || *v > '9') /* strtoull would take "-1", " 1" */
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (errno || end == v)
-		return false;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end || n > (~0ULL >> shift))
-		return false;
-	*out = n << shift;
-	return true;
-}
-
 struct entry {
 	char *path;
 	unsigned long long size;

@@ -28,10 +28,6 @@ struct cachedir_config {
 void cachedir_configure(const struct cachedir_config *c);
 /* The configuration in force (all zero before cachedir_configure). */
 const struct cachedir_config *cachedir_config(void);
-/* A size as SCORCH_CACHE_MAX gives it: bytes, or with K, M or G; false
- * when v is not one. */
-bool cachedir_parse_size(const char *v, unsigned long long *out);
-
 /* No cache is read or written (configured off, or never configured). */
 bool cachedir_disabled(void);
 /* The directory of kind `sub` ("dwarf-v1") in out; false when there is no

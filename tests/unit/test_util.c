@@ -276,18 +276,9 @@ TEST(ksort_matches_qsort)
 	}
 }
 
-TEST(cachedir_max_parses_size)
+/* (SCORCH_CACHE_MAX's sizes are parse_size's: test_parse.c) */
+TEST(cachedir_max_configured)
 {
-	unsigned long long n = 0;
-	CHECK(cachedir_parse_size("12345", &n) && n == 12345);
-	CHECK(cachedir_parse_size("8M", &n) && n == 8ULL << 20);
-	CHECK(cachedir_parse_size("2g", &n) && n == 2ULL << 30);
-	CHECK(cachedir_parse_size("64k", &n) && n == 64ULL << 10);
-	CHECK(cachedir_parse_size("0", &n) && n == 0);
-	const char *bad[] = { "", "x", "1T", "5MB", "-1", "99999999999999999999", "17179869184G" };
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		CHECK(!cachedir_parse_size(bad[i], &n));
-	CHECK(!cachedir_parse_size(NULL, &n));
 	struct cachedir_config c = *cachedir_config();
 	c.max = 12345;
 	cachedir_configure(&c);
