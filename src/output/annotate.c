@@ -483,6 +483,7 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 	struct row *r = xmalloc((len ? len : 1) * sizeof(*r));
 	size_t n = 0;
 	uint64_t matched = 0;
+	size_t bad = 0;
 	for (size_t off = 0; off < len;) {
 		struct row *w = &r[n++];
 		memset(w, 0, sizeof(*w));
@@ -490,6 +491,7 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 		w->svma = svma0 + off;
 		disasm_one(a->dis, code + off, len - off, w->svma, &w->in);
 		uint32_t sz = w->in.size ? w->in.size : 1;
+		bad += !w->in.size;
 		memcpy(w->bytes, code + off, sz < 16 ? sz : 16);
 		/* samples anywhere inside the instruction count for it */
 		for (uint32_t b = 0; b < sz; b++) {
@@ -517,6 +519,9 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 	if (matched < y->samples)
 		fprintf(out, "## %" PRIu64 " samples fall outside the symbol's bytes\n",
 			y->samples - matched);
+	if (bad)
+		fprintf(out, "## %zu bytes were no instruction the disassembler knows (the text after "
+			     "them may be out of step)\n", bad);
 	if (trailer)
 		fprintf(out, "## %s\n", trailer);
 	fprintf(out, "%s |  Source code & Disassembly of %s\n", a->cfg->show_nr ? " Samples" : " Percent",

@@ -40,7 +40,7 @@ for v in fp inl; do
 		$CHK text "$W/$v.s" "$W/o.txt" "$name" 0 > "$W/t.txt"
 		read -r s a < <(sed -nE 's/.*: ([0-9]+) of ([0-9]+) instructions as objdump.*/\1 \2/p' "$W/t.txt")
 		same=$((same + s)) all=$((all + a))
-		grep -q '%); ' "$W/t.txt" && notes="$notes $(head -c 200 "$W/t.txt")"
+		grep -qE '%\); |left out' "$W/t.txt" && notes="$notes $(head -c 200 "$W/t.txt")"
 	done < "$W/$v.syms"
 	check "annotate $v: instruction text of the top symbols == objdump for >= 99% ($same of $all)${notes:+; differences:$notes}" \
 		[ "$all" -gt 0 -a $((same * 100)) -ge $((all * 99)) ]
