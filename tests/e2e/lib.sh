@@ -7,8 +7,9 @@
 #   skip NAME WHY...     SKIP NAME (WHY): a check that could not run here
 #   check NAME CMD...    PASS when CMD succeeds, else FAIL (with the command)
 # and helpers for the recorder's tests (perf_ok, perf_script_has,
-# perfparser_ok, mode_is, samples_of), perf_headers and the cache tests'
-# cache_race.
+# perfparser_ok, mode_is, samples_of, and the readiness helpers wait_until,
+# spin_pid, script_count, at_least, spin_gone), perf_headers and the cache
+# tests' cache_race.
 set -u
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${SCORCH:=$TOP/build/scorch}"
@@ -117,4 +118,42 @@ mode_is() { # FILE MODE
 
 samples_of() { # FILE -> number of samples perf sees
 	perf report --stats -i "$1" 2>/dev/null | awk '/SAMPLE events:/{print $3; exit}'
+}
+
+# Readiness, never a fixed sleep: a test waits for what it needs to be true.
+# wait_until SECS CMD...: runs CMD until it succeeds (a file the workload
+# writes once it runs; samples written into a recording, whose header the
+# recorder rewrites every second); 1 when it still fails after SECS, a bound
+# for a broken run, not a measure of speed.
+wait_until() {
+	local secs=$1 end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && { echo "still not true after ${secs} s: $*" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# spin_pid FILE: the pid record_spin, run with RECORD_SPIN_READY=FILE, wrote
+# to FILE once all its threads ran (waited for); empty when it never did.
+spin_pid() {
+	wait_until 120 test -s "$1" && cat "$1"
+}
+
+# script_count FILE REGEX: lines of perf script's output for FILE (perhaps
+# still being recorded) that match REGEX
+script_count() {
+	perf script -i "$1" 2> /dev/null | grep -cE -- "$2"
+}
+
+# at_least N CMD...: CMD prints a number >= N
+at_least() {
+	local n
+	n=$("${@:2}")
+	[ "${n:-0}" -ge "$1" ]
+}
+
+# spin_gone PID: no record_spin runs as PID (the workload a test started)
+spin_gone() {
+	[ "$(cat "/proc/$1/comm" 2> /dev/null)" != record_spin ]
 }

@@ -88,13 +88,10 @@ if [ "$HAVE_SYMS" = 1 ]; then
 else
 	skip "distinct stacks" "without symbols they fold into one per DSO: $ns"
 fi
-t0=$(date +%s%N)
+# (its time next to script's: bench/run-all.sh)
 "$S" flame -i "$W/many.data" -o "$W/many.html" 2> /dev/null
-t1=$(date +%s%N)
-"$S" script -i "$W/many.data" > /dev/null
-t2=$(date +%s%N)
-fl=$(( (t1 - t0) / 1000000 )); sc=$(( (t2 - t1) / 1000000 ))
-check "flame on $ns stacks takes ${fl} ms (script ${sc} ms)" [ $fl -le $((sc * 2 + 200)) ]
+rc=$?
+check "flame on $ns stacks (rc $rc)" [ $rc = 0 -a -s "$W/many.html" ]
 if [ $browser = 1 ]; then
 	node "$TOP/tests/tools/outputs_browser.mjs" flame "$W/many.html" f17 > "$W/m.json" 2> /dev/null
 	lm=$(js load_ms "$W/m.json")

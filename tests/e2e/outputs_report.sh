@@ -148,19 +148,16 @@ head -c 3000 "$DATA" > "$W/trunc.data"
 check "report of a truncated file: no crash (rc $rc)" [ $rc -lt 128 ]
 
 # ---- a parallel build recorded with DWARF call graphs: report and flame
-# take about what script takes (they aggregate as samples stream by) ----
+# read it whole (their time next to script's: bench/run-all.sh) ----
 objs=""
 for f in report flame profile pprof speedscope folded; do objs="$objs $W/b/obj/src/output/$f.o"; done
 perf record -q -e cpu-clock -F 499 --call-graph dwarf -o "$W/build.data" -- \
 	make -s -C "$TOP" -j2 B="$W/b" $objs > /dev/null 2>&1
-ms() { local s e; s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
 if [ -s "$W/build.data" ]; then
-	tsc=$(ms "$S" script -i "$W/build.data")
-	trp=$(ms "$S" report -i "$W/build.data")
-	tfl=$(ms "$S" flame -i "$W/build.data" -o "$W/build.html")
-	lim=$((tsc * 3 / 2 + 300))
-	check "DWARF parallel build: report ${trp} ms, flame ${tfl} ms vs script ${tsc} ms" \
-		[ "$trp" -le $lim -a "$tfl" -le $lim ]
+	"$S" report -i "$W/build.data" > "$W/build.rep" 2> "$W/build.err"; rr=$?
+	"$S" flame -i "$W/build.data" -o "$W/build.html" 2>> "$W/build.err"; rf=$?
+	check "DWARF parallel build: report (rc $rr) and flame (rc $rf) read it" \
+		[ $rr = 0 -a $rf = 0 -a -s "$W/build.rep" -a -s "$W/build.html" ]
 fi
 
 # ---- the sanitizer build on the same file ----

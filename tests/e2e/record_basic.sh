@@ -83,22 +83,25 @@ check record_pipe_perfparser perfparser_ok "$T/pipe.data"
 "$SCORCH" record -q -z -o - -- "$SPIN" 0.2 1 > "$T/pipez.data"
 check record_pipe_z_perf_script perf_script_has "$T/pipez.data" record_spin 30
 
-# existing process (-p), thread (-t); stop with SIGINT
-"$SPIN" 5 2 & wp=$!
-sleep 0.2
+# existing process (-p), thread (-t); stop with SIGINT once the recording
+# holds the samples checked (the workload says when its threads run)
+RECORD_SPIN_READY=$T/p.ready "$SPIN" 120 2 & wp=$!
+spin_pid "$T/p.ready" > /dev/null
 "$SCORCH" record -q -g -p "$wp" -o "$T/p.data" & rp=$!
-sleep 1; kill -INT $rp; wait $rp; rc=$?
+wait_until 120 at_least 50 script_count "$T/p.data" spin_leaf
+kill -INT $rp; wait $rp; rc=$?
 check record_p_sigint_exit test $rc = 0
 check record_p_perf_stats perf_ok "$T/p.data"
 check record_p_perf_script perf_script_has "$T/p.data" record_spin 50
 n=$(perf script -i "$T/p.data" 2>/dev/null | grep -c spin_leaf)
 check record_p_symbols test "$n" -ge 50
 kill $wp 2>/dev/null; wait $wp 2>/dev/null
-"$SPIN" 3 2 & wp=$!
-sleep 0.2
+RECORD_SPIN_READY=$T/t.ready "$SPIN" 120 2 & wp=$!
+spin_pid "$T/t.ready" > /dev/null
 tid=$(ls /proc/$wp/task | sort -n | tail -1)
 "$SCORCH" record -q -t "$tid" -o "$T/t.data" & rp=$!
-sleep 1; kill -INT $rp; wait $rp
+wait_until 120 at_least 20 script_count "$T/t.data" spin_leaf
+kill -INT $rp; wait $rp
 t=$(perf script -F tid -i "$T/t.data" 2>/dev/null | sort -u | tr -d ' ')
 check record_t_one_thread test "$t" = "$tid"
 kill $wp 2>/dev/null; wait $wp 2>/dev/null
@@ -186,9 +189,11 @@ check record_e_perfparser perfparser_ok "$T/e.data"
 check record_a_perfparser perfparser_ok_system "$T/a.data" "$SPIN"
 v=$("$SCORCH" stats -i "$T/a.data" 2>/dev/null | awk '/^time violations:/{print $3}')
 check record_reader_a_ordered test "$v" = 0
-sleep 2 & sp=$!
+# an idle process (no sample): stopped once the recorder has written its file
+sleep 120 & sp=$!
 "$SCORCH" record -q -p $sp -o "$T/idle.data" & rp=$!
-sleep 0.3; kill -INT $rp; wait $rp
+wait_until 120 test -s "$T/idle.data"
+kill -INT $rp; wait $rp
 check record_idle_perf_stats perf_ok "$T/idle.data"
 check record_idle_perfparser perfparser_ok "$T/idle.data"
 kill $sp 2>/dev/null; wait $sp 2>/dev/null

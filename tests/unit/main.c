@@ -5,6 +5,7 @@
  * in temporary places, whose cached forms would otherwise pile up in the
  * user's ~/.cache/scorch. */
 #include "test.h"
+#include "util/xalloc.h"
 #include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -20,13 +21,17 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
-static struct test_case cases[1024];
-static int ncases;
+/* every registered case, grown as the constructors register them: no cap */
+static struct test_case *cases;
+static int ncases, cap;
 
 void test_register(const char *name, void (*fn)(void))
 {
-	if (ncases < 1024)
-		cases[ncases++] = (struct test_case){ name, fn };
+	if (ncases == cap) {
+		cap = cap ? 2 * cap : 256;
+		cases = xrealloc(cases, (size_t)cap * sizeof(*cases));
+	}
+	cases[ncases++] = (struct test_case){ name, fn };
 }
 
 int main(int argc, char **argv)
@@ -61,6 +66,7 @@ int main(int argc, char **argv)
 	}
 	if (own_cache)
 		nftw(cache, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(cases);
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail ? 1 : 0;
 }

@@ -5,6 +5,9 @@
  * THREADS threads for SECONDS; "fork" also runs a child process doing the
  * same, "crash" ends with SIGSEGV, "exit3" exits with status 3.
  * With RECORD_SPIN_REPORT=FILE it writes its CPU seconds to FILE at the end.
+ * With RECORD_SPIN_READY=FILE it writes its pid to FILE once all its threads
+ * (and the child) run: the tests' readiness signal (written to FILE.tmp,
+ * then renamed, so FILE is whole once it is there).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -67,6 +70,17 @@ int main(int argc, char **argv)
 		threads = 64;
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, spin_outer, (void *)(long)i);
+	const char *ready = getenv("RECORD_SPIN_READY");
+	if (ready) {
+		char tmp[4096];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+		FILE *f = fopen(tmp, "w");
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			if (fclose(f) == 0)
+				rename(tmp, ready);
+		}
+	}
 	spin_outer(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
