@@ -93,3 +93,28 @@ if [ -s "$W/inl.s" ]; then
 	ok=$?
 	check "annotate, stripped binary: exit $rc, one line says why ($line)" [ $ok = 0 ]
 fi
+
+# kernel code: its samples by address after the one-line reason
+if [ -s "$W/fp.s" ] && grep -q '^## .*  \[\[kernel' "$W/fp.s"; then
+	nk=$(grep -c '^## .*  \[\[kernel' "$W/fp.s")
+	nr=$(grep -A2 '^## .*  \[\[kernel' "$W/fp.s" | grep -c '^## not disassembled: kernel code')
+	check "annotate fp: $nk kernel symbols, each with the kernel reason ($nr)" [ "$nk" = "$nr" ]
+else
+	skip "annotate kernel symbols" "no kernel samples in the recording"
+fi
+
+# JIT code named by a perf map: no bytes, samples by address
+build_workload jit.c "$W/jit" -O2
+if perf record -q -N -e cpu-clock -F 2000 -o "$W/jit.data" "$W/jit" 200 > /dev/null 2>&1; then
+	"$S" annotate -i "$W/jit.data" -n jit_spin_loop > "$W/jit.s" 2> /dev/null
+	rc=$?
+	rm -f /tmp/perf-"$(sed -nE 's/^## jit_spin_loop  \[\/tmp\/perf-([0-9]+)\.map\]$/\1/p' "$W/jit.s")".map
+	tot=$(sed -nE 's/^## ([0-9]+) samples, .*/\1/p' "$W/jit.s" | head -1)
+	sum=$(awk '/^## not disassembled/ { s = 1; next } s && /^ +[0-9]+ : +[0-9a-f]+$/ { n += $1 } END { print n + 0 }' "$W/jit.s")
+	grep -q '^## not disassembled: JIT code named by a perf map' "$W/jit.s"
+	ok=$?
+	check "annotate JIT: exit $rc, the reason line, samples by address ($sum of ${tot:-none})" \
+		[ "$rc$ok" = 00 -a "${tot:-x}" = "$sum" ]
+else
+	skip "annotate JIT" "perf record failed"
+fi
