@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* an image as the cache holds it (mapped: 8-byte aligned) */
 		uint64_t *img = malloc(size + 8);
 		memcpy(img, data + 1, size - 1);
-		struct kscache_id id = { 0 };
+		struct cacheimg_id id = { 0 };
 		struct dwindex *x = dwindex_over(&id, img, size - 1);
 		if (x) {
 			for (size_t i = 1; i + 8 <= size; i += 8) {

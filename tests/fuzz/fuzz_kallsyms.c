@@ -54,7 +54,7 @@ static volatile size_t sink;
 
 static void image_input(const uint8_t *data, size_t size)
 {
-	struct kscache_id id;
+	struct cacheimg_id id;
 	if (size < 8 + sizeof id)
 		return;
 	memcpy(&id, data + 8, sizeof id);
@@ -245,7 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		symtab_roundtrip(&k.t, size);
 		/* the image gives the same answers */
-		struct kscache_id id = { .dev = 1, .ino = 2, .size = size };
+		struct cacheimg_id id = { .dev = 1, .ino = 2, .size = size };
 		size_t isize;
 		uint8_t *img = kscache_image(&k, &id, &isize);
 		struct kallsyms c;

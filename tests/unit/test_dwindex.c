@@ -14,7 +14,7 @@ static const uint64_t keys3[3] = { (uint64_t)DWINDEX_LINES << 56 | 16,
 				   (uint64_t)DWINDEX_LINES << 56 | 4096,
 				   (uint64_t)DWINDEX_FUNCS << 56 | 11 };
 
-static uint8_t *image3(const struct kscache_id *id, size_t *size)
+static uint8_t *image3(const struct cacheimg_id *id, size_t *size)
 {
 	static const char a[] = "first entry", b[] = "2nd", c[] = "the third entry, longest";
 	const void *p[3] = { a, b, c };
@@ -24,7 +24,7 @@ static uint8_t *image3(const struct kscache_id *id, size_t *size)
 
 TEST(dwindex_image_roundtrip_and_refusals)
 {
-	struct kscache_id id = { 1, 2, 3, 4, 5, 6, 7 }, other = id;
+	struct cacheimg_id id = { 1, 2, 3, 4, 5, 6, 7 }, other = id;
 	other.ino = 99;
 	size_t size;
 	uint8_t *img = image3(&id, &size);

@@ -27,15 +27,15 @@
  * describes (dwline_open_indexed; inlines.c's function index), so a
  * damaged image can give a wrong answer but never a read outside it. A
  * run that made an entry the image lacks writes a new image: the kept
- * entries and its own, under a unique temporary name, then rename(2)
- * (cachedir.h): a reader sees a whole image or none. A store first looks
+ * entries and its own, stored atomically (cacheimg.h: a reader sees a
+ * whole image or none). A store first looks
  * for an image stored since its own was opened and keeps that one's
  * entries too (ours where both have one), under a lock
  * (dwindex_lock), so that the threads of one run lose none of each
  * other's; of writers in different processes at once, the last one's
  * stays (the others' entries are made again by a later run, which adds
- * them). SCORCH_NO_CACHE=1 turns it off; SCORCH_CACHE_MAX
- * bounds it with the other caches.
+ * them). Paths, mapping and the size cap are the caches' common
+ * skeleton (cacheimg.h).
  *
  * The same images, in a store of their own (DWINDEX_UNWIND_DIR), keep the
  * unwinder's rules of a DSO's CFI (unwind_dwarf.c), keyed by that file.
@@ -76,7 +76,7 @@ void dwindex_unlock(void)
 
 struct dx_hdr {
 	char magic[8];
-	struct kscache_id id;
+	struct cacheimg_id id;
 	uint64_t n, size;
 };
 
@@ -91,7 +91,7 @@ struct added {
 };
 
 struct dwindex {
-	struct kscache_id id;
+	struct cacheimg_id id;
 	const char *dir;             /* the store (DWINDEX_DIR, DWINDEX_UNWIND_DIR) */
 	bool stored;                 /* id is a file's: close may store */
 	const uint8_t *img;          /* the image (mapped, or a caller's) */
@@ -103,20 +103,14 @@ struct dwindex {
 	size_t nadd, cap_add;
 };
 
-static size_t pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
 /* Check p as an image for id; its entries into x. */
-static bool parse(struct dwindex *x, const struct kscache_id *id, const void *p, size_t size)
+static bool parse(struct dwindex *x, const struct cacheimg_id *id, const void *p, size_t size)
 {
 	struct dx_hdr h;
 	if (size < sizeof h || (uintptr_t)p % 8)
 		return false;
 	memcpy(&h, p, sizeof h);
-	if (memcmp(h.magic, magic, sizeof magic) || memcmp(&h.id, id, sizeof *id) ||
-	    h.size != size || h.n > DWINDEX_MAX_ENTRIES ||
+	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || h.size != size || h.n > DWINDEX_MAX_ENTRIES ||
 	    h.n > (size - sizeof h) / sizeof(struct dx_entry))
 		return false;
 	const struct dx_entry *e = (const void *)((const uint8_t *)p + sizeof h);
@@ -134,41 +128,33 @@ static bool parse(struct dwindex *x, const struct kscache_id *id, const void *p,
 
 /* The image's path for id (by device and inode: one image per file,
  * replaced when it changes). */
-static bool image_path(const char *store, const struct kscache_id *id, char *dir, size_t dcap,
-		       char *out, size_t cap)
+static bool image_path(const char *store, const struct cacheimg_id *id, struct cacheimg_path *p)
 {
-	if (cachedir_disabled() || !cachedir_path(store, dir, dcap))
-		return false;
 	uint64_t k = hash_u64(id->dev * 0x9e3779b97f4a7c15ULL ^ hash_u64(id->ino));
-	int n = snprintf(out, cap, "%s/%016llx.idx", dir, (unsigned long long)k);
-	return n > 0 && (size_t)n < cap;
+	return cacheimg_path(store, k, "idx", p);
 }
 
-static struct dwindex *open_in(const char *store, const struct kscache_id *id)
+static bool valid(void *ctx, const uint8_t *img, size_t size)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64];
-	if (!image_path(store, id, dir, sizeof dir, path, sizeof path))
+	struct dwindex *x = ctx;
+	return parse(x, &x->id, img, size);
+}
+
+static struct dwindex *open_in(const char *store, const struct cacheimg_id *id)
+{
+	struct cacheimg_path p;
+	if (!image_path(store, id, &p))
 		return NULL;
 	struct dwindex *x = xcalloc(1, sizeof *x);
 	x->id = *id;
 	x->dir = store;
 	x->stored = true;
-	int fd;
 	size_t size;
-	void *map = cachedir_map(path, DWINDEX_MAX_SIZE, &size, &fd);
-	if (map) {
-		if (parse(x, id, map, size)) {
-			x->mapped = true;
-			cachedir_used(fd);
-		} else {
-			cachedir_unmap(map);
-		}
-		close(fd);
-	}
+	x->mapped = cacheimg_load(&p, DWINDEX_MAX_SIZE, valid, x, &size) != NULL;
 	return x;
 }
 
-struct dwindex *dwindex_open_id(const struct kscache_id *id)
+struct dwindex *dwindex_open_id(const struct cacheimg_id *id)
 {
 	return open_in(DWINDEX_DIR, id);
 }
@@ -178,8 +164,8 @@ struct dwindex *dwindex_open_in(const char *store, int fd)
 	struct stat st;
 	if (fd < 0 || cachedir_disabled() || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return NULL;
-	struct kscache_id id;
-	kscache_id_of(&st, &id);
+	struct cacheimg_id id;
+	cacheimg_id_of(&st, &id);
 	return open_in(store, &id);
 }
 
@@ -188,7 +174,7 @@ struct dwindex *dwindex_open(int fd)
 	return dwindex_open_in(DWINDEX_DIR, fd);
 }
 
-struct dwindex *dwindex_over(const struct kscache_id *id, const void *p, size_t size)
+struct dwindex *dwindex_over(const struct cacheimg_id *id, const void *p, size_t size)
 {
 	struct dwindex *x = xcalloc(1, sizeof *x);
 	x->id = *id;
@@ -239,7 +225,7 @@ void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *
 	x->add[x->nadd++] = (struct added){ key, p, size };
 }
 
-uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *keys,
+uint8_t *dwindex_image(const struct cacheimg_id *id, size_t n, const uint64_t *keys,
 		       const void *const *p, const size_t *sizes, size_t *size)
 {
 	if (n > DWINDEX_MAX_ENTRIES)
@@ -248,11 +234,11 @@ uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *ke
 	for (size_t i = 0; i < n; i++) {
 		if ((i && keys[i] <= keys[i - 1]) || sizes[i] > DWINDEX_MAX_SIZE)
 			return NULL;
-		total = pad8(total) + sizes[i];
+		total = cacheimg_pad8(total) + sizes[i];
 		if (total > DWINDEX_MAX_SIZE)
 			return NULL;
 	}
-	total = pad8(total);
+	total = cacheimg_pad8(total);
 	uint8_t *img = xcalloc(1, total);
 	struct dx_hdr h;
 	memset(&h, 0, sizeof h);
@@ -263,7 +249,7 @@ uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *ke
 	memcpy(img, &h, sizeof h);
 	size_t at = sizeof h + n * sizeof(struct dx_entry);
 	for (size_t i = 0; i < n; i++) {
-		at = pad8(at);
+		at = cacheimg_pad8(at);
 		struct dx_entry e = { keys[i], at, sizes[i] };
 		memcpy(img + sizeof h + i * sizeof e, &e, sizeof e);
 		if (sizes[i])
@@ -286,8 +272,8 @@ static struct dwindex *newer(const struct dwindex *x);
 
 static void store(struct dwindex *x)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64];
-	if (!image_path(x->dir, &x->id, dir, sizeof dir, path, sizeof path))
+	struct cacheimg_path path;
+	if (!image_path(x->dir, &x->id, &path))
 		return;
 	dwindex_lock();
 	qsort(x->add, x->nadd, sizeof *x->add, added_cmp);
@@ -350,7 +336,7 @@ static void store(struct dwindex *x)
 	size_t size;
 	uint8_t *img = dwindex_image(&x->id, n, keys, p, sizes, &size);
 	if (img)
-		cachedir_store(dir, path, img, size);
+		cacheimg_store(&path, img, size);
 	dwindex_close(o); /* after the image is made: its entries were read in place */
 	dwindex_unlock();
 	free(img);

@@ -6,7 +6,7 @@
 #ifndef SCORCH_DWINDEX_H
 #define SCORCH_DWINDEX_H
 
-#include "analyze/cache/kscache.h"
+#include "analyze/cache/cacheimg.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@ struct dwindex *dwindex_open(int fd);
 /* The same in another store (store: a DWINDEX_*_DIR, kept by the caller). */
 struct dwindex *dwindex_open_in(const char *store, int fd);
 /* The same for a file of this identity. */
-struct dwindex *dwindex_open_id(const struct kscache_id *id);
+struct dwindex *dwindex_open_id(const struct cacheimg_id *id);
 /* The entry of kind at off, *size bytes (8-byte aligned, mapped until
  * dwindex_close); NULL when none. */
 const void *dwindex_find(const struct dwindex *x, enum dwindex_kind kind, uint64_t off,
@@ -77,11 +77,11 @@ void dwindex_unlock(void);
 /* The image of n entries (keys[i]: kind << 56 | offset, strictly
  * increasing; p[i] of sizes[i] bytes) for id: malloc'd, its size in
  * *size. */
-uint8_t *dwindex_image(const struct kscache_id *id, size_t n, const uint64_t *keys,
+uint8_t *dwindex_image(const struct cacheimg_id *id, size_t n, const uint64_t *keys,
 		       const void *const *p, const size_t *sizes, size_t *size);
 /* A dwindex over p (size bytes, 8-byte aligned, kept by the caller) when
  * it is a whole, consistent image for id; NULL when not. It never
  * stores. */
-struct dwindex *dwindex_over(const struct kscache_id *id, const void *p, size_t size);
+struct dwindex *dwindex_over(const struct cacheimg_id *id, const void *p, size_t size);
 
 #endif

@@ -19,7 +19,7 @@
  * parsed again and the image replaced.
  *
  * The image (host byte order: it never leaves the machine):
- *   header   magic "SCKSYMS1", the source's identity (struct kscache_id),
+ *   header   magic "SCKSYMS1", the source's identity (struct cacheimg_id),
  *            n symbols, n modules, the names' size
  *   start[n], end[n]  u64 each; starts strictly increasing (an end may
  *            have wrapped past 2^64, as kallsyms_read leaves it)
@@ -31,10 +31,8 @@
  * sizes, the exact file size, the names ending in a NUL) and its module
  * names lie inside the names; a symbol's entry is checked when a lookup
  * reaches it (kallsyms.c), so a damaged image can give a wrong name but
- * never a read outside it. Writers use a unique temporary name and
- * rename(2) (cachedir.h), so a reader sees a whole image or none and
- * concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
- * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
+ * never a read outside it. Paths, mapping, the atomic store and the size
+ * cap are the caches' common skeleton (cacheimg.h).
  */
 #include "analyze/cache/kscache.h"
 #include "util/cachedir.h"
@@ -57,26 +55,9 @@ static const char magic[8] = { 'S', 'C', 'K', 'S', 'Y', 'M', 'S', '1' };
 
 struct kscache_hdr {
 	char magic[8];
-	struct kscache_id id;
+	struct cacheimg_id id;
 	uint64_t nsyms, nmods, names_size;
 };
-
-void kscache_id_of(const struct stat *st, struct kscache_id *id)
-{
-	memset(id, 0, sizeof *id);
-	id->dev = (uint64_t)st->st_dev;
-	id->ino = (uint64_t)st->st_ino;
-	id->size = (uint64_t)st->st_size;
-	id->mtime_s = (uint64_t)st->st_mtim.tv_sec;
-	id->mtime_ns = (uint64_t)st->st_mtim.tv_nsec;
-	id->ctime_s = (uint64_t)st->st_ctim.tv_sec;
-	id->ctime_ns = (uint64_t)st->st_ctim.tv_nsec;
-}
-
-static size_t pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
 
 /* Byte offsets of the parts of an image of n symbols and m modules. */
 struct layout {
@@ -91,13 +72,13 @@ static bool layout_of(uint64_t n, uint64_t m, uint64_t names_size, struct layout
 	l->end = l->start + n * 8;
 	l->name = l->end + n * 8;
 	l->mod = l->name + n * 4;
-	l->modname = pad8(l->mod + n * 2);
-	l->names = pad8(l->modname + m * 4);
+	l->modname = cacheimg_pad8(l->mod + n * 2);
+	l->names = cacheimg_pad8(l->modname + m * 4);
 	l->total = l->names + names_size;
 	return true;
 }
 
-int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struct kscache_id *id)
+int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struct cacheimg_id *id)
 {
 	memset(k, 0, sizeof *k);
 	struct kscache_hdr h;
@@ -105,7 +86,7 @@ int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struc
 	if (size < sizeof h)
 		return -1;
 	memcpy(&h, p, sizeof h);
-	if (memcmp(h.magic, magic, sizeof magic) || memcmp(&h.id, id, sizeof *id) || !h.nsyms ||
+	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || !h.nsyms ||
 	    !layout_of(h.nsyms, h.nmods, h.names_size, &l) || l.total != size || !h.names_size ||
 	    p[l.names + h.names_size - 1] != 0)
 		return -1;
@@ -133,42 +114,43 @@ int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struc
 }
 
 /* The image's path for src (by device and inode: one image per source). */
-static bool image_path(const struct stat *src, char *dir, size_t dcap, char *out, size_t cap)
+static bool image_path(const struct stat *src, struct cacheimg_path *p)
 {
 	/* procfs says regular file, of size 0: /proc/kallsyms is never cached */
-	if (!S_ISREG(src->st_mode) || src->st_size <= 0 || cachedir_disabled() ||
-	    !cachedir_path(KSCACHE_DIR, dir, dcap))
+	if (!S_ISREG(src->st_mode) || src->st_size <= 0)
 		return false;
 	uint64_t key = hash_u64((uint64_t)src->st_dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)src->st_ino);
-	int n = snprintf(out, cap, "%s/%016llx.ksyms", dir, (unsigned long long)key);
-	return n > 0 && (size_t)n < cap;
+	return cacheimg_path(KSCACHE_DIR, key, "ksyms", p);
+}
+
+struct load {
+	struct kallsyms *k;
+	struct cacheimg_id id;
+};
+
+static bool valid(void *ctx, const uint8_t *img, size_t size)
+{
+	struct load *l = ctx;
+	return !kscache_parse(l->k, img, size, &l->id);
 }
 
 int kscache_load(struct kallsyms *k, const struct stat *src)
 {
 	memset(k, 0, sizeof *k);
-	char dir[PATH_MAX], p[PATH_MAX + 64];
-	if (!image_path(src, dir, sizeof dir, p, sizeof p))
+	struct cacheimg_path p;
+	if (!image_path(src, &p))
 		return -1;
-	int fd;
+	struct load l = { .k = k };
+	cacheimg_id_of(src, &l.id);
 	size_t size;
-	void *map = cachedir_map(p, KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32, &size, &fd);
+	void *map = cacheimg_load(&p, KSCACHE_MAX_NAMES + (uint64_t)KSCACHE_MAX_SYMS * 32, valid, &l, &size);
 	if (!map)
 		return -1;
-	struct kscache_id id;
-	kscache_id_of(src, &id);
-	if (kscache_parse(k, map, size, &id)) {
-		cachedir_unmap(map);
-		close(fd);
-		return -1;
-	}
-	cachedir_used(fd);
-	close(fd);
 	k->map = map;
 	return 0;
 }
 
-uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, size_t *size)
+uint8_t *kscache_image(const struct kallsyms *k, const struct cacheimg_id *id, size_t *size)
 {
 	size_t n = k->t.nr, m = k->nr_mods;
 	if (!n)
@@ -232,14 +214,14 @@ uint8_t *kscache_image(const struct kallsyms *k, const struct kscache_id *id, si
 
 void kscache_store(const struct kallsyms *k, const struct stat *src)
 {
-	char dir[PATH_MAX], p[PATH_MAX + 64];
-	if (!image_path(src, dir, sizeof dir, p, sizeof p))
+	struct cacheimg_path p;
+	if (!image_path(src, &p))
 		return;
-	struct kscache_id id;
-	kscache_id_of(src, &id);
+	struct cacheimg_id id;
+	cacheimg_id_of(src, &id);
 	size_t size;
 	uint8_t *img = kscache_image(k, &id, &size);
 	if (img)
-		cachedir_store(dir, p, img, size);
+		cacheimg_store(&p, img, size);
 	free(img);
 }

@@ -27,10 +27,8 @@
  * It is used only when its header checks (identity, sizes, the exact file
  * size, the names ending in a NUL) and every entry does (starts strictly
  * increasing, name offsets inside the names): a damaged image can give a
- * wrong name but never a read outside it. Writers use a unique temporary
- * name and rename(2) (cachedir.h), so a reader sees a whole image or none
- * and concurrent writers are harmless. SCORCH_NO_CACHE=1 turns it off;
- * SCORCH_CACHE_MAX bounds it with the other caches (util/cachedir.h).
+ * wrong name but never a read outside it. Paths, mapping, the atomic
+ * store and the size cap are the caches' common skeleton (cacheimg.h).
  */
 #include "analyze/cache/symcache.h"
 #include "util/cachedir.h"
@@ -64,19 +62,14 @@ bool symcache_id_of(int bin_fd, int dbg_fd, struct symcache_id *id)
 	struct stat st;
 	bool any = false;
 	if (bin_fd >= 0 && !fstat(bin_fd, &st) && S_ISREG(st.st_mode)) {
-		kscache_id_of(&st, &id->bin);
+		cacheimg_id_of(&st, &id->bin);
 		any = true;
 	}
 	if (dbg_fd >= 0 && !fstat(dbg_fd, &st) && S_ISREG(st.st_mode)) {
-		kscache_id_of(&st, &id->dbg);
+		cacheimg_id_of(&st, &id->dbg);
 		any = true;
 	}
 	return any;
-}
-
-static size_t pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
 }
 
 struct layout {
@@ -90,7 +83,7 @@ static bool layout_of(uint64_t n, uint64_t names_size, struct layout *l)
 	l->start = sizeof(struct symcache_hdr);
 	l->end = l->start + n * 8;
 	l->name = l->end + n * 8;
-	l->names = pad8(l->name + n * 4);
+	l->names = cacheimg_pad8(l->name + n * 4);
 	l->total = l->names + names_size;
 	return true;
 }
@@ -103,7 +96,7 @@ int symcache_parse(struct symtab *t, const uint8_t *p, size_t size, const struct
 	if (size < sizeof h)
 		return -1;
 	memcpy(&h, p, sizeof h);
-	if (memcmp(h.magic, magic, sizeof magic) || memcmp(&h.id, id, sizeof *id) || !h.nsyms ||
+	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || !h.nsyms ||
 	    !layout_of(h.nsyms, h.names_size, &l) || l.total != size || !h.names_size ||
 	    p[l.names + h.names_size - 1] != 0)
 		return -1;
@@ -128,34 +121,36 @@ int symcache_parse(struct symtab *t, const uint8_t *p, size_t size, const struct
 
 /* The image's path for id (by the files' devices and inodes: one image
  * per pair, replaced when either changes). */
-static bool image_path(const struct symcache_id *id, char *dir, size_t dcap, char *out, size_t cap)
+static bool image_path(const struct symcache_id *id, struct cacheimg_path *p)
 {
-	if (cachedir_disabled() || !cachedir_path(SYMCACHE_DIR, dir, dcap))
-		return false;
 	uint64_t k = hash_u64(id->bin.dev * 0x9e3779b97f4a7c15ULL ^ id->bin.ino);
 	k = hash_u64(k ^ (id->dbg.dev * 0xc2b2ae3d27d4eb4fULL) ^ hash_u64(id->dbg.ino));
-	int n = snprintf(out, cap, "%s/%016llx.syms", dir, (unsigned long long)k);
-	return n > 0 && (size_t)n < cap;
+	return cacheimg_path(SYMCACHE_DIR, k, "syms", p);
+}
+
+struct load {
+	struct symtab *t;
+	const struct symcache_id *id;
+};
+
+static bool valid(void *ctx, const uint8_t *img, size_t size)
+{
+	struct load *l = ctx;
+	return !symcache_parse(l->t, img, size, l->id);
 }
 
 int symcache_load(struct symtab *t, const struct symcache_id *id, void **map_out)
 {
 	memset(t, 0, sizeof *t);
-	char dir[PATH_MAX], p[PATH_MAX + 64];
-	if (!image_path(id, dir, sizeof dir, p, sizeof p))
+	struct cacheimg_path p;
+	if (!image_path(id, &p))
 		return -1;
-	int fd;
+	struct load l = { t, id };
 	size_t size;
-	void *map = cachedir_map(p, SYMCACHE_MAX_NAMES + (uint64_t)SYMCACHE_MAX_SYMS * 24 + 4096, &size, &fd);
+	void *map = cacheimg_load(&p, SYMCACHE_MAX_NAMES + (uint64_t)SYMCACHE_MAX_SYMS * 24 + 4096,
+				  valid, &l, &size);
 	if (!map)
 		return -1;
-	if (symcache_parse(t, map, size, id)) {
-		cachedir_unmap(map);
-		close(fd);
-		return -1;
-	}
-	cachedir_used(fd);
-	close(fd);
 	*map_out = map;
 	return 0;
 }
@@ -209,12 +204,12 @@ uint8_t *symcache_image(const struct symtab *t, const struct symcache_id *id, si
 
 void symcache_store(const struct symtab *t, const struct symcache_id *id)
 {
-	char dir[PATH_MAX], p[PATH_MAX + 64];
-	if (!image_path(id, dir, sizeof dir, p, sizeof p))
+	struct cacheimg_path p;
+	if (!image_path(id, &p))
 		return;
 	size_t size;
 	uint8_t *img = symcache_image(t, id, &size);
 	if (img)
-		cachedir_store(dir, p, img, size);
+		cacheimg_store(&p, img, size);
 	free(img);
 }

@@ -5,7 +5,7 @@
 #ifndef SCORCH_SYMCACHE_H
 #define SCORCH_SYMCACHE_H
 
-#include "analyze/cache/kscache.h"
+#include "analyze/cache/cacheimg.h"
 #include "analyze/symbols/symtab.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@
  * (each all zero when there is none), and the version of the way
  * symbols.c builds it. */
 struct symcache_id {
-	struct kscache_id bin, dbg;
+	struct cacheimg_id bin, dbg;
 	uint64_t version;
 };
 
