@@ -366,8 +366,12 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	if ((rc = perf_event_decode(el, rec, file_off, &ev, p->e)))
 		return rc;
 	session_apply(p->sess, &ev);
-	if (p->wk && ev.type == PERF_RECORD_EXIT)
-		workers_process_ended(p->wk, ev.fork.pid);
+	if (p->wk) {
+		size_t ne;
+		const uint32_t *ended = session_ended(p->sess, &ne);
+		for (size_t i = 0; i < ne; i++)
+			workers_process_ended(p->wk, ended[i]);
+	}
 	if (ev.type == PERF_RECORD_AUX) {
 		p->aux_records++;
 		p->aux_bytes += ev.aux.aux_size;

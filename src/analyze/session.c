@@ -7,10 +7,16 @@
  * map into its parts outside [s, e) (pgoff adjusted), then inserts, keeping
  * the array sorted: lookups are a binary search.
  *
- * A process's maps are dropped when its last known thread exits (EXIT):
- * after that only kernel frames can be sampled for it (its memory is gone
- * before the kernel writes EXIT), and a long system-wide or build
- * recording would otherwise keep the maps of every process it ever saw.
+ * A process's maps are dropped after its last known thread exits (EXIT):
+ * a long system-wide or build recording would otherwise keep the maps of
+ * every process it ever saw. Not at once: the kernel writes EXIT from
+ * do_exit, and a CPU-wide event still samples the dying task until it is
+ * switched out for the last time, with the user registers it entered the
+ * kernel with (`_exit` in libc): perf, which keeps an exited thread's maps,
+ * names that frame. The maps go once a later non-sample record is
+ * SESSION_EXIT_GRACE_NS past the EXIT (samples do not move that clock: in
+ * block mode a pipeline skips other pipelines' samples, and every pipeline
+ * must drop at the same record); an EXIT without a time drops at once.
  * Threads and comms stay (a sample taken after EXIT still names them).
  * The live count follows each thread's pid (which a later record may
  * correct) and its exited state (which a FORK reusing the tid clears).
@@ -30,6 +36,11 @@ struct session {
 	struct arena strs;     /* interned comms and file names */
 	struct session_stats st;
 	uint64_t generation;   /* the last generation given to a process's maps */
+	uint64_t now;          /* the time of the latest timed non-sample record */
+	struct ending { uint32_t pid; uint64_t time; } *ending; /* in time order */
+	size_t ending_head, nr_ending, cap_ending;
+	uint32_t *ended;       /* the pids whose maps the last session_apply dropped */
+	size_t nr_ended, cap_ended;
 };
 
 /* p's maps changed: a generation no set of maps of any process had before
@@ -69,6 +80,8 @@ void session_free(struct session *s)
 	hmap_release_vals(&s->threads, thread_free);
 	hmap_release_vals(&s->procs, process_free);
 	arena_release(&s->strs);
+	free(s->ending);
+	free(s->ended);
 	free(s);
 }
 
@@ -94,9 +107,20 @@ struct process *session_process(struct session *s, uint32_t pid)
 	return p;
 }
 
+static void drop_maps(struct session *s, struct process *p)
+{
+	free(p->maps);
+	p->maps = NULL;
+	p->nr_maps = p->cap_maps = 0;
+	changed(s, p);
+	s->st.processes_ended++;
+	if (!ARRAY_GROW(s->ended, s->cap_ended, s->nr_ended + 1, MAX_COMMS))
+		s->ended[s->nr_ended++] = p->pid;
+}
+
 /* Keep t counted in the live count of the process it belongs to (none
  * when exited or of unknown pid); a process whose count drops to 0 loses
- * its maps. */
+ * its maps, SESSION_EXIT_GRACE_NS later when the time is known. */
 static void track(struct session *s, struct thread *t)
 {
 	uint32_t want = !t->exited && t->pid != UINT32_MAX ? t->pid : UINT32_MAX;
@@ -105,11 +129,18 @@ static void track(struct session *s, struct thread *t)
 	if (t->counted_pid != UINT32_MAX) {
 		struct process *p = hmap_get(&s->procs, t->counted_pid);
 		if (p && p->live && --p->live == 0 && p->nr_maps) {
-			free(p->maps);
-			p->maps = NULL;
-			p->nr_maps = p->cap_maps = 0;
-			changed(s, p);
-			s->st.processes_ended++;
+			if (!s->now) {
+				drop_maps(s, p);
+			} else {
+				if (s->ending_head && s->ending_head == s->nr_ending)
+					s->ending_head = s->nr_ending = 0;
+				if (!ARRAY_GROW(s->ending, s->cap_ending, s->nr_ending + 1, MAX_MAPS)) {
+					s->ending[s->nr_ending++] = (struct ending){ p->pid, s->now };
+					p->ended = s->now;
+				} else {
+					drop_maps(s, p); /* no room to wait */
+				}
+			}
 		}
 	}
 	if (want != UINT32_MAX)
@@ -261,8 +292,47 @@ static void apply_mmap(struct session *s, const struct perf_event *ev)
 		session_thread_get(s, pid, ev->mmap.tid);
 }
 
+/* Drop the maps of the processes that ended SESSION_EXIT_GRACE_NS or more
+ * before s->now and have not come back (a FORK reusing the pid makes it
+ * live; a later end is queued again with its own time). */
+static void expire(struct session *s)
+{
+	while (s->ending_head < s->nr_ending) {
+		struct ending e = s->ending[s->ending_head];
+		if (s->now - e.time < SESSION_EXIT_GRACE_NS)
+			break;
+		s->ending_head++;
+		struct process *p = hmap_get(&s->procs, e.pid);
+		if (p && !p->live && p->nr_maps && p->ended == e.time)
+			drop_maps(s, p);
+	}
+	if (s->ending_head == s->nr_ending)
+		s->ending_head = s->nr_ending = 0;
+	else if (s->ending_head >= 4096 && s->ending_head * 2 >= s->nr_ending) {
+		s->nr_ending -= s->ending_head;
+		memmove(s->ending, s->ending + s->ending_head, s->nr_ending * sizeof(*s->ending));
+		s->ending_head = 0;
+	}
+}
+
+const uint32_t *session_ended(const struct session *s, size_t *n)
+{
+	*n = s->nr_ended;
+	return s->ended;
+}
+
 void session_apply(struct session *s, const struct perf_event *ev)
 {
+	s->nr_ended = 0;
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return;
+	uint64_t t = ev->s.time;
+	if (!t && (ev->type == PERF_RECORD_FORK || ev->type == PERF_RECORD_EXIT))
+		t = ev->fork.time;
+	if (t > s->now) {
+		s->now = t;
+		expire(s);
+	}
 	switch (ev->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -58,8 +58,9 @@ struct process {
 	struct map *maps;      /* sorted by start, non-overlapping */
 	size_t nr_maps, cap_maps;
 	uint64_t generation;   /* new on every change of maps (unique in the session) */
-	uint32_t live;         /* its threads known and not exited; when the
+	uint32_t live;         /* its threads known and not exited; after the
 				* last one exits the maps are dropped */
+	uint64_t ended;        /* when live last dropped to 0 (0: unknown) */
 };
 
 struct session_stats {
@@ -71,9 +72,17 @@ struct session;
 struct session *session_new(void);
 void session_free(struct session *s);
 
+/* How long after its last thread's EXIT a process keeps its maps: the
+ * kernel still samples a dying task after writing its EXIT (session.c). */
+#define SESSION_EXIT_GRACE_NS 1000000000ull
+
 /* Apply a decoded record (COMM, FORK, EXIT, MMAP, MMAP2, KSYMBOL); others
  * are ignored. */
 void session_apply(struct session *s, const struct perf_event *ev);
+/* The pids whose maps the last session_apply dropped (their processes
+ * ended SESSION_EXIT_GRACE_NS before that record, or the record was their
+ * untimed EXIT); valid until the next session_apply. */
+const uint32_t *session_ended(const struct session *s, size_t *n);
 
 struct thread *session_thread(struct session *s, uint32_t tid);
 /* Find or create (with pid) a thread. */

@@ -454,8 +454,10 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 	uint32_t node = 0;
 	const char *comm = rs->comm && rs->comm[0] ? rs->comm : NULL;
 	char tmp[64];
+	if (!comm && rs->tid == 0)
+		comm = profile_str(p, "swapper"); /* perf names the idle task */
 	if (!comm) {
-		snprintf(tmp, sizeof(tmp), ":%u", rs->tid);
+		snprintf(tmp, sizeof(tmp), ":%d", (int)rs->tid); /* perf's ":-1" */
 		comm = profile_str(p, tmp);
 	}
 	if (s->cfg.root == PROFILE_ROOT_COMM) {

@@ -4,6 +4,11 @@
 #   node      node --perf-basic-prof (V8): every symbol of `scorch script`
 #             equals perf script's, C++ names demangled alike (V8's own
 #             names include ones __cxa_demangle cannot parse whole)
+#   system    perf record -a over short-lived processes: their samples'
+#             frames as perf's, `_exit` in libc included (sampled after the
+#             process's EXIT, while the kernel still runs the dying task);
+#             `scorch report --sort comm` as perf report's (the idle task
+#             is swapper)
 # Each section prints how many lines differ from perf script and why.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
@@ -66,4 +71,55 @@ node_section() {
 	check node_no_mangled_name_perf_demangles [ "$(grep -c $'^\t.* _Z' "$W/node.scorch")" = "$(grep -c $'^\t.* _Z' "$W/node.perf")" ]
 }
 
-node_section
+# --- system-wide, short-lived processes ---
+# One line per sample of comm true: its header, then each frame's
+# "symbol (dso)", joined by '|'.
+true_blocks() { # FILE
+	awk 'BEGIN { RS = ""; FS = "\n" }
+		$1 ~ /^true / { out = $1
+			for (i = 2; i <= NF; i++) { l = $i; sub(/^\t *[0-9a-f]+ /, "", l); sub(/\+0x[0-9a-f]+ \(/, " (", l); out = out "|" l }
+			print out }' "$1"
+}
+
+system_section() {
+	if ! perf record -q -a -g -F 10000 -o "$W/sys.data" -- sh -c 'for i in $(seq 200); do /bin/true; done' > /dev/null 2> "$W/sys.err"; then
+		fail system_record "$(tail -1 "$W/sys.err")"
+		return
+	fi
+	perf script -i "$W/sys.data" > "$W/sys.perf" 2> /dev/null
+	"$SCORCH" script -i "$W/sys.data" > "$W/sys.scorch" 2> "$W/sys.serr" || { fail system_script "$(tail -1 "$W/sys.serr")"; return; }
+	true_blocks "$W/sys.perf" > "$W/sys.pb"
+	true_blocks "$W/sys.scorch" > "$W/sys.sb"
+	check system_true_samples_as_perf cmp <(cut -d'|' -f1 "$W/sys.pb") <(cut -d'|' -f1 "$W/sys.sb")
+	# frame by frame; the one named exception: the stripped entry point,
+	# which scorch names _start where perf prints [unknown]
+	local counts
+	counts=$(paste -d'\n' "$W/sys.pb" "$W/sys.sb" | awk -F'|' '
+		NR % 2 { n = split($0, p, "|"); next }
+		{ m = split($0, s, "|")
+		  if (m != n) { other++; if (other <= 5) print "frames: perf " n - 1 ", scorch " m - 1 ": " s[1] > "/dev/stderr"; next }
+		  for (i = 2; i <= n; i++) {
+			if (p[i] ~ /^_exit \(.*libc/) pexit++
+			if (s[i] ~ /^_exit \(.*libc/) sexit++
+			if (p[i] == s[i]) continue
+			ps = p[i]; sub(/^\[unknown\] /, "_start ", ps)
+			if (ps == s[i]) start++
+			else { other++; if (other <= 5) print "perf \"" p[i] "\" scorch \"" s[i] "\"" > "/dev/stderr" }
+		  } }
+		END { print start + 0, other + 0, pexit + 0, sexit + 0 }')
+	local start other pexit sexit
+	read -r start other pexit sexit <<< "$counts"
+	echo "system: $(wc -l < "$W/sys.pb") samples of the workload, frames differing from perf script: $start the stripped entry point named _start, $other other; _exit in libc: perf $pexit, scorch $sexit"
+	check system_true_frames_as_perf [ "$other" = 0 ]
+	check system_exit_named_as_perf [ "$pexit" = "$sexit" ]
+	# report --sort comm: the whole table as perf report's
+	perf report -i "$W/sys.data" --sort comm --stdio -g none 2> /dev/null | grep -v '^#' | grep -v '^$' |
+		awk '{print $1, $2, $3}' | sort > "$W/sys.pcomm"
+	"$SCORCH" report -i "$W/sys.data" --sort comm --top 0 --tree 0 2> /dev/null | sed -n '/^# Children/,/^$/p' |
+		grep -v '^#' | grep -v '^$' | awk '{print $1, $2, $3}' | sort > "$W/sys.scomm"
+	echo "system: report --sort comm: $(wc -l < "$W/sys.pcomm") commands, idle task: $(grep -c ' swapper$' "$W/sys.scomm") swapper, $(grep -c ' :0$' "$W/sys.scomm") :0"
+	check system_report_comm_as_perf diff "$W/sys.pcomm" "$W/sys.scomm"
+}
+
+[ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != node ] || node_section
+[ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != system ] || system_section

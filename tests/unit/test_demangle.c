@@ -55,6 +55,9 @@ TEST(demangle_cxx_params_not_read)
 		       "v8::internal::SharedStringAccessGuardIfNeeded const&>");
 	/* an unscoped template function: its name ends at the argument list */
 	check_demangle("_Z1fIiEvT_Q", "f<int>");
+	/* a thunk's target is printed with its parameters, as perf does */
+	check_demangle("_ZTv0_n24_N2v88internal8OFStreamD1Ev", "virtual thunk to v8::internal::OFStream::~OFStream()");
+	check_demangle("_ZThn8_N1B1fEi", "non-virtual thunk to B::f(int)");
 	/* the garbage has no name to fall back to */
 	check_demangle("_ZQE", NULL);
 }

@@ -98,6 +98,46 @@ TEST(report_sort_keys)
 	profile_sink_release(&s);
 }
 
+/* The idle task (tid 0, no COMM record) is "swapper" under --sort comm,
+ * as perf report and scorch script name it; another thread without a comm
+ * is ":TID". */
+TEST(report_sort_comm_names_the_idle_task)
+{
+	struct profile_sink s;
+	struct profile_sink_config c;
+	profile_sink_config_init(&c);
+	report_sink_config(&c);
+	CHECK_EQ(profile_sink_init(&s, &c, NULL), 0);
+	struct perf_event ev = { .type = PERF_RECORD_SAMPLE };
+	ev.s.period = 100;
+	struct perf_attr attr = { .name = "cpu-clock" };
+	struct frame fr[1];
+	memset(fr, 0, sizeof(fr));
+	fr[0].sym = LEAF;
+	fr[0].dso = DSO;
+	fr[0].ip = 0x100;
+	for (uint32_t tid = 0; tid < 2; tid++) {
+		struct resolved_sample rs = { .ev = &ev, .attr = &attr, .pid = tid, .tid = tid,
+					      .frames = fr, .nr_frames = 1 };
+		profile_sink_sample(&s, &rs);
+	}
+	struct report_config rc;
+	report_config_init(&rc);
+	rc.sort = "comm";
+	struct report_entries e;
+	CHECK_EQ(report_entries(&s.prof, &rc, &e, NULL), 0);
+	CHECK_EQ(e.n, 2);
+	bool idle = false, other = false;
+	for (size_t i = 0; i < e.n; i++) {
+		idle |= e.v[i].comm && !strcmp(e.v[i].comm, "swapper");
+		other |= e.v[i].comm && !strcmp(e.v[i].comm, ":1");
+	}
+	CHECK(idle);
+	CHECK(other);
+	report_entries_release(&e);
+	profile_sink_release(&s);
+}
+
 TEST(report_text_fits_width)
 {
 	struct profile_sink s;

@@ -79,8 +79,10 @@ static struct perf_event task_ev(uint32_t type, uint32_t pid, uint32_t tid, uint
 	return ev;
 }
 
-/* A process's maps go when its last known thread exits, not before; its
- * threads and comms stay; a pid used again by a new process gets maps. */
+/* A process's maps go SESSION_EXIT_GRACE_NS after its last known thread
+ * exits (the kernel still samples a dying task after its EXIT), not
+ * before; its threads and comms stay; a pid used again by a new process
+ * gets maps. */
 TEST(session_maps_dropped_when_last_thread_exits)
 {
 	struct session *s = session_new();
@@ -103,6 +105,26 @@ TEST(session_maps_dropped_when_last_thread_exits)
 	uint64_t gen = session_process(s, 20)->generation;
 	e = task_ev(PERF_RECORD_EXIT, 20, 21, 20, 40);
 	session_apply(s, &e);
+	size_t ne = 9;
+	session_ended(s, &ne);
+	CHECK_EQ(ne, 0);
+	/* a sample after EXIT still finds the maps, until a non-sample record
+	 * comes SESSION_EXIT_GRACE_NS after it (samples do not count) */
+	CHECK(session_find_map(s, 20, 0x1800) != NULL);
+	struct perf_event smp = { 0 };
+	smp.type = PERF_RECORD_SAMPLE;
+	smp.s.time = 40 + 2 * SESSION_EXIT_GRACE_NS;
+	session_apply(s, &smp);
+	CHECK(session_find_map(s, 20, 0x1800) != NULL);
+	CHECK_EQ(session_stats(s)->processes_ended, 0);
+	struct perf_event late = task_ev(PERF_RECORD_EXIT, 99, 99, 99, 40 + SESSION_EXIT_GRACE_NS - 1);
+	session_apply(s, &late);
+	CHECK(session_find_map(s, 20, 0x1800) != NULL);
+	late = task_ev(PERF_RECORD_EXIT, 99, 99, 99, 40 + SESSION_EXIT_GRACE_NS);
+	session_apply(s, &late);
+	const uint32_t *ended = session_ended(s, &ne);
+	CHECK_EQ(ne, 1);
+	CHECK_EQ(ended[0], 20);
 	CHECK(session_find_map(s, 20, 0x1800) == NULL);
 	CHECK_EQ(session_process(s, 20)->nr_maps, 0);
 	CHECK(session_process(s, 20)->generation != gen); /* snapshots and unwinders see it */
@@ -112,7 +134,7 @@ TEST(session_maps_dropped_when_last_thread_exits)
 	/* pid 20 again, forked by 1 (which has maps): a new process */
 	struct perf_event pm = mmap_ev(1, 0x5000, 0x1000, 0, "/sbin/init");
 	session_apply(s, &pm);
-	struct perf_event f = task_ev(PERF_RECORD_FORK, 20, 20, 1, 60);
+	struct perf_event f = task_ev(PERF_RECORD_FORK, 20, 20, 1, 60 + SESSION_EXIT_GRACE_NS);
 	session_apply(s, &f);
 	CHECK(session_find_map(s, 20, 0x5800) != NULL);
 	CHECK_EQ(session_process(s, 20)->live, 1);
@@ -125,11 +147,26 @@ TEST(session_maps_dropped_when_last_thread_exits)
 	session_thread_get(s, 30, 31);
 	CHECK_EQ(session_process(s, 31)->live, 0);
 	CHECK_EQ(session_process(s, 30)->live, 2);
-	e = task_ev(PERF_RECORD_EXIT, 30, 30, 30, 70);
+	e = task_ev(PERF_RECORD_EXIT, 30, 30, 30, 70 + SESSION_EXIT_GRACE_NS);
 	session_apply(s, &e);
 	CHECK(session_find_map(s, 30, 0x1800) != NULL);
-	e = task_ev(PERF_RECORD_EXIT, 30, 31, 30, 71);
+	e = task_ev(PERF_RECORD_EXIT, 30, 31, 30, 71 + SESSION_EXIT_GRACE_NS);
 	session_apply(s, &e);
-	CHECK(session_find_map(s, 30, 0x1800) == NULL);
+	CHECK(session_find_map(s, 30, 0x1800) != NULL);
+	/* pid 30 used again within the grace: the new process keeps its maps */
+	f = task_ev(PERF_RECORD_FORK, 30, 30, 1, 80 + SESSION_EXIT_GRACE_NS);
+	session_apply(s, &f);
+	late = task_ev(PERF_RECORD_EXIT, 99, 99, 99, 80 + 3 * SESSION_EXIT_GRACE_NS);
+	session_apply(s, &late);
+	CHECK(session_find_map(s, 30, 0x5800) != NULL);
+	/* an EXIT without a time drops at once */
+	struct perf_event m4 = mmap_ev(40, 0x1000, 0x1000, 0, "/bin/y");
+	session_apply(s, &m4);
+	struct session *s2 = session_new();
+	session_apply(s2, &m4);
+	e = task_ev(PERF_RECORD_EXIT, 40, 40, 40, 0);
+	session_apply(s2, &e);
+	CHECK(session_find_map(s2, 40, 0x1800) == NULL);
+	session_free(s2);
 	session_free(s);
 }

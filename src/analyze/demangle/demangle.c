@@ -8,7 +8,9 @@
  * return type are cut from its output (strip_params). Legacy Rust symbols
  * are Itanium names whose last element is a hash ("::h" + 16 hex digits):
  * the hash is dropped and rustc's $..$ escapes are undone, as
- * rustc-demangle does.
+ * rustc-demangle does. A thunk keeps its target's parameters, which
+ * perf's demangler prints below the top level ("virtual thunk to
+ * A::~A()").
  *
  * perf's demangler does not read the parameter list of the top-level
  * function at all, so a name whose parameter types __cxa_demangle cannot
@@ -204,10 +206,13 @@ char *demangle_alloc(const char *name)
 	}
 	size_t n = strlen(d);
 	bool rust = rust_legacy_hash(d, n);
+	/* a thunk's target ("virtual thunk to A::~A()") is an encoding below
+	 * the top level, whose parameters perf's demangler prints */
+	bool thunk = name[2] == 'T' && (name[3] == 'h' || name[3] == 'v' || name[3] == 'c');
 	if (rust) {
 		d[n - 19] = 0;
 		rust_unescape(d);
-	} else {
+	} else if (!thunk) {
 		strip_params(d);
 	}
 	free(base);
