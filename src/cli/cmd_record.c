@@ -101,50 +101,37 @@ static int in_range(const char *v, uint64_t dflt, uint64_t lo, uint64_t hi, uint
 	return v && (parse_num(v, x) || *x < lo || *x > hi) ? -1 : 0;
 }
 
-struct ids {
-	pid_t *v;
+/* -p/-t ids (pid_t is an int) and -C CPUs: at most max of them */
+struct ints {
+	int *v;
 	size_t n, max;
 };
 
-static int add_id(void *ctx, uint64_t id)
+static int add_int(void *ctx, uint64_t x)
 {
-	struct ids *l = ctx;
+	struct ints *l = ctx;
 	if (l->n >= l->max)
 		return -E2BIG;
-	l->v[l->n++] = (pid_t)id;
+	l->v[l->n++] = (int)x;
 	return 0;
 }
 
 static int parse_ids(const char *s, pid_t *out, size_t *n, size_t max)
 {
-	struct ids l = { out, *n, max };
+	struct ints l = { out, *n, max };
 	struct parse_bad bad;
-	int rc = parse_id_list(s, 1, INT_MAX, add_id, &l, &bad);
+	int rc = parse_id_list(s, 1, INT_MAX, add_int, &l, &bad);
 	*n = l.n;
 	return rc;
-}
-
-struct cpus {
-	int *v;
-	size_t n, max;
-};
-
-static int add_cpu(void *ctx, uint64_t cpu)
-{
-	struct cpus *l = ctx;
-	if (l->n >= l->max)
-		return -E2BIG;
-	l->v[l->n++] = (int)cpu;
-	return 0;
 }
 
 /* this machine's CPUs (configured, online or not) */
 static int parse_cpus(const char *s, int *out, size_t *n, size_t max)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	struct cpus l = { out, *n, max };
+	struct ints l = { out, *n, max };
 	struct parse_bad bad;
-	int rc = parse_cpu_list(s, ncpu > 0 ? (uint64_t)ncpu : 1, add_cpu, &l, &bad);
+	int rc = parse_cpu_list(s, ncpu > 0 ? (uint64_t)ncpu : 1, add_int, &l, &bad);
 	*n = l.n;
 	return rc || !l.n ? -1 : 0;
 }
