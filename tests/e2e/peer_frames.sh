@@ -4,6 +4,9 @@
 #   node      node --perf-basic-prof (V8): every symbol of `scorch script`
 #             equals perf script's, C++ names demangled alike (V8's own
 #             names include ones __cxa_demangle cannot parse whole)
+#   go        a Go program built here (sort.Ints inlined into a method),
+#             --call-graph dwarf: the inlined call is "sort.Ints (inlined)"
+#             then its caller, never the caller twice; -g: no frame twice
 #   system    perf record -a over short-lived processes: their samples'
 #             frames as perf's, `_exit` in libc included (sampled after the
 #             process's EXIT, while the kernel still runs the dying task);
@@ -121,5 +124,45 @@ system_section() {
 	check system_report_comm_as_perf diff "$W/sys.pcomm" "$W/sys.scomm"
 }
 
+# --- Go: an inlined standard library function ---
+go_section() {
+	if ! command -v go > /dev/null; then
+		skip go_inline "go not installed (golang-go)"
+		return
+	fi
+	cp -r "$TOP/tests/workloads/go_inline" "$W/gosrc"
+	if ! (cd "$W/gosrc" && HOME=$W GOCACHE=$W/gocache GOPATH=$W/gopath GOFLAGS= GOPROXY=off go build -o "$W/goinline" .) > "$W/go.err" 2>&1; then
+		fail go_build "$(tail -1 "$W/go.err")"
+		return
+	fi
+	# the DWARF this is about: the unit's DW_AT_inline subprogram sort.Ints
+	check go_dwarf_has_inline_sort_ints sh -c "objdump --dwarf=info '$W/goinline' 2> /dev/null | grep -A1 'DW_AT_name *: sort.Ints\$' | grep -q DW_AT_inline"
+	local mode
+	for mode in dwarf fp; do
+		local cg=(--call-graph dwarf)
+		[ $mode = fp ] && cg=(-g)
+		if ! perf record -q -e cpu-clock "${cg[@]}" -o "$W/go-$mode.data" -- "$W/goinline" > /dev/null 2> "$W/go.rec"; then
+			fail go_record_$mode "$(tail -1 "$W/go.rec")"
+			continue
+		fi
+		"$SCORCH" script -i "$W/go-$mode.data" > "$W/go-$mode.scorch" 2> /dev/null
+		# a frame printed twice in a row under the same address and name
+		# (recursion from one call site, as pdqsort's, excepted: sort.*)
+		local twice
+		twice=$(awk '/^\t/ && $0 == prev && $2 ~ /^main\./ {n++} {prev = $0} END {print n + 0}' "$W/go-$mode.scorch")
+		check go_${mode}_no_caller_twice [ "$twice" = 0 ]
+		[ $mode = fp ] && continue
+		# sort.Sort called from churn: through the inlined sort.Ints
+		local counts inl direct
+		counts=$(awk '/^\t/ && p1 ~ / sort\.Sort\+/ && $2 ~ /^main\.\(\*T\)\.churn\+/ {direct++}
+			/^\t/ && p2 ~ / sort\.Sort\+/ && p1 ~ / sort\.Ints\+0x[0-9a-f]+ \(inlined\)$/ && $2 ~ /^main\.\(\*T\)\.churn\+/ {inl++}
+			{p2 = p1; p1 = $0} END {print inl + 0, direct + 0}' "$W/go-$mode.scorch")
+		read -r inl direct <<< "$counts"
+		echo "go: sort.Sort called from churn: $inl through 'sort.Ints (inlined)', $direct without it"
+		check go_dwarf_sort_ints_inlined [ "$inl" -gt 0 -a "$direct" = 0 ]
+	done
+}
+
 [ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != node ] || node_section
+[ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != go ] || go_section
 [ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != system ] || system_section

@@ -338,6 +338,14 @@ static void a2l_prepare(struct symbols *s, struct dso *d, Dwarf *dbg, Dwarf_Word
 	case DW_LANG_Mips_Assembler: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
 	case DW_LANG_Cobol74: case DW_LANG_Cobol85: case DW_LANG_PLI: case DW_LANG_UPC:
 		return;
+	case DW_LANG_Go:
+		/* not in binutils' list, but Go's DW_AT_name is the symbol's
+		 * name ("sort.Ints"): addr2line would name an inlined Go
+		 * function after the ELF symbol of its caller, a frame perf
+		 * prints as the caller once more. perf 6.1 never unwinds a Go
+		 * stack past its leaf with DWARF, so only a leaf inside an
+		 * inlined call could show that; scorch names it "sort.Ints" */
+		return;
 	default:
 		break;
 	}

@@ -1,0 +1,3 @@
+module goinline
+
+go 1.19
