@@ -29,19 +29,19 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
 
-.PHONY: all deps test demo clean asan unit fuzz FORCE
+.PHONY: all deps test demo deb bench clean asan unit fuzz FORCE
 all: $(B)/scorch $(B)/scorch-perfparser $(B)/unit-tests
 
 # Goals that need no configuration (and so install nothing).
-NOCONFIG_GOALS := clean deps
+NOCONFIG_GOALS := clean deps deb
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(B)/config.mk
 endif
 
-# `make test` installs the test packages here too, before configuring and
-# building: the configuration depends on some of them (valgrind's header)
+# `make test` (and `make bench`) installs the test packages here too,
+# before configuring and building: the configuration depends on some of them (valgrind's header)
 $(B)/config.mk: FORCE
-	@$(DEPS) $(if $(filter test,$(MAKECMDGOALS)),,--build)
+	@$(DEPS) $(if $(filter test bench,$(MAKECMDGOALS)),,--build)
 	@mkdir -p $(B)
 	@scripts/configure.sh > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
@@ -91,6 +91,16 @@ test: all asan
 
 demo: all
 	scripts/demo.sh
+
+# scorch against its peers, medians of several runs: bench/RESULTS.md
+bench: all
+	bench/run-all.sh
+
+# the Debian package, ../scorch_VERSION_ARCH.deb: installs what its build
+# needs (debian/control's Build-Depends, debhelper), then builds it
+deb:
+	$(DEPS) --deb
+	dpkg-buildpackage -us -uc -b
 
 clean:
 	rm -rf build

@@ -2,6 +2,8 @@
 # deps.sh: install the Debian packages scorch needs.
 #   scripts/deps.sh                  build + test packages (make test, .ci/run)
 #   scripts/deps.sh --build          build packages only (make, make demo)
+#   scripts/deps.sh --deb            build packages + the package tools (make deb:
+#                                    debhelper, dpkg-dev)
 #   scripts/deps.sh [--build] --check  exit 0 when all are present, 1 otherwise
 # Build: a C/C++ toolchain, pkg-config and the libraries of scripts/configure.sh
 #        (xz-utils and binutils build the MiniDebugInfo test workload), scdoc
@@ -20,11 +22,12 @@ build_only=0; check=0
 for a in "$@"; do
 	case $a in
 	--build) build_only=1 ;;
+	--deb) build_only=1; SCORCH_EXTRA_PKGS="${SCORCH_EXTRA_PKGS:-} debhelper dpkg-dev" ;;
 	--check) check=1 ;;
-	*) echo "usage: scripts/deps.sh [--build] [--check]" >&2; exit 2 ;;
+	*) echo "usage: scripts/deps.sh [--build|--deb] [--check]" >&2; exit 2 ;;
 	esac
 done
-PKGS="$BUILD $SCORCH_EXTRA_PKGS"
+PKGS="$BUILD ${SCORCH_EXTRA_PKGS:-}"
 if [ $build_only = 0 ]; then
 	PKGS="$PKGS $TEST"
 	# node + npm for the browser tests (scripts/npm-deps.sh): Debian's, unless a
