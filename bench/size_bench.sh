@@ -8,8 +8,7 @@
 # and hotspot-perfparser REF_RUNS times (default 1; 0 skips it). Prints the
 # median wall time and peak RSS (/usr/bin/time %M, in units of 1000 KB) of
 # each, the ratios hotspot-perfparser / scorch, and each scorch RSS minus
-# the first file's: the growth with the file (issue #14 asks for it to stay
-# flat). Each timed run comes right after a `cat` of the file, whose median
+# the first file's: the growth with the file (meant to stay flat). Each timed run comes right after a `cat` of the file, whose median
 # time is printed too: the floor for reading it.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +20,7 @@ W=$(mktemp -d /tmp/scorch-sizebench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 # one NAME CMD...: appends "wall kb" of one run to $W/NAME, the file read
-# (cat, itself timed into $W/cat) just before: this VM's page cache loses
+# (cat, itself timed into $W/cat) just before: a virtual machine's page cache can lose
 # pages of a multi-GB file between runs (kdamond), and a run that reads from
 # the disk measures the disk
 one() {

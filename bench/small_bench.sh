@@ -4,7 +4,7 @@
 #
 #   bench/small_bench.sh [CC1_RECORDING PY_RECORDING]
 #
-# Without arguments it makes the two recordings of issue #14 with
+# Without arguments it makes its two recordings with
 # `perf record -F 500 --call-graph dwarf`: one `gcc -O2 -c` of a generated
 # ~1,800-line C file (cc1: a large stripped binary, symbolized from
 # .dynsym/.symtab and unwound with .eh_frame) and a few hundred ms of

@@ -141,7 +141,7 @@ int cmd_script(int argc, char **argv)
 {
 	/* output in 256 KiB writes, not stdio's 4 KiB (a file or a pipe; a
 	 * terminal keeps its line buffering): the 2.3 GB build recording's 360
-	 * MB of text was 88,000 write calls, each a system call on this VM */
+	 * MB of text was 88,000 write calls, each a system call */
 	static char outbuf[1 << 18];
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# offcpu.sh: off-CPU and wall-clock time (issue 11). Records the offcpu
+# offcpu.sh: off-CPU and wall-clock time. Records the offcpu
 # workload (tests/workloads/offcpu.c: sleeper 3 x 100 ms, waiter 300 ms on a
 # pipe, spinner 300 ms on the CPU; each thread prints the time it measured
 # itself) with `scorch record --off-cpu -g`, with --call-graph dwarf, and with

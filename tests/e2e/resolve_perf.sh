@@ -1,9 +1,9 @@
 #!/bin/bash
 # resolve_perf.sh: record the workloads with perf (frame pointers and DWARF)
 # and compare `scorch script` with `perf script` sample by sample
-# (tests/e2e/resolve_compare.py prints the agreement). Thresholds from
-# issue 3: stacks agree frame by frame for >= 99% of samples, leaf function
-# for >= 99.5%; complete stacks at least as often as the better peer.
+# (tests/e2e/resolve_compare.py prints the agreement). Thresholds: stacks
+# agree frame by frame for >= 99% of samples, leaf function for >= 99.5%;
+# complete stacks at least as often as the better peer.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 unset DEBUGINFOD_URLS  # no network lookups in tests

@@ -1,5 +1,5 @@
 #!/bin/bash
-# unwind_diff.sh: scorch's DWARF unwinder against libdwfl's (issue 15).
+# unwind_diff.sh: scorch's DWARF unwinder against libdwfl's.
 #   - build/unwind-diff unwinds every sample's registers and stack copy with
 #     both; on small recordings of C, C++ with exceptions, Debian's python3
 #     and a deep recursion, libdwfl must never go further or disagree;

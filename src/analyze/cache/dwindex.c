@@ -304,7 +304,7 @@ static void store(struct dwindex *x)
 	 * run, which opened the same one, or another run): its entries too,
 	 * ours where both have one. Else the last writer's rename dropped the
 	 * others' entries, and `-j 2` took 6 runs instead of 1 to stop
-	 * storing (stop 36) */
+	 * storing */
 	struct dwindex *o = newer(x);
 	if (o && o->n) {
 		size_t cap2 = n + o->n, n2 = 0;

@@ -796,17 +796,14 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	int rc = 0, started = 0;
 	/* the ring: each follower's backlog of blocks, the one it makes and the
 	 * one thread 0 makes, at least 512 records */
-	/* a follower given up to 6 text blocks ahead instead of 2 (stop 36):
-	 * resolving its samples cheaper than thread 0's reading, ordering
-	 * and resolving (prefetch_next in pipeline.c), it waited for records
-	 * 290-345 times a run, and thread 0 made a third of the blocks.
-	 * `script -j 2` wall 0.84 of 2's (21 rounds; 4: 0.94), peak RSS
-	 * 70.5 -> 72.3 MB (the ring 512 -> 1024 records). perfparser keeps
-	 * 2: its writer replays every record in order, and at 6 it took
-	 * 1.04x the time and 8 MB more. With more followers, 2 as before:
-	 * thread 0's share is small already, and at 6 their rings made
-	 * `script -j 4` 124 -> 138 MB, `-j 8` 219 -> 243 MB (not timed: this
-	 * VM has 2 CPUs) */
+	/* a follower of script -j 2 is given up to 6 text blocks ahead, not 2:
+	 * resolving its samples is cheaper than thread 0's reading, ordering
+	 * and resolving (prefetch_next in pipeline.c), and with 2 it waited
+	 * for records and thread 0 made a third of the blocks. perfparser
+	 * keeps 2: its writer replays every record in order, and 6 cost it
+	 * time and memory. With more followers, 2 as well: thread 0's share
+	 * is small already, and 6 would grow each follower's ring (the
+	 * measures: commit messages, bench/jobs_bench.sh) */
 	B->backlog = B->ordered || n > 2 ? BACKLOG_ORDERED : BACKLOG;
 	uint64_t fcap = (B->backlog + 2) * size * (uint64_t)(n - 1);
 	struct feed *feed = feed_new(n, fcap < 512 ? 512 : fcap > (1u << 20) ? (1u << 20) : (size_t)fcap);

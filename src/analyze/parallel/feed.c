@@ -26,8 +26,8 @@
  * `filled`), anything else at once, and all it filled before it may wait:
  * for room (feed_slot), for the followers' blocks (feed_flush, at the end
  * of each block), at a CUT and at the END. Each store of head took its
- * cache line from the consumer spinning on it: feed_publish was 1.5% of
- * `script -j 2`'s CPU samples (stop 36).
+ * cache line from the consumer spinning on it: feed_publish was a visible
+ * share of `script -j 2`'s CPU samples.
  */
 #include "analyze/parallel/feed.h"
 #include "util/annotate.h"

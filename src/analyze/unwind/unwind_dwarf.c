@@ -1155,7 +1155,7 @@ static bool step(struct unwinder *u, const struct process *proc, const struct us
 		/* the kept rows first: read where they are mapped, with no lock,
 		 * they hold most rows from the second run on; asked first, the
 		 * share's mutex was taken on each of them, by both threads of
-		 * `-j 2` (stop 36) */
+		 * `-j 2` */
 		if (r == AMAP_NONE && (r = kept_get(u, du, d, svma)) != AMAP_NONE) {
 			/* an earlier run converted it */
 			u->st.rule_misses++;
