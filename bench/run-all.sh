@@ -7,14 +7,14 @@
 # their ratio. It also puts a short table into README.md, between its
 # "results" markers. Minutes on an idle machine with 2 CPUs; under 20 on
 # a loaded one.
-#   bench/run-all.sh            env: RUNS (5), SCORCH (build/scorch),
+#   bench/run-all.sh            env: RUNS (3), SCORCH (build/scorch),
 #                               BENCH_OUT (bench/RESULTS.md), BENCH_README (README.md)
 # The other scripts in bench/ measure one area each in more depth.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 S=${SCORCH:-$TOP/build/scorch}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-3}
 OUT=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 README=${BENCH_README:-$TOP/README.md}
 REF=${HOTSPOT_PERFPARSER_REF:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
@@ -72,7 +72,7 @@ rows=()
 short=()
 # row "FIGURE" "RECORDING" "PEER NAME" -- SCORCH CMD... -- PEER CMD...: RUNS
 # rounds of both in alternation; the medians of wall and CPU time and the
-# ratio peer / scorch (above 1: scorch takes less)
+# ratios peer / scorch (above 1: scorch takes less) of both
 row() {
 	local fig=$1 rec=$2 peer=$3 i a=() b=()
 	shift 4
@@ -84,12 +84,13 @@ row() {
 		if [ $((i % 2)) = 1 ]; then one "${a[@]}" >> "$W/s"; one "${b[@]}" >> "$W/p"
 		else one "${b[@]}" >> "$W/p"; one "${a[@]}" >> "$W/s"; fi
 	done
-	local sw sc pw pc r
+	local sw sc pw pc rw rc
 	sw=$(cut -d' ' -f1 "$W/s" | median); sc=$(cut -d' ' -f2 "$W/s" | median)
 	pw=$(cut -d' ' -f1 "$W/p" | median); pc=$(cut -d' ' -f2 "$W/p" | median)
-	r=$(echo "scale=2; $pw / ($sw + 0.0005)" | bc -l)
-	rows+=("| $fig | $rec | $sw s ($sc s CPU) | $peer | $pw s ($pc s CPU) | ${r}x |")
-	short+=("| $fig | $peer | ${r}x |")
+	rw=$(awk -v p="$pw" -v s="$sw" 'BEGIN { printf "%.2f", p / (s > 0 ? s : 0.001) }')
+	rc=$(awk -v p="$pc" -v s="$sc" 'BEGIN { printf "%.2f", p / (s > 0 ? s : 0.001) }')
+	rows+=("| $fig | $rec | $sw s | $sc s | $peer | $pw s | $pc s | ${rw}x | ${rc}x |")
+	short+=("| $fig | $peer | ${rc}x |")
 	log "$fig: $sw s, $peer $pw s"
 }
 
@@ -107,7 +108,7 @@ if [ -x "$REF" ]; then
 	row "perfparser, DWARF" build "hotspot-perfparser" -- "$S" perfparser --input "$W/build.data" --output /dev/null \
 		-- "$REF" --input "$W/build.data" --output /dev/null
 else
-	rows+=("| perfparser, DWARF | build | | hotspot-perfparser | not installed | |")
+	rows+=("| perfparser, DWARF | build | | | hotspot-perfparser | not installed | | | |")
 fi
 row "diff" "base, new" "perf diff" -- "$S" diff "$W/base.data" "$W/new.data" -- perf diff "$W/base.data" "$W/new.data"
 # scorch against itself: the outputs aggregate as samples stream by, so each
@@ -131,8 +132,9 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Written by \`bench/run-all.sh\` (\`make bench\`); each figure is the median of"
 	echo "$RUNS runs of scorch and $RUNS of its peer, run in alternation on the same"
-	echo "recording, and the ratio is the peer's median wall time over scorch's"
-	echo "(above 1: scorch takes less time). The times are wall and CPU seconds."
+	echo "recording; the ratios are the peer's median over scorch's, of the wall time"
+	echo "and of the CPU time (user + system, children included); above 1: scorch"
+	echo "takes less. On a loaded machine the CPU ratio is the steadier one."
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- commit: $commit"
@@ -147,8 +149,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "- base, new: tests/workloads/diff_work's two builds, \`-F 2999 -g\` ($(size "$W/base.data"); $(size "$W/new.data"))"
 	echo "- many: tests/workloads/many_stacks.c, thousands of distinct stacks, frame pointers, \`-F 4999 -g\` ($(size "$W/many.data"))"
 	echo
-	echo "| figure | recording | scorch | peer | peer | peer / scorch |"
-	echo "|---|---|---|---|---|---|"
+	echo "| figure | recording | scorch wall | scorch CPU | peer | peer wall | peer CPU | ratio, wall | ratio, CPU |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 	echo
 	echo "The diff workload's grow() does twice the work in new: scorch diff's time"
@@ -159,7 +161,7 @@ log "wrote $OUT"
 # ---- README's short table ----
 if [ -f "$README" ] && grep -q '^<!-- results:' "$README"; then
 	{
-		echo "| figure | peer | peer time / scorch time |"
+		echo "| figure | peer | peer CPU time / scorch CPU time |"
 		echo "|---|---|---|"
 		for r in "${short[@]:0:7}"; do echo "$r"; done
 	} > "$W/short"
