@@ -268,7 +268,8 @@ static void walk_link(struct walk *w, const char *dir, const char *xx, const cha
 	memset(e, 0, sizeof *e);
 	e->link = xstrdup(lnk);
 	e->path = xstrdup(path);
-	snprintf(e->hex, sizeof e->hex, "%s%s", xx, rest);
+	if ((size_t)snprintf(e->hex, sizeof e->hex, "%s%s", xx, rest) >= sizeof e->hex)
+		e->hex[0] = 0; /* cannot be: the lengths were checked above */
 	struct stat s;
 	if (lstat(path, &s)) {
 		e->dangling = true;
@@ -291,7 +292,8 @@ static int walk(const char *dir, struct walk *w)
 		if (strlen(de->d_name) != 2 || de->d_name[0] == '.')
 			continue;
 		char sub[PATH_MAX + 4];
-		snprintf(sub, sizeof sub, "%s/%s", bdir, de->d_name);
+		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", bdir, de->d_name) >= sizeof sub)
+			continue;
 		DIR *d = opendir(sub);
 		if (!d)
 			continue;
