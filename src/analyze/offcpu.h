@@ -1,6 +1,7 @@
 /*
  * offcpu.h: off-CPU and wall-clock time, a stage between the resolver and a
- * sink (design.md: "off-CPU: switch-out stack + time to switch-in").
+ * sink: each switch-out stack weighted by the time to its switch-in
+ * (docs/offcpu.md).
  *
  * A thread's off-CPU interval starts at a switch-out sample (the
  * sched:sched_switch tracepoint or the context-switches software event,
