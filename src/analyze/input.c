@@ -260,112 +260,16 @@ static int chunk_skip(struct input *in, uint64_t n, struct err *e)
 
 static int read_file_header(struct input *in, struct err *e)
 {
-	const uint8_t *m = in->map;
-	if (in->map_len < 16)
-		return err_at(e, 0, "file too small for a perf.data header (%zu bytes)", in->map_len);
-	uint64_t magic = load_u64(m), hsize = load_u64(m + 8);
-	if (magic == PERF_MAGIC2_SWAPPED) {
-		in->hdr.swap = in->el.swap = true;
-		hsize = bswap_64(hsize);
-	} else if (magic != PERF_MAGIC2) {
-		return err_at(e, 0, "bad magic: not a perf.data file (PERFILE2)");
-	}
-	if (hsize == sizeof(struct perf_pipe_file_header)) {
-		in->pipe = in->hdr.pipe = true;
-		in->pos = in->rd_off = in->cur_off = 16;
+	int rc = perf_file_header_parse(&in->hdr, &in->el, in->map, in->map_len, e);
+	if (rc)
+		return rc;
+	if (in->hdr.pipe) {
+		in->pipe = true;
+		in->pos = in->rd_off = in->cur_off = sizeof(struct perf_pipe_file_header);
 		in->end = in->rd_end = in->map_len;
-		return 0;
-	}
-	if (hsize < PERF_FILE_HEADER_SIZE || in->map_len < PERF_FILE_HEADER_SIZE)
-		return err_at(e, 8, "header size %llu is not %d", (unsigned long long)hsize, PERF_FILE_HEADER_SIZE);
-	struct perf_file_header fh;
-	memcpy(&fh, m, sizeof(fh));
-	if (in->hdr.swap)
-		perf_u64s_swap((uint64_t *)&fh, sizeof(fh) / 8);
-	memcpy(in->hdr.features, fh.adds_features, sizeof(fh.adds_features));
-	in->hdr.attr_size = fh.attr_size;
-	uint64_t flen = in->map_len;
-	if (fh.data.offset > flen || fh.data.offset < hsize)
-		return err_at(e, 40, "data section offset %llu is outside the file (%llu bytes)",
-			      (unsigned long long)fh.data.offset, (unsigned long long)flen);
-	uint64_t dsize = fh.data.size;
-	/* A file whose recording was cut short has data.size 0 or too large:
-	 * read what is there (perf and perfparser do the same). */
-	if (dsize == 0 || dsize > flen - fh.data.offset)
-		dsize = flen - fh.data.offset;
-	in->hdr.data_offset = fh.data.offset;
-	in->hdr.data_size = dsize;
-	in->pos = in->rd_off = in->cur_off = fh.data.offset;
-	in->end = in->rd_end = fh.data.offset + dsize;
-
-	/* attrs */
-	if (fh.attr_size < PERF_ATTR_SIZE_MIN + 16 || fh.attr_size > 4096)
-		return err_at(e, 16, "attr size %llu is invalid", (unsigned long long)fh.attr_size);
-	if (fh.attrs.offset > flen || fh.attrs.size > flen - fh.attrs.offset)
-		return err_at(e, 24, "attrs section (offset %llu, size %llu) is outside the file",
-			      (unsigned long long)fh.attrs.offset, (unsigned long long)fh.attrs.size);
-	uint64_t nattr = fh.attrs.size / fh.attr_size;
-	if (nattr == 0)
-		return err_at(e, 24, "file has no event attrs");
-	for (uint64_t i = 0; i < nattr; i++) {
-		uint64_t ao = fh.attrs.offset + i * fh.attr_size;
-		uint32_t asz = (uint32_t)(fh.attr_size - 16);
-		uint8_t abuf[4096];
-		memcpy(abuf, m + ao, asz);
-		struct perf_file_section ids;
-		memcpy(&ids, m + ao + asz, 16);
-		if (in->hdr.swap) {
-			perf_attr_swap(abuf, asz);
-			perf_u64s_swap((uint64_t *)&ids, 2);
-		}
-		if (ids.offset > flen || ids.size > flen - ids.offset)
-			return err_at(e, ao + asz, "attr %llu ids (offset %llu, size %llu) are outside the file",
-				      (unsigned long long)i, (unsigned long long)ids.offset,
-				      (unsigned long long)ids.size);
-		size_t nids = ids.size / 8;
-		uint64_t *idv = NULL;
-		if (nids) {
-			idv = xmalloc(nids * 8);
-			memcpy(idv, m + ids.offset, nids * 8);
-			if (in->hdr.swap)
-				perf_u64s_swap(idv, nids);
-		}
-		int rc = perf_evlist_add(&in->el, abuf, asz, idv, nids, ao, e);
-		free(idv);
-		if (rc)
-			return rc;
-	}
-	perf_evlist_finalize(&in->el);
-
-	/* features: one section per set bit, after the data section */
-	uint64_t fo = fh.data.offset + fh.data.size;
-	in->hdr.feat_offset = fo;
-	if (in->hdr.swap)
-		return 0; /* feature payloads of opposite-endian files are not decoded */
-	unsigned nfeat = 0;
-	for (unsigned b = 0; b < PERF_FEAT_BITS; b++)
-		if (perf_header_has(&in->hdr, b))
-			nfeat++;
-	/* A file cut short (a killed recording) loses its features, not its
-	 * data: features that are not all there are skipped. */
-	if (nfeat && (fo > flen || (uint64_t)nfeat * 16 > flen - fo)) {
-		in->hdr.features_skipped = nfeat;
-		return 0;
-	}
-	unsigned k = 0;
-	for (unsigned b = 0; b < PERF_FEAT_BITS; b++) {
-		if (!perf_header_has(&in->hdr, b))
-			continue;
-		struct perf_file_section s;
-		memcpy(&s, m + fo + 16 * k, 16);
-		k++;
-		if (s.offset > flen || s.size > flen - s.offset) {
-			in->hdr.features_skipped++;
-			continue;
-		}
-		int rc = perf_header_parse_feature(&in->hdr, &in->el, b, m + s.offset, s.size, s.offset, e);
-		if (rc)
-			return rc;
+	} else {
+		in->pos = in->rd_off = in->cur_off = in->hdr.data_offset;
+		in->end = in->rd_end = in->hdr.data_offset + in->hdr.data_size;
 	}
 	return 0;
 }

@@ -1,7 +1,11 @@
 /*
  * header.h: the perf.data file header and its feature sections, parsed into
- * plain structs. Used by the reader (file and pipe HEADER_FEATURE records)
- * and by `scorch header`. Unknown features are skipped by their size.
+ * plain structs (their writer: encode.h). Used by the reader (the file's
+ * header; pipe HEADER_FEATURE records) and by `scorch header`. Unknown
+ * features are skipped by their size. Every offset and size read from the
+ * file is checked against its length before it is used: a malformed
+ * header is an error at its offset, never a read outside the bytes
+ * given (tests/fuzz/fuzz_header.c).
  *
  * Feature payload encoding: strings are { u32 len; char s[len] } with len
  * including NUL padding to 4/64 bytes; string lists are { u32 nr; strings }.
@@ -103,6 +107,20 @@ static inline bool perf_header_has(const struct perf_header *h, unsigned bit)
 {
 	return bit < PERF_FEAT_BITS && (h->features[bit / 64] >> (bit % 64)) & 1;
 }
+
+/* The header of a perf.data file whose bytes are m..m+len (mapped or read
+ * whole): magic and byte order (h->swap, el->swap), the attrs with their
+ * ids (into el, finalized) and the feature sections (into h). A
+ * pipe-format header (16 bytes) only sets h->pipe: its attrs and features
+ * come as records. Else h->data_offset and h->data_size say where the
+ * records are (a file cut short: data.size 0 or past the end means to the
+ * end of the file); feature sections outside the file are counted in
+ * h->features_skipped; those of an opposite-endian file are not decoded.
+ * h and el are initialized by the caller and released by it, also after
+ * an error. Returns 0, or a negative code with e filled (offset: where
+ * the header is wrong). */
+int perf_file_header_parse(struct perf_header *h, struct perf_evlist *el, const uint8_t *m, size_t len,
+			   struct err *e);
 
 /* Parse one feature's payload (bytes p..p+size, at file offset off).
  * event_desc fills the names of el's attrs. Unknown bits are ignored. A
