@@ -307,8 +307,8 @@ static int pipeline_follow(struct pipeline *p)
 					prefetch_next(f, b->index);
 					rc = deliver_step(p, en->rec, en->file_off, false);
 				}
-				else if (!rc && p->sink->sample_seen)
-					p->sink->sample_seen(p->sink->ctx, p);
+				else if (!rc && p->sink->jobs && p->sink->jobs->sample_seen)
+					p->sink->jobs->sample_seen(p->sink->ctx, p);
 			} else {
 				rc = deliver(p, en->rec, en->file_off);
 			}
@@ -359,8 +359,8 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	 * error: blocks.c writes nothing after the block of the first) */
 	bool stepped = p->cfg->blocks && ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
 	if (stepped && step && !block_step(p, &rc)) {
-		if (!rc && p->sink->sample_seen)
-			p->sink->sample_seen(p->sink->ctx, p);
+		if (!rc && p->sink->jobs && p->sink->jobs->sample_seen)
+			p->sink->jobs->sample_seen(p->sink->ctx, p);
 		return rc;
 	}
 	if ((rc = perf_event_decode(el, rec, file_off, &ev, p->e)))
@@ -413,8 +413,8 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 		if (ordered || nd) {
 			/* ordered: for the one sink, in record order
 			 * (pipeline_replay); else names decided at writing */
-			if (!ordered && p->sink->sample_seen)
-				p->sink->sample_seen(p->sink->ctx, p);
+			if (!ordered && p->sink->jobs && p->sink->jobs->sample_seen)
+				p->sink->jobs->sample_seen(p->sink->ctx, p);
 			struct rec_state st = state_now(p);
 			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, d, nd, &st);
 		}
@@ -454,7 +454,7 @@ static int pipeline_start(struct pipeline *p)
 		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
 		if (jobs > 1)
 			p->wk = workers_new(c, p->sess, input_header(p->in), input_evlist(p->in), jobs,
-					    deliver_resolved, p, sink->format, sink->ctx);
+					    deliver_resolved, p, sink->jobs ? sink->jobs->format : NULL, sink->ctx);
 		p->ordered = p->wk && c->parallel_ordered;
 	}
 	if (c->blocks && c->blocks->ordered) {

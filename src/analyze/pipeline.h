@@ -19,6 +19,34 @@
 struct pipeline;
 struct resolver_stats;
 
+/* What a sink offers the parallel runs only (-j: analyze/parallel/); each
+ * member optional. */
+struct sink_jobs {
+	/* Called on worker threads (concurrently, with no lock: it may only
+	 * read state the sink no longer changes) right after a sample is
+	 * resolved. Appends the sample's output to out and returns 0, which
+	 * makes sample() get it in rs->text; nonzero: sample() formats it as
+	 * usual. Not called for samples whose names are decided at delivery. */
+	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
+	/* In block-parallel runs (analyze/parallel/blocks.h): a sample whose
+	 * sample() this sink will not get (another pipeline's block, not
+	 * decoded; or one held for names decided in order) is at this place,
+	 * for state that depends on the samples before. */
+	void (*sample_seen)(void *ctx, struct pipeline *p);
+	/* In block-parallel runs of a text sink: *text is the text of the
+	 * block being made (the pointer changes from block to block). The
+	 * sink may append its output there directly instead of writing it to
+	 * its FILE, once what it wrote to the FILE is flushed. */
+	void (*set_text)(void *ctx, struct buf *const *text);
+	/* For the one sink of an ordered block-parallel run: whether event()
+	 * of this record reads nothing of it but ev->type, ev->misc and
+	 * ev->s.time (and the pipeline's input position and ordering
+	 * counters); such a record is kept without its bytes and given to
+	 * event() with only those fields set. Called on any thread,
+	 * concurrently: a function of the record alone. */
+	bool (*event_light)(const struct perf_event *ev);
+};
+
 struct sink {
 	void *ctx;
 	/* After the header is read, before any record. */
@@ -31,31 +59,8 @@ struct sink {
 	 * input may be NULL and must not be used). Frees the sink's context.
 	 * p is NULL for the one sink of a block-parallel run (blocks.h). */
 	int (*end)(void *ctx, struct pipeline *p, int rc);
-	/* Optional, with -j: called on worker threads (concurrently, with no
-	 * lock: it may only read state the sink no longer changes) right after
-	 * a sample is resolved. Appends the sample's output to out and returns
-	 * 0, which makes sample() get it in rs->text; nonzero: sample() formats
-	 * it as usual. Not called for samples whose names are decided at
-	 * delivery. */
-	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
-	/* Optional, in block-parallel runs (analyze/parallel/blocks.h): a sample whose
-	 * sample() this sink will not get (another pipeline's block, not
-	 * decoded; or one held for names decided in order) is at this place,
-	 * for state that depends on the samples before. */
-	void (*sample_seen)(void *ctx, struct pipeline *p);
-	/* Optional, in block-parallel runs of a text sink (analyze/parallel/blocks.h):
-	 * *text is the text of the block being made (the pointer changes from
-	 * block to block). The sink may append its output there directly
-	 * instead of writing it to its FILE, once what it wrote to the FILE
-	 * is flushed. */
-	void (*set_text)(void *ctx, struct buf *const *text);
-	/* Optional, for the one sink of an ordered block-parallel run
-	 * (analyze/parallel/blocks.h): whether event() of this record reads nothing of
-	 * it but ev->type, ev->misc and ev->s.time (and the pipeline's input
-	 * position and ordering counters); such a record is kept without its
-	 * bytes and given to event() with only those fields set. Called on
-	 * any thread, concurrently: a function of the record alone. */
-	bool (*event_light)(const struct perf_event *ev);
+	/* What it offers -j runs; NULL: nothing. */
+	const struct sink_jobs *jobs;
 };
 
 

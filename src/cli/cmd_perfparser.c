@@ -415,7 +415,7 @@ int cmd_perfparser(int argc, char **argv)
 	struct wrap w = { out_sink, a.arch, false };
 	struct sink sink = { .ctx = &w, .begin = wrap_begin, .event = wrap_event,
 			     .sample = out_sink.sample ? wrap_sample : NULL, .end = wrap_end,
-			     .event_light = out_sink.event_light };
+			     .jobs = out_sink.jobs };
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	/* -j N on a file: thread 0 reads and orders it for all, each

@@ -412,7 +412,7 @@ static int sink_event(void *ctx, struct pipeline *p, const struct perf_event *ev
 	return perfparser_error_state(ps->pp);
 }
 
-/* Block-parallel runs (sink.event_light, never a pipe): the records whose
+/* Block-parallel runs (sink_jobs.event_light, never a pipe): the records whose
  * event() above reads only their type and time (MMAPs: the time of a late
  * one's message) besides the input position and ordering counters. */
 static bool sink_event_light(const struct perf_event *ev)
@@ -569,6 +569,7 @@ void perfparser_sink_init(struct perfparser *pp, const char *arch, struct pipeli
 	pthread_mutex_init(&ps->mu, NULL);
 	c->file_warn = file_warn;
 	c->file_warn_ctx = ps;
+	static const struct sink_jobs jobs = { .event_light = sink_event_light };
 	*sink = (struct sink){ .ctx = ps, .begin = sink_begin, .event = sink_event,
-				.sample = sink_sample, .end = sink_end, .event_light = sink_event_light };
+				.sample = sink_sample, .end = sink_end, .jobs = &jobs };
 }

@@ -30,7 +30,7 @@
  * own ip on the header line (the resolver then unwinds nothing: ip_only).
  *
  * With -j the text of a sample is made on the worker thread that resolved
- * it (script_format, sink.format): the common field sets only, once the
+ * it (script_format, sink_jobs.format): the common field sets only, once the
  * fields are decided (published with a release store); tracepoint fields
  * and data sources depend on earlier samples (libtraceevent's state, the
  * data source width) and stay in order. format_sample makes the same bytes
@@ -134,7 +134,7 @@ struct script {
 	bool tp_tried;
 	struct buf text;
 	struct buf sbuf;  /* one sample's text, made in order */
-	struct buf *const *direct; /* blocks: the block's text, appended to directly (set_text) */
+	struct buf *const *direct; /* blocks: the block's text, appended to directly (sink_jobs.set_text) */
 	int ready;        /* name_width and fields decided: workers may format (atomic) */
 	uint64_t t_first, t_prev; /* --reltime's first time, --deltatime's last (0: none yet) */
 	struct ftcache fc;
@@ -967,7 +967,7 @@ static uint32_t sample_fields(const struct script *sc, uint32_t fl)
 	return fl;
 }
 
-/* sink.format, on worker threads: reads only what is decided for good. */
+/* sink_jobs.format, on worker threads: reads only what is decided for good. */
 static int script_format(void *ctx, const struct resolved_sample *rs, struct buf *out)
 {
 	const struct script *sc = ctx;
@@ -1228,8 +1228,8 @@ int script_sink_init(struct sink *sink, FILE *out, const struct script_opts *o)
 	sink->begin = script_begin;
 	sink->sample = script_sample;
 	sink->end = script_end;
-	sink->format = script_format;
-	sink->sample_seen = script_sample_seen;
-	sink->set_text = script_set_text;
+	static const struct sink_jobs jobs = { .format = script_format, .sample_seen = script_sample_seen,
+					       .set_text = script_set_text };
+	sink->jobs = &jobs;
 	return 0;
 }

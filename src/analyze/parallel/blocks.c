@@ -126,7 +126,7 @@ struct bthread {
 	size_t seen_cap;
 	FILE *out;
 	struct block *cur;
-	struct buf *cur_text;            /* &cur->text, for the sink's set_text */
+	struct buf *cur_text;            /* &cur->text, for the sink's set_text (sink_jobs) */
 	int pending;                     /* its finished blocks not yet written */
 	uint64_t assigned;               /* with a feed: blocks thread 0 gave it (thread 0's) */
 	uint64_t completed;              /* and those it has finished (atomic) */
@@ -186,7 +186,7 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 	const struct perf_evlist *el = input_evlist(pipeline_input(B->t[b->owner].p));
 	*rs = NULL;
 	if (k->rec == LIGHT) {
-		/* the sink's event() reads only these (sink.event_light) */
+		/* the sink's event() reads only these (sink_jobs.event_light) */
 		memset(ev, 0, sizeof(*ev));
 		ev->type = k->type;
 		ev->misc = k->misc;
@@ -257,7 +257,7 @@ static int block_write(struct blocks *B, struct block *b)
 			break;
 		pos = k->at;
 		tmp.len = 0;
-		if (!rs || t->sink.format(t->sink.ctx, rs, &tmp))
+		if (!rs || t->sink.jobs->format(t->sink.ctx, rs, &tmp))
 			rc = -EINVAL; /* eligible() promised format() takes every sample */
 		else if (tmp.len) /* none: an event -F gave no field (tmp.data NULL) */
 			fwrite(tmp.data, 1, tmp.len, B->out);
@@ -582,7 +582,8 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	k->at = b->text.len;
 	k->file_off = file_off;
 	k->st = *st;
-	if (!rs && B->ordered && B->ordered->event_light && B->ordered->event_light(ev)) {
+	if (!rs && B->ordered && B->ordered->jobs && B->ordered->jobs->event_light &&
+	    B->ordered->jobs->event_light(ev)) {
 		/* what the sink reads of it: no bytes, no decoding at the replay
 		 * (a build's MMAP2 records are half of what the stream keeps) */
 		k->rec = LIGHT;
@@ -839,12 +840,12 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 			rc = -ENOMEM;
 			break;
 		}
-		if (!t->sink.format) {
+		if (!t->sink.jobs || !t->sink.jobs->format) {
 			rc = -EINVAL;
 			break;
 		}
-		if (t->sink.set_text)
-			t->sink.set_text(t->sink.ctx, &t->cur_text);
+		if (t->sink.jobs->set_text)
+			t->sink.jobs->set_text(t->sink.ctx, &t->cur_text);
 		setvbuf(t->out, NULL, _IOFBF, 1 << 16);
 	}
 	if (rc) {

@@ -50,7 +50,7 @@
  * stack, which only unwinding reads) and frames; the writer replays them on
  * the sink in order. The sink's own work is then serial, the resolving
  * parallel. Records whose event() reads only their type and time
- * (sink.event_light: the stream's MMAPs) are kept without their bytes.
+ * (sink_jobs.event_light: the stream's MMAPs) are kept without their bytes.
  *
  * Memory: each thread keeps at most BLOCKS_PENDING finished blocks waiting
  * for an earlier one; the session, DSO state and ordering queue are per
