@@ -327,8 +327,10 @@ static int pipeline_follow(struct pipeline *p)
 			p->cur = *p->fst; /* the last record's, past the feed's life */
 			p->fst = &p->cur;
 		}
+		/* en is the leader's again once consumed (it may refill it) */
+		bool end = en->kind == FEED_END;
 		feed_consumed(f, b->index);
-		if (rc || en->kind == FEED_END)
+		if (rc || end)
 			return rc;
 	}
 }
