@@ -53,6 +53,9 @@ struct resolved_sample {
 	struct frame *frames;
 	uint32_t nr_frames;
 	uint32_t nr_guessed;
+	/* The stack had more frames than max_frames (pipeline.h) kept: the
+	 * outermost are missing, the last frame is not the stack's root. */
+	bool truncated;
 	/* Set only by the off-CPU stage (analyze/offcpu.h), else 0: the
 	 * sample's weight as time. off_cpu != 0 (enum offcpu_state): a
 	 * switch-out stack weighted with the time until the switch-in; else an

@@ -70,7 +70,7 @@ void pipeline_config_init(struct pipeline_config *c)
 	memset(c, 0, sizeof(*c));
 	c->input = "perf.data";
 	c->input_fd = -1;
-	c->max_frames = 64;
+	c->max_frames = PIPELINE_FRAMES_ALL;
 	c->resolve = true;
 	c->order.buffer_size = 32ull << 20;
 	c->order.max_buffer_size = 1ull << 30;

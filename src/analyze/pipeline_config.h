@@ -15,6 +15,10 @@
 struct pipeline_blocks;
 struct resolver_warning;
 
+/* max_frames without a limit: every frame the recording holds (a DWARF
+ * unwind still stops at the end of the stack copy, and at 4096 frames). */
+#define PIPELINE_FRAMES_ALL 65536
+
 struct pipeline_config {
 	const char *input;          /* path or "-" */
 	int input_fd;               /* >= 0: read this fd instead (name in input) */
@@ -26,7 +30,9 @@ struct pipeline_config {
 	const char *buildid_dir;    /* perf's build-id cache ($HOME/.debug); NULL: none */
 	bool debuginfod;            /* missing files asked of debuginfod (DEBUGINFOD_URLS) */
 	const char *tmpdir;         /* where a file-format stream is kept (input.h); NULL: /tmp */
-	int max_frames;             /* default 64 */
+	int max_frames;             /* physical frames kept of a stack, leaf first
+				     * (default PIPELINE_FRAMES_ALL); a stack cut
+				     * here is marked truncated (frame.h) */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	bool ip_only;               /* resolver: each sample's own ip, no call chain or
 				     * unwinding (perf script -G) */

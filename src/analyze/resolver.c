@@ -141,7 +141,7 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 {
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
-	r->max_frames = c && c->max_frames > 0 ? c->max_frames : 64;
+	r->max_frames = c && c->max_frames > 0 ? c->max_frames : PIPELINE_FRAMES_ALL;
 	r->no_inline = c && c->no_inline;
 	r->ip_only = c && c->ip_only;
 	struct symbols_config sc = { 0 };
@@ -622,6 +622,7 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 {
 	if (*physical >= (uint32_t)r->max_frames) {
 		r->st.truncated++;
+		out->truncated = true;
 		return 1;
 	}
 	(*physical)++;
@@ -705,13 +706,14 @@ static const char *outermost_name(const struct resolved_sample *out)
 }
 
 /* How many user frames a DWARF unwind may give after `physical` frames of
- * the call chain: 0 when the budget is spent or nothing of the user stack
- * was captured (dyn size 0: the kernel could not copy it, as in a page
- * fault early in ld.so; perf then reports no user frame at all, not even
- * the sampled ip, and so does scorch). */
+ * the call chain: what max_frames leaves, plus one, so that push() sees
+ * whether the stack goes on past the limit (truncated) or ends there; 0
+ * when nothing of the user stack was captured (dyn size 0: the kernel
+ * could not copy it, as in a page fault early in ld.so; perf then reports
+ * no user frame at all, not even the sampled ip, and so does scorch). */
 static int unwind_budget(const struct resolver *r, const struct perf_sample *s, uint32_t physical)
 {
-	int max = r->max_frames - (int)physical;
+	int max = r->max_frames - (int)physical + 1;
 	if (max <= 0)
 		return 0;
 	uint64_t copied = s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
@@ -746,7 +748,8 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	/* frames unwound here carry the unwinder's map and DSO lookups (in
 	 * proc, this resolver's symbols); others are looked up again */
 	bool hints = uf == r->uf;
-	for (int i = 0; i < n; i++) {
+	int i;
+	for (i = 0; i < n; i++) {
 		const struct unwind_frame *hint = hints ? &uf[i] : NULL;
 		/* perf reports nothing past an address in no mapping */
 		if (!(hint && hint->map_set ? hint->map : process_find_map(proc, uf[i].pc)))
@@ -755,8 +758,11 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
-	if (n == max)
+	if (i == MAX_UNWIND) {
+		/* the unwinder's own bound: what lies beyond is not known */
 		r->st.truncated++;
+		out->truncated = true;
+	}
 	const char *o = outermost_name(out);
 	if (o && (!strcmp(o, "_start") || !strcmp(o, "_dl_start_user") || !strcmp(o, "start_thread") ||
 		  !strcmp(o, "clone3") || !strcmp(o, "__clone3") || !strcmp(o, "clone")))

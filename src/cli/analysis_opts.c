@@ -26,7 +26,8 @@ const char opts_analysis_help[] =
 	"  --extra PATHS           extra directories with binaries (':'-separated)\n"
 	"  --app DIR               the application's directory\n"
 	"  --kallsyms FILE         kernel symbols (default /proc/kallsyms)\n"
-	"  --max-frames N          deepest stack to unwind (default 64, -1: no limit)\n"
+	"  --max-frames N          deepest stack to keep (default: all its frames;\n"
+	"                          script: 127, as perf script; -1: no limit)\n"
 	"  --buffer-size KB        ordering buffer for files without rounds (32768;\n"
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
@@ -99,7 +100,7 @@ int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char 
 		fprintf(stderr, "scorch: %s: --diff needs two files: --diff BASE NEW\n", a->cmd);
 		return EXIT_BADINPUT;
 	case O_MAX_FRAMES:
-		if (!(r = count("--max-frames", v, 65536, 65536, &n)))
+		if (!(r = count("--max-frames", v, PIPELINE_FRAMES_ALL, PIPELINE_FRAMES_ALL, &n)))
 			c->max_frames = (int)n;
 		break;
 	case O_BUFFER_SIZE:

@@ -388,7 +388,8 @@ int cmd_perfparser(int argc, char **argv)
 	cfg.app_path = a.app;
 	cfg.kallsyms = a.kallsyms;
 	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
-	cfg.max_frames = max_frames < 0 || max_frames > 65536 ? 65536 : max_frames ? max_frames : 1;
+	cfg.max_frames = max_frames < 0 || max_frames > PIPELINE_FRAMES_ALL ? PIPELINE_FRAMES_ALL
+									  : max_frames ? max_frames : 1;
 	/* 0: buffer until FINISHED_ROUND, as with hotspot-perfparser */
 	cfg.order.buffer_size = (uint64_t)buffer_kb * 1024;
 	if (max_buffer_kb)

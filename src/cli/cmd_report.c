@@ -1,6 +1,8 @@
 /*
  * cmd_report.c: `scorch report`: top functions by total and self time and
- * the call trees under the top entries (output/report.h).
+ * the call trees under the top entries (output/report.h). The width: -w;
+ * else the terminal's when the report goes to one; else none (a file, a
+ * pipe: every name whole, as perf report --stdio writes them).
  */
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
@@ -8,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 static void usage(FILE *f, void *ctx)
 {
@@ -19,7 +23,8 @@ static void usage(FILE *f, void *ctx)
 		   "  --tree N               call trees of the top N entries (default 5)\n"
 		   "  --tree-limit P         cut call tree branches below P%% (default 1)\n"
 		   "  -n, --show-nr-samples  a Samples column\n"
-		   "  -w, --width N          columns (default 80)\n"
+		   "  -w, --width N          columns (default: the terminal's; not a\n"
+		   "                         terminal: no limit, names whole; 0: no limit)\n"
 		   "  --inline               inlined functions as entries of their own\n"
 		   "  -o FILE                write to FILE\n"
 		   "  --stdio                accepted for perf compatibility\n"
@@ -30,8 +35,21 @@ struct report_cmd {
 	struct cli_analysis a;
 	struct report_config rc;
 	bool inl; /* --inline */
+	bool width_set; /* -w */
 	FILE *out;
 };
+
+/* The width of the report written to path (-o; NULL or "-": stdout): the
+ * terminal's columns (80 when it does not say), 0 when not a terminal. */
+static int out_width(const char *path)
+{
+	if ((path && strcmp(path, "-")) || !isatty(STDOUT_FILENO))
+		return 0;
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col < 40 ? 40 : ws.ws_col;
+	return 80;
+}
 
 static int finish(void *ctx, struct profile_sink *s)
 {
@@ -62,7 +80,8 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		else if (id == O_TREE_LIMIT)
 			r->rc.tree_limit = d;
 		else
-			r->rc.width = d < 40 ? 40 : (int)d;
+			r->rc.width = d == 0 ? 0 : d < 40 ? 40 : d > 100000 ? 100000 : (int)d;
+		r->width_set |= id == O_WIDTH;
 		return 0;
 	}
 	return cli_analysis_set(&r->a, p, id, v);
@@ -74,6 +93,7 @@ int cmd_report(int argc, char **argv)
 	cli_analysis_init(&r.a, "report");
 	report_config_init(&r.rc);
 	r.inl = false;
+	r.width_set = false;
 	struct opts p = { .cmd = OC_REPORT, .prefix = "scorch: report", .usage = usage, .set = set, .ctx = &r };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
@@ -82,6 +102,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scorch: report: %s\n", msg);
 		return EXIT_BADINPUT;
 	}
+	if (!r.width_set)
+		r.rc.width = out_width(r.a.outpath);
 	report_sink_config(&r.a.sc);
 	r.a.sc.inline_frames = r.inl;
 	r.rc.input = r.a.pc.input;

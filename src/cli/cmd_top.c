@@ -121,6 +121,8 @@ static void fill_status(struct top_ui *u, struct live *l, uint64_t t)
 	}
 	u->last_ns = t;
 	u->last_cpu = cpu;
+	if (res->event[0])
+		u->st.event = res->event; /* what was opened, not what was asked */
 	u->last_samples = res->samples;
 	u->st.samples = res->samples;
 	u->st.lost = res->lost;
@@ -227,6 +229,8 @@ static int open_sink(void *ctx, struct live *l, struct sink **sink)
 {
 	struct top_ui *u = ctx;
 	u->live = l;
+	if (live_result(l)->event[0])
+		u->st.event = live_result(l)->event;
 	*sink = top_sink(u->t);
 	return 0;
 }

@@ -353,7 +353,7 @@ static void svg_color(const struct pframe *f, bool off, char *buf, size_t n)
 	int r, g, bl;
 	if (off) {
 		r = 40 + (int)(60 * a), g = 90 + (int)(70 * b), bl = 205 + (int)(50 * a);
-	} else if (f->unknown) {
+	} else if (f->unknown || f->kind == PF_TRUNCATED) {
 		r = g = bl = 200 + (int)(20 * a);
 	} else if (f->kind == PF_COMM || f->kind == PF_THREAD) {
 		r = 225 + (int)(10 * a), g = r, bl = 170 + (int)(20 * b);

@@ -468,6 +468,12 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 				    .addr = (uint64_t)rs->pid << 32 | rs->tid };
 		node = profile_child(p, node, profile_frame(p, &f));
 	}
+	if (rs->truncated) {
+		/* the outer frames are missing: the cut stack starts here, not
+		 * among the stacks that begin at their real root */
+		struct pframe f = { .name = profile_str(p, "[truncated]"), .kind = PF_TRUNCATED };
+		node = profile_child(p, node, profile_frame(p, &f));
+	}
 	/* frames are leaf first: walk from the outermost */
 	for (uint32_t i = rs->nr_frames; i-- > 0;) {
 		const struct frame *fr = &rs->frames[i];

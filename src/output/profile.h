@@ -46,6 +46,8 @@ enum pframe_kind {
 	PF_THREAD,      /* root pseudo-frame: one thread (pid, tid, comm) */
 	PF_OFFCPU,      /* leaf pseudo-frame of an off-CPU stack: "[off-cpu: STATE]",
 			 * addr = enum offcpu_state */
+	PF_TRUNCATED,   /* root pseudo-frame (under the command's) of a stack cut at
+			 * max_frames: "[truncated]", its outer frames are missing */
 };
 
 struct pframe {

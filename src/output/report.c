@@ -16,6 +16,7 @@
 #include "util/xalloc.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,17 +259,34 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0.0;
 }
 
-/* Print s in exactly w columns (truncated with ".." when longer). */
+/* Print s in exactly w columns (truncated with ".." when longer; w <= 0:
+ * whole, as long as it is). */
 static void put_col(FILE *out, const char *s, int w, bool last)
 {
-	int len = (int)strlen(s);
-	if (len > w && w > 2) {
+	size_t len = strlen(s);
+	if (w > 2 && len > (size_t)w) {
 		fprintf(out, "%.*s..", w - 2, s);
-	} else if (last) {
+	} else if (last || w <= 0) {
 		fputs(s, out);
 	} else {
 		fprintf(out, "%-*s", w, s);
 	}
+}
+
+/* printf into a string of its own length (malloc'd): lines that hold
+ * names, which are written whole when the width has no limit. */
+static char *fmt_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	va_start(ap, fmt);
+	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 static const char *kind_tag(uint8_t kind)
@@ -375,14 +393,12 @@ static int cmp_u32_by_period(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static void frame_label(const struct profile *src, uint32_t frame, char *buf, size_t n)
+/* A frame's name and its mark: " (command)", " [k]" or nothing. */
+static const char *frame_mark(const struct pframe *f)
 {
-	const struct pframe *f = &src->frames[frame];
 	if (f->kind == PF_COMM)
-		snprintf(buf, n, "%s (command)", f->name);
-	else
-		snprintf(buf, n, "%s%s", f->name,
-			 f->kind == PF_KERNEL || f->kind == PF_GUEST_KERNEL ? " [k]" : "");
+		return " (command)";
+	return f->kind == PF_KERNEL || f->kind == PF_GUEST_KERNEL ? " [k]" : "";
 }
 
 /* The children of node over the limit, heaviest first (malloc'd). */
@@ -406,35 +422,31 @@ static size_t tree_kids(struct tree_ctx *c, uint32_t node, uint32_t **out)
 
 static void tree_line(struct tree_ctx *c, const char *branch, uint32_t node)
 {
-	char label[512], line[1024];
-	frame_label(c->src, c->t->nodes[node].frame, label, sizeof(label));
-	snprintf(line, sizeof(line), "%s%s%.2f%%  %s", c->prefix, branch,
-		 pct(c->t->nodes[node].period, c->total), label);
+	const struct pframe *f = &c->src->frames[c->t->nodes[node].frame];
+	char *line = fmt_line("%s%s%.2f%%  %s%s", c->prefix, branch,
+			      pct(c->t->nodes[node].period, c->total), f->name, frame_mark(f));
 	put_col(c->out, line, c->width, true);
 	putc('\n', c->out);
+	free(line);
 }
 
 /* Print the children of node under c->prefix (plen long). A node with one
  * child over the limit continues as a straight chain at the same indent
- * (as perf prints them), so long call chains do not walk off the right
- * edge; branches indent by four. Recursion is bounded by the width. */
+ * (as perf prints them), however long, so long call chains do not walk off
+ * the right edge; branches indent by four. Recursion is bounded by the
+ * width (without a width, by the prefix's room). */
 static void print_tree(struct tree_ctx *c, uint32_t node, size_t plen)
 {
 	uint32_t *kids;
 	size_t nk = tree_kids(c, node, &kids);
-	int chain = 0;
 	while (nk == 1) {
-		if (++chain > 64) {
-			fprintf(c->out, "%s...\n", c->prefix);
-			free(kids);
-			return;
-		}
 		tree_line(c, "", kids[0]);
 		node = kids[0];
 		free(kids);
 		nk = tree_kids(c, node, &kids);
 	}
-	if (nk && plen + 8 > (size_t)c->width - 20) {
+	size_t room = c->width > 0 ? (size_t)c->width - 20 : sizeof(c->prefix) - 8;
+	if (nk && plen + 8 > room) {
 		fprintf(c->out, "%s ...\n", c->prefix);
 		c->truncated = true;
 		free(kids);
@@ -450,6 +462,12 @@ static void print_tree(struct tree_ctx *c, uint32_t node, size_t plen)
 		}
 	}
 	free(kids);
+}
+
+/* The width a call tree is fitted to: at least 40 columns, 0 for none. */
+static int tree_width(const struct report_config *c)
+{
+	return c->width <= 0 ? 0 : c->width < 40 ? 40 : c->width;
 }
 
 /* Build the call tree of entry e into t: callees (merged subtrees of its
@@ -553,15 +571,14 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 		if (dom != PROFILE_NONE && nskip < sizeof(skip) / sizeof(skip[0]))
 			skip[nskip++] = p->frames[dom].name;
 		if (!skipped) {
-			char head[600];
-			snprintf(head, sizeof(head), "%.2f%%  %s%s%s%s%s", pct(v, total), x->sym,
-				 x->dso ? "  (" : "", x->dso ? profile_basename(x->dso) : "",
-				 x->dso ? ")" : "", callers ? "  called from:" : "");
+			char *head = fmt_line("%.2f%%  %s%s%s%s%s", pct(v, total), x->sym,
+					      x->dso ? "  (" : "", x->dso ? profile_basename(x->dso) : "",
+					      x->dso ? ")" : "", callers ? "  called from:" : "");
 			put_col(out, head, c->width, true);
 			putc('\n', out);
+			free(head);
 			struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total,
-					       .limit = c->tree_limit,
-					       .width = c->width < 40 ? 40 : c->width };
+					       .limit = c->tree_limit, .width = tree_width(c) };
 			/* the tree sits two columns in from its heading */
 			memcpy(tc.prefix, "  ", 3);
 			if (callers && !has_branch(&t, total, c->tree_limit))
@@ -586,7 +603,7 @@ void report_write_entry_tree(FILE *out, const struct profile *p, const struct re
 	struct profile t;
 	build_tree(&t, p, ne, order, (uint32_t)i, callers);
 	struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total, .limit = c->tree_limit,
-			       .width = c->width < 40 ? 40 : c->width };
+			       .width = tree_width(c) };
 	memcpy(tc.prefix, "  ", 3);
 	if (!has_branch(&t, total, c->tree_limit))
 		fprintf(out, "  (%s)\n", callers ? "no callers: the recorded stacks end here"
@@ -663,11 +680,11 @@ static void print_groups(FILE *out, const struct profile *p, bool by_comm, uint6
 				break;
 			char num[32];
 			human_count(num, sizeof(num), g[j].samples);
-			char line[512];
-			snprintf(line, sizeof(line), "  %7.2f%%  %8s  %s", pc, num,
-				 by_comm ? g[j].key : g[j].key ? g[j].key : "[unknown]");
+			char *line = fmt_line("  %7.2f%%  %8s  %s", pc, num,
+					      by_comm ? g[j].key : g[j].key ? g[j].key : "[unknown]");
 			put_col(out, line, c->width, true);
 			putc('\n', out);
+			free(line);
 			shown++;
 		}
 		if (ng > shown)
@@ -724,18 +741,20 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		const struct report_entry *x = &es.v[i];
 		if (x->comm && (int)strlen(x->comm) > wcomm)
 			wcomm = (int)strlen(x->comm);
-		const char *d = x->dso ? profile_basename(x->dso) : "[unknown]";
+		const char *d = x->kind == PF_TRUNCATED ? "[truncated]"
+				: x->dso ? profile_basename(x->dso) : "[unknown]";
 		if ((int)strlen(d) > wdso)
 			wdso = (int)strlen(d);
 	}
-	if (wcomm > 15)
+	/* fitted to a width: comm and DSO capped; without one, whole */
+	if (c->width > 0 && wcomm > 15)
 		wcomm = 15;
-	if (wdso > 20)
+	if (c->width > 0 && wdso > 20)
 		wdso = 20;
 	/* narrow terminals: the symbol keeps at least 20 columns */
 	int fixed = (c->children ? 9 : 0) + 10 + (c->show_samples ? 9 : 0) + (tm ? 10 : 0) +
 		    ((mask & SK_COMM) ? 2 + wcomm : 0) + ((mask & SK_DSO) ? 2 + wdso : 0) + 2;
-	while ((mask & SK_SYM) && c->width - fixed < 20 && (wcomm > 7 || wdso > 8)) {
+	while ((mask & SK_SYM) && c->width > 0 && c->width - fixed < 20 && (wcomm > 7 || wdso > 8)) {
 		if ((mask & SK_DSO) && wdso > 8 && (wdso >= wcomm || !(mask & SK_COMM) || wcomm <= 7))
 			wdso--;
 		else if ((mask & SK_COMM) && wcomm > 7)
@@ -789,7 +808,8 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		}
 		if (mask & SK_DSO) {
 			fputs("  ", out);
-			put_col(out, x->kind == PF_OFFCPU ? "[off-cpu]" : x->dso ? profile_basename(x->dso) : "[unknown]",
+			put_col(out, x->kind == PF_OFFCPU ? "[off-cpu]" : x->kind == PF_TRUNCATED ? "[truncated]"
+				     : x->dso ? profile_basename(x->dso) : "[unknown]",
 				wdso, false);
 		}
 		if (mask & SK_SYM) {
@@ -797,10 +817,10 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 			int w = c->width - used;
 			if (w < 12)
 				w = 12;
-			char sym[1024];
-			snprintf(sym, sizeof(sym), "%s%s", kind_tag(x->kind), x->sym ? x->sym : "");
+			char *sym = fmt_line("%s%s", kind_tag(x->kind), x->sym ? x->sym : "");
 			fputs("  ", out);
-			put_col(out, sym, w, true);
+			put_col(out, sym, c->width > 0 ? w : 0, true);
+			free(sym);
 		}
 		putc('\n', out);
 		shown++;

@@ -1,7 +1,8 @@
 /*
  * report.h: the text report: top entries by total (children) and self time,
  * per command and DSO where there is more than one, and the call tree under
- * the top entries, like `perf report --stdio` but fitted to a width.
+ * the top entries, like `perf report --stdio`, fitted to a width or (width
+ * 0) with every name whole.
  *
  * An entry is a group of frames with equal sort keys (comm, dso, sym; perf's
  * defaults). Self is the weight of samples whose leaf is in the entry;
@@ -26,7 +27,7 @@ struct report_config {
 	int top;              /* at most this many entries, 0 = all */
 	int tree;             /* call trees for the top N entries (0: none) */
 	double tree_limit;    /* cut branches below this percent */
-	int width;            /* columns (80) */
+	int width;            /* columns (80); 0: no limit, names written whole */
 	bool show_samples;    /* a Samples column (perf -n) */
 	const char *input;    /* file name for the heading */
 };

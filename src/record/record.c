@@ -851,6 +851,7 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	bool on_exec = r->child > 0 && !o->system_wide && !o->nr_targets;
 	if ((rc = events_open(&r->ev, o, r->pids, r->nr_pids, cpus, ncpu, on_exec, r->e)))
 		return rc;
+	snprintf(r->res->event, sizeof(r->res->event), "%s", r->ev.ev[0].name);
 	for (size_t i = 0; i < r->ev.nr_ev; i++)
 		r->wattrs[i] = (struct perf_wattr){ r->ev.ev[i].attr, r->ev.ev[i].name, r->ev.ev[i].ids,
 						    r->ev.ev[i].nr_ids };

@@ -29,6 +29,8 @@ struct record_result {
 	unsigned files;                 /* files written (switch-output) */
 	char last_file[4096];
 	const char *io_used;            /* "io_uring", "posix-aio", "sync" */
+	char event[96];                 /* the first event as opened (cycles may have
+					 * fallen back to cpu-clock); "" until then */
 	bool child_ran;
 	int child_status;               /* waitpid status of the launched command */
 	bool interrupted;

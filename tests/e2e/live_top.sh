@@ -25,6 +25,15 @@ check top_stdio_fp_hot in_first "$W/fp.out" 3 '%  calls-fp +calls-fp +leaf_mul$'
 # the command was stopped when top exited after -n
 check top_stdio_fp_child_gone bash -c "! pgrep -f '[c]alls-fp 20000' > /dev/null"
 
+# the header names the event perf_event_open accepted: top's default
+# (cycles; cpu-clock where the machine has no hardware PMU) is the event
+# perf record's default opens here
+perf record -q -o "$W/def.data" -- true > /dev/null 2>&1
+ev=$(perf evlist -i "$W/def.data" 2> /dev/null | head -1 | sed 's/:.*//')
+"$SCORCH" top --stdio -n 1 -d 0.3 -- "$WL/calls-fp" 20000 > "$W/ev.out" 2> "$W/ev.err"
+check "top_stdio_default_event (${ev:-none}, as perf record)" \
+	grep -qE "^# refresh 1 at [0-9.]+ s: scorch top: ${ev:-none} [0-9]+ Hz" "$W/ev.out"
+
 # --children: run (the caller of everything) carries nearly all the weight
 "$SCORCH" top --stdio -n 2 --children --since-start -e cpu-clock -g -d 0.5 -- "$WL/calls-fp" 20000 > "$W/ch.out" 2>&1
 check top_stdio_children awk '/^# refresh 2/{b=1} b && / run$/ { split($2, a, "%"); if (a[1] + 0 > 80) ok=1 } END { exit !ok }' "$W/ch.out"
@@ -136,6 +145,13 @@ tmx send-keys -t fp q
 check top_tmux_key_quit wait_for fp '^TOP-EXITED 0'
 # the terminal is back: alternate screen left, cursor shown
 check top_tmux_restored bash -c "! grep -q 'Shared Object' '$W/screen'"
+
+# the default event, in the terminal: named as opened (see above)
+tmx -f /dev/null new-session -d -s ev -x 80 -y 24 \
+	"$SCORCH top -g -d 0.5 -- $WL/calls-fp 60000; echo TOP-EXITED \$?; sleep 60"
+check "top_tmux_default_event (${ev:-none})" wait_for ev "^scorch top: ${ev:-none} [0-9]+ Hz fp \\| [0-9]+ samples"
+tmx send-keys -t ev q
+check top_tmux_default_event_quit wait_for ev '^TOP-EXITED 0'
 
 # DWARF, -p, in the terminal
 "$WL/calls-nofp" 60000 > /dev/null &

@@ -23,8 +23,7 @@ period=$(perf report -i "$DATA" --stdio 2>/dev/null | sed -n 's/^# Event count (
 check "report runs" [ -s "$W/r" ]
 grep -q "^# Samples: $n of event 'cpu-clock" "$W/r" && grep -q "^# Event count: $period" "$W/r"
 check "report totals: $n samples, event count $period (= stats, perf report)" [ $? = 0 ]
-$CHK width "report fits 80 columns" "$W/r" 80
-for wd in 60 120; do
+for wd in 60 80 120; do
 	"$S" report -i "$DATA" -w $wd > "$W/rw"
 	$CHK width "report -w $wd fits" "$W/rw" $wd
 done

@@ -7,6 +7,15 @@
 //     -> {errors, nodes, box (FUNC's widest box), delta, color, pixel ([r,g,b]
 //         read back from the canvas inside the box), tooltip (hovering it),
 //         matched, zoomed}
+//   node outputs_browser.mjs flametall FILE.html TERM SHOT
+//     a graph taller than its 1400x900 window -> {errors, rows (TERM's
+//     weight per depth, % of all), matched, and for the window on load
+//     (load_*) and after the graph and the page were scrolled (scrolled_*):
+//     bar_top (the toolbar's top edge), bar_shown (what is drawn at the
+//     toolbar's middle is the toolbar), base_shown (the graph's root row
+//     lies between the toolbar and the window's bottom edge), page_height,
+//     graph_scroll (how far the graph is scrolled)}; screenshots
+//     SHOT-load.png and SHOT-scrolled.png
 //   node outputs_browser.mjs speedscope FILE.json EXPECT
 //     -> {errors, title, found (EXPECT appears in the page), dialogs}
 import { createRequire } from 'node:module';
@@ -99,6 +108,35 @@ try {
     }
     out.matched = await page.evaluate((t) => window.scorchFlame.search(t), term);
     out.zoomed = await page.evaluate((t) => window.scorchFlame.zoomTo(t), term);
+  } else if (mode === 'flametall') {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto('file://' + path.resolve(file));
+    await page.waitForFunction(() => window.scorchFlame !== undefined, null, { timeout: 20000 });
+    out.nodes = await page.evaluate(() => window.scorchFlame.nodes);
+    out.rows = await page.evaluate((t) => window.scorchFlame.rows(t), term);
+    const look = (when) => page.evaluate((when) => {
+      const b = document.getElementById('bar').getBoundingClientRect();
+      const c = document.getElementById('fg').getBoundingClientRect();
+      const at = document.elementFromPoint(b.left + b.width / 2, (b.top + b.bottom) / 2);
+      const base = c.bottom - 9; /* the middle of the root row, 17 px tall, 2 px above the edge */
+      const r = {};
+      r[when + '_bar_top'] = b.top;
+      r[when + '_bar_shown'] = !!at && document.getElementById('bar').contains(at);
+      r[when + '_base_shown'] = base > b.bottom && base < window.innerHeight;
+      r[when + '_page_height'] = document.documentElement.scrollHeight;
+      r[when + '_graph_scroll'] = document.getElementById('wrap').scrollTop;
+      return r;
+    }, when);
+    Object.assign(out, await look('load'));
+    await page.screenshot({ path: shot + '-load.png' });
+    // scroll as a user would: the wheel over the graph, then the page
+    await page.mouse.move(700, 500);
+    await page.mouse.wheel(0, -1200);
+    await page.waitForFunction((y) => document.getElementById('wrap').scrollTop < y, out.load_graph_scroll, { timeout: 5000 }).catch(() => {});
+    await page.evaluate(() => window.scrollTo(0, 100000));
+    Object.assign(out, await look('scrolled'));
+    await page.screenshot({ path: shot + '-scrolled.png' });
+    out.matched = await page.evaluate((t) => window.scorchFlame.search(t), term);
   } else if (mode === 'speedscope') {
     const index = path.join(top, 'build/node_modules/speedscope/dist/release/index.html');
     const b64 = fs.readFileSync(file).toString('base64');
@@ -117,7 +155,7 @@ try {
     if (shot) await page.screenshot({ path: shot });
     fs.unlinkSync(js);
   } else {
-    throw new Error('mode: flame | flamediff | speedscope');
+    throw new Error('mode: flame | flamediff | flametall | speedscope');
   }
 } catch (e) {
   out.errors.push('driver: ' + e.message);

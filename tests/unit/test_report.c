@@ -179,3 +179,84 @@ TEST(folded_lines_and_total)
 	free(text);
 	profile_sink_release(&s);
 }
+
+/* A stack the resolver cut at max_frames starts at a [truncated] frame
+ * under the command, in the profile and so in every output made of it. */
+TEST(profile_truncated_stack_root)
+{
+	struct profile_sink s;
+	build(&s);
+	struct perf_event ev = { .type = PERF_RECORD_SAMPLE };
+	ev.s.period = 100;
+	struct perf_attr attr = { .name = "cpu-clock" };
+	struct frame fr[2];
+	memset(fr, 0, sizeof(fr));
+	fr[0].sym = LEAF, fr[0].dso = DSO, fr[0].ip = 0x104;
+	fr[1].sym = FIB, fr[1].dso = DSO, fr[1].ip = 0x103;
+	struct resolved_sample rs = { .ev = &ev, .attr = &attr, .comm = "demo", .pid = 1, .tid = 1,
+				      .frames = fr, .nr_frames = 2, .truncated = true };
+	profile_sink_sample(&s, &rs);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct folded_config fc = { 0 };
+	CHECK_EQ(folded_write(&s.prof, &fc, f), 0);
+	fclose(f);
+	CHECK_STR(text, "demo;[truncated];fib;leaf 1\ndemo;main 1\ndemo;main;fib;fib;fib;leaf 6\n"
+			"demo;main;other 3\n");
+	free(text);
+	struct report_config rc;
+	report_config_init(&rc);
+	struct report_entries e;
+	CHECK_EQ(report_entries(&s.prof, &rc, &e, NULL), 0);
+	const struct report_entry *t = find(&e, "[truncated]");
+	CHECK(t && t->total_period == 100 && t->self_period == 0 && t->kind == PF_TRUNCATED);
+	report_entries_release(&e);
+	profile_sink_release(&s);
+}
+
+/* Width 0: every name whole (a report written to a file); a width: cut
+ * with "..". */
+TEST(report_width_zero_writes_names_whole)
+{
+	char name[301];
+	memset(name, 'n', 300);
+	memcpy(name, "ns::long_", 9);
+	name[300] = 0;
+	struct profile_sink s;
+	build(&s);
+	s.event_name = "cpu-clock";
+	const char *a[] = { MAIN, name };
+	for (int i = 0; i < 20; i++)
+		add(&s, "a-command-name-longer-than-fifteen", 100, a, 2);
+	for (int w = 0; w <= 80; w += 80) {
+		struct report_config rc;
+		report_config_init(&rc);
+		rc.width = w;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		CHECK_EQ(report_write(&s, &rc, f), 0);
+		fclose(f);
+		size_t widest = 0;
+		int whole = 0, comm = 0;
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			if (strlen(line) > widest)
+				widest = strlen(line);
+			whole += strstr(line, name) != NULL;
+			comm += strstr(line, "a-command-name-longer-than-fifteen  ") != NULL;
+		}
+		if (w) {
+			CHECK_EQ(widest, 80);
+			CHECK_EQ(whole, 0);
+		} else {
+			/* the entry, its tree heading and a tree line; the
+			 * command not cut to 15 columns either */
+			CHECK(whole >= 3);
+			CHECK(widest > 300);
+			CHECK(comm > 0);
+		}
+		free(text);
+	}
+	profile_sink_release(&s);
+}

@@ -134,6 +134,15 @@ TEST(resolver_max_frames_and_unmapped)
 	CHECK(!rs.frames[1].sym && !rs.frames[1].dso && !rs.frames[1].map);
 	CHECK_EQ(resolver_stats(r)->truncated, 1);
 	CHECK_EQ(resolver_stats(r)->frames_unknown, 1);
+	CHECK(rs.truncated);
+	resolver_free(r);
+	/* a stack of exactly max_frames frames is whole */
+	c.max_frames = 3;
+	r = resolver_new(&c, s, NULL);
+	CHECK_EQ(resolver_resolve(r, &ev, NULL, &rs), 0);
+	CHECK_EQ(rs.nr_frames, 3);
+	CHECK(!rs.truncated);
+	CHECK_EQ(resolver_stats(r)->truncated, 0);
 	resolver_free(r);
 	session_free(s);
 }
