@@ -38,6 +38,10 @@ struct pipeline_config {
 				     * unwinding (perf script -G) */
 	bool no_srclines;           /* resolver: frames without file:line (for outputs
 				     * that print none; saves reading line tables) */
+	bool frame_lines;           /* resolver: every frame carries file:line (its
+				     * address's innermost inline position), also the
+				     * frames made without inline chains (call chains of
+				     * frame pointers, LBR): report --sort srcline */
 	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
 	bool parallel_samples;      /* the sink takes sample() later than event() of newer
 				     * records (samples stay in order): -j resolves samples

@@ -17,7 +17,7 @@ static void usage(FILE *f, void *ctx)
 {
 	fprintf(f, "usage: scorch report [-i FILE] [options]\n"
 		   "  --no-children          sort by self time, no total column\n"
-		   "  -s, --sort KEYS        comm,dso,sym (default all three)\n"
+		   "  -s, --sort KEYS        comm,dso,sym (default all three), srcline\n"
 		   "  --percent-limit P      hide entries below P%%\n"
 		   "  --top N                at most N entries (default 40, 0 = all)\n"
 		   "  --tree N               call trees of the top N entries (default 5)\n"
@@ -104,7 +104,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!r.width_set)
 		r.rc.width = out_width(r.a.outpath);
-	report_sink_config(&r.a.sc);
+	report_sink_config_for(&r.rc, &r.a.sc);
+	r.a.pc.frame_lines = report_wants_lines(&r.rc);
 	r.a.sc.inline_frames = r.inl;
 	r.rc.input = r.a.pc.input;
 	r.a.sc.finish = finish;

@@ -485,6 +485,17 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 			continue;
 		if (!s->cfg.kernel && fr->kind != FRAME_USER && fr->kind != FRAME_GUEST_USER)
 			continue;
+		if (s->cfg.innermost_lines && !s->cfg.inline_frames && i && rs->frames[i - 1].inlined &&
+		    rs->frames[i - 1].ip == fr->ip) {
+			uint32_t j = i;
+			while (j && rs->frames[j - 1].inlined && rs->frames[j - 1].ip == fr->ip)
+				j--;
+			struct frame inner = *fr;
+			inner.file = rs->frames[j].file;
+			inner.line = rs->frames[j].line;
+			node = profile_child(p, node, intern_frame(s, &inner));
+			continue;
+		}
 		node = profile_child(p, node, intern_frame(s, fr));
 	}
 	uint64_t period = rs->ev ? rs->ev->s.period : 0;

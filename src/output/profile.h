@@ -138,6 +138,9 @@ struct profile_sink_config {
 	bool by_addr;          /* one frame per address (pprof) */
 	bool unknown_by_addr;  /* unknown symbols: "0x..." per address (perf report) vs "[dso]" */
 	bool kernel;           /* keep kernel frames (default true via init) */
+	/* Without inline frames: a frame's file:line is the innermost inlined
+	 * function's at its address (perf's srcline), not its call site. */
+	bool innermost_lines;
 	struct profile_filter filter;
 	/* Called for every sample kept, after it was added (leaf = its node). */
 	void (*on_sample)(void *ctx, uint32_t leaf, const struct resolved_sample *rs);

@@ -12,6 +12,7 @@
  * --no-children mode) into a scratch profile, then prints it by weight.
  */
 #include "output/report.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -23,6 +24,7 @@
 #define SK_COMM 1
 #define SK_DSO 2
 #define SK_SYM 4
+#define SK_SRCLINE 8
 #define TOPMOST 0x80000000u
 #define NO_ENTRY UINT32_MAX
 
@@ -59,10 +61,13 @@ static int parse_sort(const char *s, unsigned *mask, char *err, size_t errlen)
 			*mask |= SK_DSO;
 		else if ((n == 3 && !strncmp(q, "sym", 3)) || (n == 6 && !strncmp(q, "symbol", 6)))
 			*mask |= SK_SYM;
+		else if (n == 7 && !strncmp(q, "srcline", 7))
+			*mask |= SK_SRCLINE;
 		else {
 			if (err)
-				snprintf(err, errlen, "unknown sort key '%.*s' (known: comm, dso, sym)",
-					 (int)n, q);
+				snprintf(err, errlen,
+					 "unknown sort key '%.*s' (known: comm, dso, sym, srcline)", (int)n,
+					 q);
 			return -EINVAL;
 		}
 		q += n;
@@ -75,6 +80,23 @@ static int parse_sort(const char *s, unsigned *mask, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void report_sink_config_for(const struct report_config *c, struct profile_sink_config *pc)
+{
+	unsigned mask = 0;
+	report_sink_config(pc);
+	if (!parse_sort(c->sort, &mask, NULL, 0) && (mask & SK_SRCLINE)) {
+		/* a line per address: the frames must not merge addresses */
+		pc->by_addr = true;
+		pc->innermost_lines = true;
+	}
+}
+
+bool report_wants_lines(const struct report_config *c)
+{
+	unsigned mask = 0;
+	return !parse_sort(c->sort, &mask, NULL, 0) && (mask & SK_SRCLINE);
 }
 
 int report_check_config(const struct report_config *c, char *err, size_t errlen)
@@ -91,31 +113,34 @@ struct etab {
 	struct itab h;         /* entries by (comm, dso, sym) */
 };
 
-static uint64_t ekey_hash(const char *a, const char *b, const char *c)
+static uint64_t ekey_hash(const char *a, const char *b, const char *c, const char *d)
 {
-	return hash_u64(hash_u64(hash_u64((uintptr_t)a) ^ (uintptr_t)b) ^ (uintptr_t)c);
+	return hash_u64(hash_u64(hash_u64(hash_u64((uintptr_t)a) ^ (uintptr_t)b) ^ (uintptr_t)c) ^
+			(uintptr_t)d);
 }
 
 static uint64_t entry_hash_at(const void *ctx, size_t i)
 {
 	const struct report_entry *x = &((const struct report_entries *)ctx)->v[i];
-	return ekey_hash(x->comm, x->dso, x->sym);
+	return ekey_hash(x->comm, x->dso, x->sym, x->srcline);
 }
 
 static uint32_t etab_get(struct etab *t, const char *comm, const char *dso, const char *sym,
-			 uint8_t kind)
+			 const char *srcline, uint8_t kind)
 {
 	itab_reserve(&t->h, t->e->n, 0, 1024, entry_hash_at, t->e);
 	const uint32_t *slot = t->h.slot;
 	size_t j;
-	for (j = itab_first(&t->h, ekey_hash(comm, dso, sym)); slot[j] != ITAB_EMPTY; j = itab_next(&t->h, j)) {
+	for (j = itab_first(&t->h, ekey_hash(comm, dso, sym, srcline)); slot[j] != ITAB_EMPTY;
+	     j = itab_next(&t->h, j)) {
 		const struct report_entry *x = &t->e->v[slot[j]];
-		if (x->comm == comm && x->dso == dso && x->sym == sym)
+		if (x->comm == comm && x->dso == dso && x->sym == sym && x->srcline == srcline)
 			return slot[j];
 	}
 	if (ARRAY_GROW(t->e->v, t->cap, t->e->n + 1, TOPMOST - 1))
 		xalloc_die();
-	t->e->v[t->e->n] = (struct report_entry){ .comm = comm, .dso = dso, .sym = sym, .kind = kind,
+	t->e->v[t->e->n] = (struct report_entry){ .comm = comm, .dso = dso, .sym = sym,
+						    .srcline = srcline, .kind = kind,
 						    .index = (uint32_t)t->e->n };
 	t->h.slot[j] = (uint32_t)t->e->n;
 	return (uint32_t)t->e->n++;
@@ -150,7 +175,22 @@ static int cmp_entry(const void *a, const void *b, void *arg)
 	ky = sort_children ? y->self_period : y->total_period;
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
-	return report_cmp_names(x->sym, x->dso, x->comm, y->sym, y->dso, y->comm);
+	int r = report_cmp_names(x->sym, x->dso, x->comm, y->sym, y->dso, y->comm);
+	return r ? r : cmp_str(x->srcline, y->srcline);
+}
+
+/* The srcline of frame f as perf prints it: "file.c:12" (the file's base
+ * name), else "sym+off" (off in decimal), interned in a. */
+static const char *srcline_of(struct arena *a, const struct pframe *f)
+{
+	char b[512];
+	if (f->file && f->line)
+		snprintf(b, sizeof(b), "%s:%u", profile_basename(f->file), f->line);
+	else if (!f->unknown && f->addr >= f->sym_start)
+		snprintf(b, sizeof(b), "%s+%" PRIu64, f->name, f->addr - f->sym_start);
+	else
+		snprintf(b, sizeof(b), "%s", f->name);
+	return arena_intern(a, b);
 }
 
 static const char unknown_name[] = "[unknown]";
@@ -163,6 +203,10 @@ int report_entries(const struct profile *p, const struct report_config *c,
 	if (parse_sort(c->sort, &mask, NULL, 0))
 		return -EINVAL;
 	struct etab t = { .e = out };
+	if (mask & SK_SRCLINE) {
+		out->strs = xcalloc(1, sizeof(*out->strs));
+		arena_init(out->strs);
+	}
 	uint32_t *ne = xcalloc(p->nr_nodes, sizeof(uint32_t));
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
 	const char *comm = NULL;
@@ -183,10 +227,13 @@ int report_entries(const struct profile *p, const struct report_config *c,
 				continue;
 			}
 			e = etab_get(&t, mask & SK_COMM ? comm : NULL, NULL,
-				     mask & SK_SYM ? unknown_name : NULL, PF_USER);
+				     mask & SK_SYM ? unknown_name : NULL,
+				     mask & SK_SRCLINE ? arena_intern(out->strs, unknown_name) : NULL,
+				     PF_USER);
 		} else {
 			e = etab_get(&t, mask & SK_COMM ? comm : NULL, mask & SK_DSO ? f->dso : NULL,
-				     mask & SK_SYM ? f->name : NULL, f->kind);
+				     mask & SK_SYM ? f->name : NULL,
+				     mask & SK_SRCLINE ? srcline_of(out->strs, f) : NULL, f->kind);
 		}
 		ne[id] = e;
 		out->v[e].self_period += n->self_period;
@@ -248,6 +295,10 @@ int report_entries(const struct profile *p, const struct report_config *c,
 
 void report_entries_release(struct report_entries *e)
 {
+	if (e->strs) {
+		arena_release(e->strs);
+		free(e->strs);
+	}
 	free(e->v);
 	memset(e, 0, sizeof(*e));
 }
@@ -778,8 +829,25 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 		o += snprintf(line + o, sizeof(line) - o, "  %-*s", wcomm, "Command");
 	if (mask & SK_DSO)
 		o += snprintf(line + o, sizeof(line) - o, "  %-*s", wdso, "Shared Object");
+	/* the source line column: last, as wide as its longest shown value */
+	int wsrc = 11;
+	for (size_t i = 0; (mask & SK_SRCLINE) && i < limit; i++)
+		if (es.v[i].srcline && (int)strlen(es.v[i].srcline) > wsrc)
+			wsrc = (int)strlen(es.v[i].srcline);
+	if (wsrc > 40)
+		wsrc = 40;
+	int wsym = c->width - fixed - ((mask & SK_SRCLINE) ? 2 + wsrc : 0);
+	if (c->width <= 0) /* no limit: as wide as the longest shown */
+		for (size_t i = wsym = 0; i < limit; i++)
+			if (es.v[i].sym && (int)strlen(es.v[i].sym) + 4 > wsym)
+				wsym = (int)strlen(es.v[i].sym) + 4;
+	if (wsym < 12)
+		wsym = 12;
 	if (mask & SK_SYM)
-		o += snprintf(line + o, sizeof(line) - o, "  Symbol");
+		o += snprintf(line + o, sizeof(line) - o, (mask & SK_SRCLINE) ? "  %-*s" : "  Symbol",
+			      wsym, "Symbol");
+	if (mask & SK_SRCLINE)
+		o += snprintf(line + o, sizeof(line) - o, "  Source:Line");
 	fprintf(out, "%s\n", line);
 
 	size_t shown = 0;
@@ -819,8 +887,15 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 				w = 12;
 			char *sym = fmt_line("%s%s", kind_tag(x->kind), x->sym ? x->sym : "");
 			fputs("  ", out);
-			put_col(out, sym, c->width > 0 ? w : 0, true);
+			if (mask & SK_SRCLINE)
+				put_col(out, sym, wsym, false);
+			else
+				put_col(out, sym, c->width > 0 ? w : 0, true);
 			free(sym);
+		}
+		if (mask & SK_SRCLINE) {
+			fputs("  ", out);
+			put_col(out, x->srcline ? x->srcline : "", c->width > 0 ? wsrc : 0, true);
 		}
 		putc('\n', out);
 		shown++;
@@ -834,7 +909,8 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 	if (mask & SK_DSO)
 		print_groups(out, p, false, total, c);
 
-	if (c->tree > 0 && (mask & SK_SYM))
+	/* with a line key the frames are per address: no call trees */
+	if (c->tree > 0 && (mask & SK_SYM) && !(mask & SK_SRCLINE))
 		print_trees(out, p, &es, ne, c, total);
 	free(ne);
 	report_entries_release(&es);

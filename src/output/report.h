@@ -22,7 +22,7 @@
 
 struct report_config {
 	bool children;        /* sort by total and show it (default); else self */
-	const char *sort;     /* keys: comm,dso,sym (default all three) */
+	const char *sort;     /* keys: comm,dso,sym (default all three), srcline */
 	double percent_limit; /* hide entries below this percent */
 	int top;              /* at most this many entries, 0 = all */
 	int tree;             /* call trees for the top N entries (0: none) */
@@ -33,22 +33,30 @@ struct report_config {
 };
 
 void report_config_init(struct report_config *c);
-/* The collector settings a report needs. */
+/* The collector settings a report needs (call after c->sort is set: a
+ * srcline key needs one frame per address and innermost lines). */
 void report_sink_config(struct profile_sink_config *pc);
+void report_sink_config_for(const struct report_config *c, struct profile_sink_config *pc);
+/* Whether c's keys need each frame's source line (srcline: the pipeline's
+ * frame_lines). */
+bool report_wants_lines(const struct report_config *c);
 /* Check c->sort; returns 0 or -EINVAL with a message in err. */
 int report_check_config(const struct report_config *c, char *err, size_t errlen);
 
 /* Computed entries (also used by tests and by pprof's checks). */
 struct report_entry {
 	const char *comm, *dso, *sym; /* NULL where not a sort key */
+	const char *srcline;    /* "file.c:12" (or "sym+off" without a line), srcline key */
 	uint8_t kind;
 	uint32_t index;         /* creation order (private) */
 	uint64_t self_period, self_samples;
 	uint64_t total_period, total_samples;
 };
+struct arena;
 struct report_entries {
 	struct report_entry *v;
 	size_t n;
+	struct arena *strs;     /* the srcline strings (NULL without that key) */
 };
 /* Entries sorted by total (children) or self. Returns 0 or -EINVAL (bad sort). */
 int report_entries(const struct profile *p, const struct report_config *c,

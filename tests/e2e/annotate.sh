@@ -44,6 +44,13 @@ for v in fp inl; do
 	done < "$W/$v.syms"
 	check "annotate $v: instruction text of the top symbols == objdump for >= 99% ($same of $all)${notes:+; differences:$notes}" \
 		[ "$all" -gt 0 -a $((same * 100)) -ge $((all * 99)) ]
+	# report --sort srcline, sym,srcline: the shares of perf report's
+	for k in srcline sym,srcline; do
+		"$S" report -i "$D" --no-children --sort $k --top 0 > "$W/rs.txt"
+		perf report -i "$D" --stdio --no-children --sort $k -g none > "$W/ps.txt" 2> /dev/null
+		check "report $v --sort $k == perf report ($($CHK srcline "$W/rs.txt" "$W/ps.txt" 0.5))" \
+			$CHK srcline "$W/rs.txt" "$W/ps.txt" 0.5
+	done
 	# Intel syntax
 	"$S" annotate -i "$D" -M intel hot_loop > "$W/$v.si"
 	IFS=$'\t' read -r name dso first last < <(grep -P '^hot_loop\t' "$W/$v.syms")

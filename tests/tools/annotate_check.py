@@ -18,6 +18,11 @@
         %xmm16-%zmm31 is left out of the count, named in the output;
       - x87 instructions whose implicit %st operand objdump prints and
         Capstone omits (counted as differences).
+  annotate_check.py srcline SCORCH_REPORT PERF_REPORT MIN
+      the entries of scorch report --sort srcline (or sym,srcline) and
+      perf report --sort ... --no-children: every entry of at least MIN
+      percent in either has the same share in both (to the printed 0.01%);
+      entries whose key has no file:line (perf's 'sym+off') are compared too
 """
 import re
 import sys
@@ -110,6 +115,23 @@ def main():
         print('%s: %d of %d instructions as objdump (%.2f%%)%s' %
               (name, same, len(rows), pct, ('; ' + '; '.join(diffs[:5])) if diffs else ''))
         return 0 if rows and pct >= want else 1
+    if mode == 'srcline':
+        def entries(path):
+            out = {}
+            for line in open(path, errors='replace'):
+                m = re.match(r'^ +([0-9.]+)% +(\S.*?)\s*$', line)
+                if m:
+                    out[re.sub(r'\s+', ' ', m.group(2))] = float(m.group(1))
+            return out
+        mine, perf = entries(sys.argv[2]), entries(sys.argv[3])
+        lim = float(sys.argv[4])
+        keys = sorted(k for k in set(mine) | set(perf) if max(mine.get(k, 0), perf.get(k, 0)) >= lim)
+        bad = ['%s: scorch %.2f perf %.2f' % (k, mine.get(k, 0), perf.get(k, 0))
+               for k in keys if abs(mine.get(k, 0) - perf.get(k, 0)) > 0.005]
+        lines = sum(1 for k in keys if re.search(r':\d+$', k))
+        print('%d entries >= %g%% (%d with file:line), %d differ%s' %
+              (len(keys), lim, lines, len(bad), (': ' + '; '.join(bad[:6])) if bad else ''))
+        return 0 if keys and lines and not bad else 1
     return 2
 
 
