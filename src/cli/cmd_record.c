@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -472,6 +473,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		return bad("--continuous keeps no compressed trace: no -z with it");
 	if (!strcmp(o->output, "-") && o->switch_mode != RECORD_SWITCH_NONE)
 		return bad("--switch-output cannot be used with -o -");
+	/* each rotation renames the output: never a device, a fifo or a directory */
+	struct stat st;
+	if (o->switch_mode != RECORD_SWITCH_NONE && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+		return bad("--switch-output renames its output, and '%s' is not a regular file", o->output);
 	return 0;
 }
 

@@ -150,6 +150,8 @@ bad record_bad_no_target
 bad record_bad_pid -p 999999999
 bad record_bad_command -- /nonexistent/command
 bad record_bad_switch --switch-output=soon -- true
+bad record_bad_switch_device --switch-output -o /dev/null -- true
+check record_switch_device_kept test -c /dev/null
 bad record_bad_missing_value -o
 bad record_bad_realtime -r 100 -- true
 
