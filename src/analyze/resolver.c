@@ -22,6 +22,7 @@
 #include "analyze/kernel/kident.h"
 #include "analyze/dwarf/a2l.h"
 #include "analyze/dwarf/inlines.h"
+#include "analyze/symbols/jitdump.h"
 #include "analyze/symbols/symbols.h"
 #include "analyze/unwind/stackmem.h"
 #include "analyze/unwind/unwind.h"
@@ -73,6 +74,19 @@ struct resolver {
 	bool check_files, kallsyms_checked;
 	const char *sysroot, *app_path, *extra_paths, *kallsyms;
 	struct ptrset files_checked; /* file name pointers */
+	/* JIT dumps (jit_of): per pid, the process's generation it was looked
+	 * for at and what was found; the last answer again for the next frame */
+	struct hmap jits;         /* pid -> struct jit_seen * */
+	const struct process *jit_proc;
+	uint64_t jit_gen;
+	const struct jit_seen *jit_last;
+	uint64_t jit_time;        /* the sample's time, comparable with the dump's, or UINT64_MAX */
+};
+
+struct jit_seen {
+	uint64_t generation;
+	const struct jitdump *jd; /* NULL: the process maps no JIT dump */
+	const char *name;         /* its recorded path */
 };
 
 static void report(struct resolver *r, const struct resolver_warning *w)
@@ -177,6 +191,8 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	sc.no_lines = c && c->no_srclines;
 	r->syms = symbols_new(&sc);
 	hmap_init(&r->kmod_ids);
+	hmap_init(&r->jits);
+	r->jit_time = UINT64_MAX;
 	if (h)
 		for (uint32_t i = 0; i < h->nr_build_ids; i++) {
 			const struct perf_build_id *b = &h->build_ids[i];
@@ -277,6 +293,7 @@ void resolver_free(struct resolver *r)
 	unwinder_free(r->unw);
 	free(r->sysroot_kallsyms);
 	hmap_release(&r->kmod_ids);
+	hmap_release_vals(&r->jits, free);
 	a2l_state_release(&r->a2l);
 	ptrset_release(&r->files_checked);
 	free(r->def);
@@ -412,6 +429,70 @@ static const char *perfmap_name(struct resolver *r, uint32_t pid)
 	snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
 	return symbols_intern(r->syms, b);
 }
+/* A JIT's marker: the dump it mapped, jit-PID.dump (perf's jit_detect). */
+static bool is_jitdump_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4))
+		return false;
+	size_t d = strspn(b + 4, "0123456789");
+	return d && !strcmp(b + 4 + d, ".dump");
+}
+
+/* The JIT dump the current process mapped, or NULL: looked for again only
+ * when its maps change. */
+static const struct jit_seen *jit_of(struct resolver *r, uint32_t pid)
+{
+	const struct process *p = r->cur.proc;
+	if (!p)
+		return NULL;
+	if (p == r->jit_proc && p->generation == r->jit_gen)
+		return r->jit_last;
+	struct jit_seen *js = hmap_get(&r->jits, pid);
+	if (!js) {
+		js = xcalloc(1, sizeof *js);
+		js->generation = p->generation + 1; /* not yet looked */
+		hmap_put(&r->jits, pid, js);
+	}
+	if (js->generation != p->generation) {
+		js->generation = p->generation;
+		if (!js->jd) /* once found, a dump stays the process's */
+			for (size_t i = 0; i < p->nr_maps; i++)
+				if (p->maps[i].filename && is_jitdump_name(p->maps[i].filename)) {
+					js->jd = symbols_jitdump(r->syms, p->maps[i].filename, &js->name);
+					break;
+				}
+	}
+	r->jit_proc = p;
+	r->jit_gen = p->generation;
+	r->jit_last = js;
+	return js;
+}
+
+/* ip in a function of the process's JIT dump: f named by it (its dump as
+ * the DSO, the source line when the dump has one). perf inject --jit lays
+ * each function over the address space at its time: the dump wins over
+ * the mapping there. */
+static bool jit_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, struct frame *f)
+{
+	const struct jit_seen *js = jit_of(r, pid);
+	if (!js || !js->jd)
+		return false;
+	const struct jitdump_fn *fn = jitdump_find(js->jd, ip, js->jd->arch_time ? UINT64_MAX : r->jit_time);
+	if (!fn)
+		return false;
+	f->dso = js->name;
+	f->dso_handle = f->dso;
+	f->rel = ip;
+	f->sym = fn->name;
+	f->sym_start = fn->start;
+	f->sym_off = ip - fn->start;
+	if (symbols_want_lines(r->syms))
+		jitdump_line(js->jd, fn, ip, &f->file, &f->line);
+	return true;
+}
+
 /* hint: the unwinder's lookups for ip in r->cur.proc, or NULL */
 _Static_assert(sizeof(struct frame) == 96, "symbolize sets each field of struct frame: add the new one there");
 
@@ -458,6 +539,8 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	}
 	const struct map *m = hint && hint->map_set ? hint->map : process_find_map(r->cur.proc, ip);
 	f->map = m;
+	if (jit_symbolize(r, pid, ip, f))
+		return NULL;
 	if (!m) {
 		/* JIT code without a mapping record */
 		const struct symtab *pm = symbols_perfmap(r->syms, pid);
@@ -503,6 +586,7 @@ void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t k
 {
 	r->cur.proc = session_process(r->s, pid);
 	r->cur.kernel = session_process(r->s, SESSION_KERNEL_PID);
+	r->jit_time = UINT64_MAX;
 	struct dso *d = symbolize(r, pid, ip, kind, f, NULL);
 	if (d) {
 		const struct inline_entry *e;
@@ -796,6 +880,12 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	const struct perf_sample *s = &ev->s;
 	r->cur = *v;
 	r->nr_def = 0;
+	/* a JIT dump's times are CLOCK_MONOTONIC: the sample's are too with
+	 * perf record -k monotonic */
+	r->jit_time = attr && attr->attr.use_clockid && attr->attr.clockid == 1 &&
+			      (attr->attr.sample_type & PERF_SAMPLE_TIME)
+			      ? s->time
+			      : UINT64_MAX;
 	memset(out, 0, sizeof(*out));
 	out->ev = ev;
 	out->attr = attr;

@@ -24,6 +24,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *bad_prefix = "scorch record";
@@ -77,6 +79,8 @@ static void usage(FILE *f, void *ctx)
 		"                           same call graphs + context-switch records (read with\n"
 		"                           the off-CPU options of report, flame, export)\n"
 		"      --switch-events      context-switch records (PERF_RECORD_SWITCH)\n"
+		"  -k, --clockid CLOCK      the samples' clock: monotonic, monotonic_raw, realtime,\n"
+		"                           boottime, tai (mono, raw, real, boot) or a number\n"
 		"  -N, --no-buildid-cache   do not add the files hit to the build-id cache\n"
 		"                           ($HOME/.debug)\n"
 		"  -q, --quiet              no messages\n"
@@ -209,6 +213,35 @@ static int mmap_pages(struct record_opts *o, const char *arg)
 		return bad("-m: %s pages is too large", arg);
 	o->mmap_pages = (unsigned)pages;
 	return 0;
+}
+
+/* -k: a number, or perf's names (a "CLOCK_" prefix allowed, any case) */
+static int clockid(struct record_opts *o, const char *arg)
+{
+	static const struct { const char *name; int id; } clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },   { "boottime", CLOCK_BOOTTIME },
+		{ "tai", CLOCK_TAI },             { "mono", CLOCK_MONOTONIC },
+		{ "raw", CLOCK_MONOTONIC_RAW },   { "real", CLOCK_REALTIME },
+		{ "boot", CLOCK_BOOTTIME },
+	};
+	uint64_t v;
+	struct timespec ts;
+	if (!parse_num(arg, &v)) {
+		if (v > INT_MAX || clock_getres((clockid_t)v, &ts))
+			return bad("-k: clock %s is not available", arg);
+		o->clockid = (int)v;
+		o->use_clockid = true;
+		return 0;
+	}
+	const char *n = strncasecmp(arg, "CLOCK_", 6) ? arg : arg + 6;
+	for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++)
+		if (!strcasecmp(n, clocks[i].name)) {
+			o->clockid = clocks[i].id;
+			o->use_clockid = true;
+			return 0;
+		}
+	return bad("-k: unknown clockid '%s' (monotonic, monotonic_raw, realtime, boottime, tai, or a number)", arg);
 }
 
 void cli_record_prefix(const char *prefix)
@@ -405,6 +438,8 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_PUSH:
 		cont.push_url = v;
 		return 0;
+	case O_CLOCKID:
+		return clockid(o, v);
 	case O_NO_BUILDID_CACHE:
 		no_buildid_cache = true;
 		return 0;

@@ -114,6 +114,7 @@ static const struct opt table[] = {
 	{ O_KEEP, 0, "keep", ARG_YES, OC_RECORD },
 	{ O_KEEP_RAW, 0, "keep-raw", ARG_NO, OC_RECORD },
 	{ O_NO_BUILDID_CACHE, 'N', "no-buildid-cache", ARG_NO, OC_RECORD },
+	{ O_CLOCKID, 'k', "clockid", ARG_YES, OC_RECORD },
 	{ O_PUSH, 0, "push", ARG_YES, OC_RECORD },
 	{ O_PUSH_APP, 0, "push-app", ARG_YES, OC_RECORD },
 	{ O_DELAY, 'd', "delay", ARG_YES, OC_TOP },

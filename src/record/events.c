@@ -224,6 +224,10 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 	a->inherit = !o->no_inherit && !o->system_wide;
 	a->enable_on_exec = enable_on_exec;
 	a->sample_id_all = 1;
+	if (o->use_clockid) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
 	a->exclude_user = ev->excl_user;
 	a->exclude_kernel = ev->excl_kernel;
 	/* like perf: the default event counts user space only when the kernel

@@ -309,7 +309,21 @@ int host_add_features(struct perf_feats *f, const struct host_info *hi)
 
 	struct timespec res;
 	uint64_t res_ns = 1;
-	if (clock_getres(CLOCK_MONOTONIC, &res) == 0 && res.tv_sec == 0 && res.tv_nsec > 0)
+	clockid_t clk = hi->clockid >= 0 ? (clockid_t)hi->clockid : CLOCK_MONOTONIC;
+	if (clock_getres(clk, &res) == 0 && res.tv_sec == 0 && res.tv_nsec > 0)
 		res_ns = (uint64_t)res.tv_nsec;
-	return perf_enc_u64(perf_feats_begin(f, HEADER_CLOCKID), res_ns);
+	if ((rc = perf_enc_u64(perf_feats_begin(f, HEADER_CLOCKID), res_ns)))
+		return rc;
+	if (hi->clockid < 0)
+		return 0;
+	/* perf's clock data: version 1, the clockid, the wall clock and that
+	 * clock read back to back */
+	struct timespec wall, ref;
+	if (clock_gettime(CLOCK_REALTIME, &wall) || clock_gettime(clk, &ref))
+		return 0;
+	b = perf_feats_begin(f, HEADER_CLOCK_DATA);
+	if (!(rc = perf_enc_u32(b, 1)) && !(rc = perf_enc_u32(b, (uint32_t)hi->clockid)) &&
+	    !(rc = perf_enc_u64(b, (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec)))
+		rc = perf_enc_u64(b, (uint64_t)ref.tv_sec * 1000000000ULL + (uint64_t)ref.tv_nsec);
+	return rc;
 }

@@ -13,10 +13,13 @@ struct host_info {
 	const char *exe;            /* path of the recorder binary */
 	int argc;                   /* recorder's argv, for cmdline */
 	char **argv;
+	int clockid;                /* the samples' clock (-k), -1: perf's default */
 };
 
 /* hostname, osrelease, version, arch, nrcpus, cpudesc, cpuid, total_mem,
- * cmdline, cpu topology, numa topology, pmu mappings, clockid. Features whose
+ * cmdline, cpu topology, numa topology, pmu mappings, clockid (the
+ * resolution of the samples' clock), and with -k the clock data (that
+ * clock and the wall clock read together, as perf writes). Features whose
  * source is missing on this machine are left out. Returns 0 or a negative
  * code. */
 int host_add_features(struct perf_feats *f, const struct host_info *hi);

@@ -861,7 +861,8 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		return rc;
 	if (readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1) < 0)
 		snprintf(r->exe, sizeof(r->exe), "scorch");
-	r->host = (struct host_info){ "scorch-0.1", r->exe, o->argc, o->argv };
+	r->host = (struct host_info){ "scorch-0.1", r->exe, o->argc, o->argv,
+				      o->use_clockid ? o->clockid : -1 };
 	if ((rc = host_add_features(&r->feats, &r->host)) ||
 	    (rc = perf_feats_add_event_desc(&r->feats, r->wattrs, r->ev.nr_ev)))
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));

@@ -80,6 +80,8 @@ struct record_opts {
 	uint64_t switch_ms;
 	bool quiet;
 	int rt_prio;                    /* -r: SCHED_FIFO priority of the reader, 0 = none (default 1) */
+	bool use_clockid;               /* -k: the samples' times from clockid */
+	int clockid;
 	const char *buildid_dir;        /* the build-id cache (bidcache.h) the DSOs hit are
 					 * added to at the end of each file; NULL: none (-N) */
 	uint64_t buildid_cache_max;     /* its size limit in bytes (0: no limit) */

@@ -225,3 +225,14 @@ check record_stress_lost_below_half test "$pct" -lt 50
 st_sp=$("$SCORCH" script -i "$T/perf.data" 2>/dev/null | awk 'BEGIN{RS=""} /spin_leaf/ && /main/{print; exit}' | awk 'NR > 1 && $1 !~ /^ffff/{sub(/\+0x[0-9a-f]+$/, "", $2); print $2}' | tr '\n' ' ')
 st_ps=$(perf script -i "$T/s.data" 2>/dev/null | awk 'BEGIN{RS=""} /spin_leaf/ && /main/{print; exit}' | awk 'NR > 1 && $1 !~ /^ffff/{sub(/\+0x[0-9a-f]+$/, "", $2); print $2}' | tr '\n' ' ')
 check record_script_same_stack_cross test -n "$st_sp" -a "$st_sp" = "$st_ps"
+
+# -k/--clockid: perf's names and numbers; the attr and perf's clock features
+"$SCORCH" record -q -k mono -e cpu-clock -o "$T/k.data" -- "$SPIN" 0.1 1 2> /dev/null
+perf report --header-only -i "$T/k.data" > "$T/khdr" 2>&1
+check record_clockid_attr grep -q 'use_clockid = 1.*clockid = 1$' "$T/khdr"
+check record_clockid_feature grep -q '^# clockid: monotonic (1)$' "$T/khdr"
+"$SCORCH" record -q -k CLOCK_BOOTTIME -e cpu-clock -o "$T/k7.data" -- "$SPIN" 0.1 1 2> /dev/null
+perf report --header-only -i "$T/k7.data" 2>&1 | grep -q 'use_clockid = 1.*clockid = 7$'
+check record_clockid_name test $? = 0
+"$SCORCH" record -q -k nope -o "$T/kx.data" -- true 2> "$T/kerr"
+check record_clockid_unknown test $? = 2 -a "$(wc -l < "$T/kerr")" = 1

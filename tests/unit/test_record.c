@@ -187,7 +187,7 @@ TEST(record_host_features)
 	struct perf_feats f;
 	perf_feats_init(&f);
 	char *argv[] = { "record", "--", "true" };
-	struct host_info hi = { "scorch-test", "/bin/scorch", 3, argv };
+	struct host_info hi = { "scorch-test", "/bin/scorch", 3, argv, -1 };
 	CHECK_EQ(host_add_features(&f, &hi), 0);
 	CHECK(f.sec[HEADER_HOSTNAME].len > 4);
 	CHECK_EQ(f.sec[HEADER_NRCPUS].len, 8);

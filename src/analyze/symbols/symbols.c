@@ -22,6 +22,7 @@
 #include "analyze/symbols/elffile.h"
 #include "analyze/kernel/kallsyms.h"
 #include "analyze/cache/kscache.h"
+#include "analyze/symbols/jitdump.h"
 #include "analyze/symbols/perfmap.h"
 #include "util/cachedir.h"
 #include "util/hash.h"
@@ -75,6 +76,7 @@ struct symbols {
 	struct hmap dsos;       /* hash(build id or name) -> struct dso_node * */
 	struct hmap bid_by_path;/* hash(path) -> struct bid_node * */
 	struct hmap perfmaps;   /* pid -> struct symtab * (or &no_symtab) */
+	struct hmap jitdumps;   /* hash(recorded path) -> struct jit_node * */
 	struct arena arena;     /* names, inline chains, interned strings */
 	struct kallsyms kernel;
 	char *running_kernel_other; /* why /proc/kallsyms must not be used, or NULL */
@@ -95,6 +97,13 @@ struct bid_node {
 };
 
 static struct symtab no_symtab;
+
+struct jit_node {
+	struct jit_node *next;
+	const char *path;       /* recorded, interned */
+	struct jitdump jd;
+	bool ok;
+};
 
 static struct dso *symbols_dso_slow(struct symbols *s, const char *name, const uint8_t *build_id,
 				    size_t build_id_size);
@@ -707,6 +716,45 @@ const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid)
 	return t;
 }
 
+const struct jitdump *symbols_jitdump(struct symbols *s, const char *recorded_path,
+				      const char **name)
+{
+	uint64_t h = hash_bytes(recorded_path, strlen(recorded_path));
+	struct jit_node *head = hmap_get(&s->jitdumps, h), *n;
+	for (n = head; n; n = n->next)
+		if (!strcmp(n->path, recorded_path))
+			break;
+	if (!n) {
+		n = xcalloc(1, sizeof *n);
+		n->path = symbols_intern(s, recorded_path);
+		n->next = head;
+		hmap_put(&s->jitdumps, h, n);
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s%s", s->cfg.sysroot ? s->cfg.sysroot : "", recorded_path);
+		int rc = jitdump_open(&n->jd, path);
+		n->ok = !rc;
+		if (rc && n->jd.bad)
+			warn_once(s, n->path, "%s: offset %llu: %s, its JIT functions are unnamed", path,
+				  (unsigned long long)n->jd.bad_off, n->jd.bad_msg);
+		else if (rc)
+			warn_once(s, n->path, "%s: %s, its JIT functions are unnamed", path, strerror(-rc));
+		else if (n->jd.bad)
+			warn_once(s, n->path, "%s: offset %llu: %s, the JIT functions from there on are unnamed",
+				  path, (unsigned long long)n->jd.bad_off, n->jd.bad_msg);
+	}
+	*name = n->path;
+	return n->ok ? &n->jd : NULL;
+}
+
+static void jit_chain_free(void *v)
+{
+	for (struct jit_node *n = v, *next; n; n = next) {
+		next = n->next;
+		jitdump_release(&n->jd);
+		free(n);
+	}
+}
+
 /* ---- lifetime ----------------------------------------------------------- */
 
 static void libelf_init(void)
@@ -728,6 +776,7 @@ struct symbols *symbols_new(const struct symbols_config *c)
 	hmap_init(&s->dsos);
 	hmap_init(&s->bid_by_path);
 	hmap_init(&s->perfmaps);
+	hmap_init(&s->jitdumps);
 	arena_init(&s->arena);
 	hmap_init(&s->warned);
 	return s;
@@ -810,6 +859,7 @@ void symbols_free(struct symbols *s)
 	hmap_release_vals(&s->dsos, dso_chain_free);
 	hmap_release(&s->bid_by_path);
 	hmap_release_vals(&s->perfmaps, perfmap_free);
+	hmap_release_vals(&s->jitdumps, jit_chain_free);
 	hmap_release(&s->warned);
 	kallsyms_release(&s->kernel);
 	free(s->running_kernel_other);

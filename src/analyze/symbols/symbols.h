@@ -99,6 +99,13 @@ const struct sym *symbols_kernel_lookup(struct symbols *s, uint64_t addr, const 
 
 /* /tmp/perf-PID.map, loaded on first use; NULL when absent. */
 const struct symtab *symbols_perfmap(struct symbols *s, uint32_t pid);
+/* The JIT dump at recorded_path (under --sysroot), read on first use and
+ * kept by path; *name: recorded_path interned. NULL when it cannot be read
+ * (one warning); a damaged one keeps the functions before the damage (one
+ * warning with the offset). */
+struct jitdump;
+const struct jitdump *symbols_jitdump(struct symbols *s, const char *recorded_path,
+				      const char **name);
 
 /* Intern a string for the life of s. */
 const char *symbols_intern(struct symbols *s, const char *str);
