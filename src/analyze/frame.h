@@ -43,6 +43,10 @@ struct frame {
 				 * the same from every resolver (-j workers); 0 when
 				 * the frame is in no ELF DSO */
 	const struct map *map;  /* the map the ip fell in, NULL unmapped */
+	uint64_t cfa;           /* DWARF-unwound user frames: the canonical frame
+				 * address of the frame this one is part of (the
+				 * same on its inline entries), 0 when unknown or
+				 * not unwound from a stack copy */
 };
 
 struct resolved_sample {
@@ -56,6 +60,14 @@ struct resolved_sample {
 	/* The stack had more frames than max_frames (pipeline.h) kept: the
 	 * outermost are missing, the last frame is not the stack's root. */
 	bool truncated;
+	/* The user frames unwound from the stack copy are frames[user_at..]
+	 * (user_at = nr_frames: none); copy_end: that unwinding stopped at
+	 * its last frame because the copy ended there (unwind.h), with every
+	 * frame it gave in frames. nr_stitched: the frames at the end that
+	 * stitching (analyze/stitch.h) added. physical: frames counted
+	 * against max_frames (an inline chain is one). */
+	uint32_t user_at, nr_stitched, physical;
+	bool copy_end;
 	/* Set only by the off-CPU stage (analyze/offcpu.h), else 0: the
 	 * sample's weight as time. off_cpu != 0 (enum offcpu_state): a
 	 * switch-out stack weighted with the time until the switch-in; else an

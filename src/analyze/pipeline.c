@@ -15,6 +15,7 @@
 #include "analyze/pipeline.h"
 #include "analyze/parallel/feed.h"
 #include "analyze/resolver.h"
+#include "analyze/stitch.h"
 #include "analyze/parallel/workers.h"
 #include "util/annotate.h"
 #include "util/hugeheap.h"
@@ -40,6 +41,7 @@ struct pipeline {
 	struct resolver *res;
 	struct workers *wk;          /* -j N: samples resolved on worker threads */
 	struct resolver_stats wstats;
+	struct stitch *st;           /* c->stitch, outside block-parallel runs */
 	bool ordered;                /* every record through the workers (parallel_ordered) */
 	bool in_delivery;            /* delivering a record from the workers: cur is its state */
 	struct rec_state cur;
@@ -97,24 +99,41 @@ int pipeline_fail(struct pipeline *p, const char *msg)
 }
 const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 {
-	if (p->wk) {
+	if (p->wk)
 		workers_stats(p->wk, &p->wstats);
-		return &p->wstats;
-	}
-	return p->res ? resolver_stats(p->res) : NULL;
+	else if (p->res)
+		p->wstats = *resolver_stats(p->res);
+	else
+		return NULL;
+	p->wstats.stitched = stitch_count(p->st);
+	return &p->wstats;
+}
+
+/* Whether record ev changes what stitching knows (a thread ends, an exec). */
+static bool stitch_record(const struct perf_event *ev)
+{
+	return ev->type == PERF_RECORD_EXIT || ev->type == PERF_RECORD_FORK ||
+	       (ev->type == PERF_RECORD_COMM && ev->comm.exec);
 }
 
 static int deliver_resolved(void *ctx, const struct perf_event *ev, struct resolved_sample *rs,
 			    const void *aux)
 {
 	struct pipeline *p = ctx;
+	const struct resolved_sample *out = rs;
+	if (p->st) {
+		if (rs)
+			out = stitch_sample(p->st, rs);
+		else
+			stitch_event(p->st, ev);
+	}
 	if (!p->ordered)
-		return p->sink->sample(p->sink->ctx, p, rs);
+		return rs ? p->sink->sample(p->sink->ctx, p, out) : 0; /* else: for stitching only */
 	memcpy(&p->cur, aux, sizeof(p->cur));
 	p->in_delivery = true;
 	int rc = p->sink->event ? p->sink->event(p->sink->ctx, p, ev) : 0;
 	if (!rc && rs)
-		rc = p->sink->sample(p->sink->ctx, p, rs);
+		rc = p->sink->sample(p->sink->ctx, p, out);
 	p->in_delivery = false;
 	return rc;
 }
@@ -382,6 +401,8 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	} else if (ev.type == PERF_RECORD_AUXTRACE) {
 		p->auxtrace_bytes += ev.auxtrace.size;
 	}
+	if (p->st && !p->wk && stitch_record(&ev))
+		stitch_event(p->st, &ev);
 	if (p->cfg->blocks && !stepped && !block_step(p, &rc))
 		return rc; /* another pipeline's block, or stop */
 	if (p->wk && p->ordered) {
@@ -400,6 +421,13 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	}
 	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
+	if (p->st && p->wk && stitch_record(&ev)) {
+		/* through the workers, in its place among the samples */
+		struct input_chunk *ch;
+		bool kept = order_keepable(p->ord, &ch);
+		if ((rc = workers_submit(p->wk, rec, file_off, kept, ch, &ev, NULL, false, NULL, 0)))
+			return rc;
+	}
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
 		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
@@ -420,7 +448,7 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 			struct rec_state st = state_now(p);
 			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, d, nd, &st);
 		}
-		rc = p->sink->sample(p->sink->ctx, p, &rs);
+		rc = p->sink->sample(p->sink->ctx, p, p->st ? stitch_sample(p->st, &rs) : &rs);
 	}
 	return rc;
 }
@@ -436,6 +464,8 @@ static int pipeline_start(struct pipeline *p)
 	p->ord = order_new(&c->order, deliver, p);
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
+	if (sink->sample && c->stitch && !c->blocks)
+		p->st = stitch_new(c->max_frames);
 	if (p->res)
 		resolver_set_warn(p->res, route_warning, (void *)c);
 	if (c->blocks) {
@@ -476,10 +506,13 @@ int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct pe
 		    const struct resolved_sample *rs, const struct pipeline_recstate *st)
 {
 	struct pipeline *v = p->view;
+	struct stitch *sti = p->cfg->blocks ? p->cfg->blocks->stitch : NULL;
 	v->cur = *st;
+	if (sti && !rs)
+		stitch_event(sti, ev);
 	int rc = sink->event ? sink->event(sink->ctx, v, ev) : 0;
 	if (!rc && rs && sink->sample)
-		rc = sink->sample(sink->ctx, v, rs);
+		rc = sink->sample(sink->ctx, v, sti ? stitch_sample(sti, rs) : rs);
 	return rc;
 }
 
@@ -587,6 +620,8 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	workers_free(p->wk);
+	stitch_free(p->st);
+	p->st = NULL;
 	if (p->cfg->exit_after) {
 		resolver_keep(p->res);
 		return rc;

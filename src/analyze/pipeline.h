@@ -125,6 +125,9 @@ struct pipeline_blocks {
 	void *ctx;
 	/* The unwinders share the CFI rows they convert (unwind.h). */
 	struct unwind_share *unwind_share;
+	/* Ordered runs with stitching (c->stitch): the one stitcher, used by
+	 * pipeline_replay in record order (else NULL). */
+	struct stitch *stitch;
 	/* Pipeline 0 alone reads and orders the input and publishes what
 	 * leaves its queue here; the others take it from there instead of
 	 * reading (analyze/parallel/feed.h). */

@@ -36,6 +36,11 @@ struct pipeline_config {
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	bool ip_only;               /* resolver: each sample's own ip, no call chain or
 				     * unwinding (perf script -G) */
+	bool stitch;                /* stacks cut at the end of their stack copy get
+				     * their outer frames from earlier samples of the
+				     * thread (analyze/stitch.h) */
+	uint64_t stack_limit;       /* unwind only the first bytes of each sample's
+				     * stack copy (0: all) */
 	bool no_srclines;           /* resolver: frames without file:line (for outputs
 				     * that print none; saves reading line tables) */
 	bool frame_lines;           /* resolver: every frame carries file:line (its

@@ -208,6 +208,8 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 		snprintf(r->arch_msg, sizeof r->arch_msg,
 			 "recorded on %s: DWARF stacks not unwound (x86_64 only)", h->arch);
 	}
+	if (c && c->stack_limit)
+		unwinder_set_stack_limit(r->unw, c->stack_limit);
 	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
 	return r;
@@ -494,7 +496,7 @@ static bool jit_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, struct 
 }
 
 /* hint: the unwinder's lookups for ip in r->cur.proc, or NULL */
-_Static_assert(sizeof(struct frame) == 96, "symbolize sets each field of struct frame: add the new one there");
+_Static_assert(sizeof(struct frame) == 104, "symbolize sets each field of struct frame: add the new one there");
 
 static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t kind,
 			     struct frame *f, const struct unwind_frame *hint)
@@ -513,6 +515,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->dso_handle = NULL;
 	f->dso_ident = 0;
 	f->map = NULL;
+	f->cfa = 0;
 	if (is_kernel_kind(kind)) {
 		const struct map *m = process_find_map(r->cur.kernel, ip);
 		f->map = m;
@@ -839,20 +842,27 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 	/* frames unwound here carry the unwinder's map and DSO lookups (in
 	 * proc, this resolver's symbols); others are looked up again */
 	bool hints = uf == r->uf;
+	out->user_at = out->nr_frames;
 	int i;
 	for (i = 0; i < n; i++) {
 		const struct unwind_frame *hint = hints ? &uf[i] : NULL;
 		/* perf reports nothing past an address in no mapping */
 		if (!(hint && hint->map_set ? hint->map : process_find_map(proc, uf[i].pc)))
 			break;
+		uint32_t at = out->nr_frames;
 		int rc = push(r, out, s->pid, uf[i].pc, FRAME_USER, physical, true, hint);
 		if (rc)
 			return rc < 0 ? rc : 0;
+		for (; at < out->nr_frames; at++)
+			out->frames[at].cfa = uf[i].cfa;
 	}
 	if (i == MAX_UNWIND) {
 		/* the unwinder's own bound: what lies beyond is not known */
 		r->st.truncated++;
 		out->truncated = true;
+	} else if (i == n && uf[n - 1].copy_end) {
+		out->copy_end = true;
+		r->st.copy_end++;
 	}
 	const char *o = outermost_name(out);
 	if (o && (!strcmp(o, "_start") || !strcmp(o, "_dl_start_user") || !strcmp(o, "start_thread") ||
@@ -887,6 +897,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 			      ? s->time
 			      : UINT64_MAX;
 	memset(out, 0, sizeof(*out));
+	out->user_at = UINT32_MAX;
 	out->ev = ev;
 	out->attr = attr;
 	out->pid = s->pid;
@@ -954,6 +965,9 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 		}
 	}
 	out->frames = r->frames;
+	out->physical = physical;
+	if (out->user_at > out->nr_frames)
+		out->user_at = out->nr_frames;
 	r->st.frames += out->nr_frames;
 	r->has_pre = false;
 	return 0;

@@ -49,6 +49,10 @@ struct resolver_stats {
 	uint64_t dsos_loaded;       /* DSO caches built */
 	uint64_t dsos_missing;      /* DSOs whose file was not found / did not match */
 	uint64_t truncated;         /* stacks cut at max_frames */
+	uint64_t copy_end;          /* DWARF unwinds that stopped at the end of the
+				     * stack copy (resolved_sample.copy_end) */
+	uint64_t stitched;          /* of those, stitched (analyze/stitch.h; the
+				     * pipeline adds them) */
 };
 
 /* Warnings (missing files, build-id mismatch, hidden kernel addresses) go to

@@ -17,6 +17,9 @@ const char cli_filter_usage[] =
 	"  --off-cpu               off-CPU time: switch-out stacks weighted by the time\n"
 	"                          until the switch-in (record with --off-cpu)\n"
 	"  --wall                  wall-clock time: on-CPU samples as time + off-CPU time\n"
+	"  --no-stitch             stacks cut at the end of their stack copy stay cut\n"
+	"                          (by default their outer frames come from earlier\n"
+	"                          samples of the thread)\n"
 	"  --no-progress, -q       no progress bar on a terminal\n";
 
 const char opts_analysis_help[] =
@@ -31,6 +34,7 @@ const char opts_analysis_help[] =
 	"  --buffer-size KB        ordering buffer for files without rounds (32768;\n"
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
+	"  --stack-limit BYTES     unwind only the first BYTES of each stack copy\n"
 	"  -j, --jobs N            threads (default 1; script from a file: N threads\n"
 	"                          each parsing it, 0: one per CPU; else worker\n"
 	"                          threads, 0: online CPUs - 1)\n";
@@ -42,6 +46,9 @@ void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 	/* one thread unless -j says otherwise: workers do not pay yet (each
 	 * builds its own DSO state; docs/resolve.md, bench/jobs_bench.sh) */
 	a->pc.jobs = 1;
+	/* summaries stitch stacks cut at the end of their stack copy
+	 * (script keeps perf script's stacks unless --stitch) */
+	a->pc.stitch = true;
 	/* one run, then the process exits: the caches stored, nothing freed
 	 * (diff's first of two runs frees what it made) */
 	a->pc.exit_after = true;
@@ -114,6 +121,12 @@ int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char 
 	case O_JOBS:
 		if (!(r = count("-j", v, 0, 1024, &n)))
 			c->jobs = (int)n;
+		break;
+	case O_STITCH: c->stitch = true; break;
+	case O_NO_STITCH: c->stitch = false; break;
+	case O_STACK_LIMIT:
+		if (!(r = count("--stack-limit", v, 0, 1ll << 32, &n)))
+			c->stack_limit = (uint64_t)n;
 		break;
 	default:
 		return OPTS_UNKNOWN;

@@ -92,12 +92,19 @@ static const char usage_text[] =
 	"                                       CPUs - 1, one thread with 2 or fewer.\n"
 	"  --block-records <n>                  With -j from a file: records in a block\n"
 	"                                       (scorch; default 256; the output is\n"
-	"                                       the same for any <n>).\n";
+	"                                       the same for any <n>).\n"
+	"  --no-stitch                          Stacks cut at the end of their stack\n"
+	"                                       copy stay cut (scorch; by default\n"
+	"                                       their outer frames come from earlier\n"
+	"                                       samples of the thread).\n"
+	"  --stack-limit <bytes>                Unwind only the first <bytes> of each\n"
+	"                                       sample's stack copy (scorch).\n";
 
 struct pp_args {
 	const char *input, *host, *port, *output, *sysroot, *debug, *extra, *app, *arch, *kallsyms;
 	const char *buffer_size, *max_buffer_size, *max_frames, *jobs, *block_records;
-	bool print_stats;
+	const char *stack_limit;
+	bool print_stats, no_stitch;
 	const char *self; /* the name in the usage */
 };
 
@@ -130,6 +137,8 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_MAX_FRAMES: a->max_frames = v; break;
 	case O_JOBS: a->jobs = v; break;
 	case O_BLOCK_RECORDS: a->block_records = v; break;
+	case O_NO_STITCH: a->no_stitch = true; break;
+	case O_STACK_LIMIT: a->stack_limit = v; break;
 	case O_MISSING:
 		fprintf(stderr, "Missing value after '%s'.\n", v);
 		return PPX_TCP_SOCKET_ERROR;
@@ -397,6 +406,16 @@ int cmd_perfparser(int argc, char **argv)
 	if (cfg.order.buffer_size > cfg.order.max_buffer_size)
 		cfg.order.buffer_size = cfg.order.max_buffer_size;
 	cfg.resolve = true;
+	cfg.stitch = !a.no_stitch;
+	if (a.stack_limit) {
+		uint32_t lim;
+		if (!parse_uint(a.stack_limit, &lim)) {
+			fprintf(stderr, "Failed to parse stack-limit argument. Expected unsigned integer, got: \"%s\"\n",
+				a.stack_limit);
+			return PPX_TCP_SOCKET_ERROR;
+		}
+		cfg.stack_limit = lim;
+	}
 	cfg.jobs = (int)jobs;
 	/* -j: samples resolve on workers; the stream keeps the record order */
 	cfg.parallel_ordered = true;

@@ -33,7 +33,10 @@ static void usage(FILE *f, void *ctx)
 		   "  --reltime               times since the first sample shown\n"
 		   "  --deltatime             times since the sample shown before\n"
 		   "  --block-records N       with -j from a file: records in a block (default\n"
-		   "                          128; the output is the same for any N)\n",
+		   "                          128; the output is the same for any N)\n"
+		   "  --stitch                stacks cut at the end of their stack copy get their\n"
+		   "                          outer frames from earlier samples of the thread\n"
+		   "  --no-stitch             stacks as unwound (the default)\n",
 		opts_analysis_help);
 }
 
@@ -148,6 +151,7 @@ int cmd_script(int argc, char **argv)
 	struct script_cmd s = { .so = { .show_inline = true } };
 	cli_analysis_init(&s.a, "script");
 	s.a.pc.parallel_samples = true; /* the script sink prints in sample(), in order */
+	s.a.pc.stitch = false;          /* perf script's stacks; --stitch */
 	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
 	s.a.pc.no_srclines = true;      /* the fields perf script prints by default have none */
 	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };

@@ -53,10 +53,12 @@ static int uw_end(void *ctx, struct pipeline *p, int rc)
 		"dwarf complete stacks: %" PRIu64 "\n"
 		"cfi rows looked up: %" PRIu64 "\n"
 		"frame-pointer fallbacks: %" PRIu64 "\n"
-		"stacks cut at max frames: %" PRIu64 "\n",
+		"stacks cut at max frames: %" PRIu64 "\n"
+		"dwarf stacks cut at the copy's end: %" PRIu64 "\n"
+		"dwarf stacks stitched: %" PRIu64 "\n",
 		st->samples, st->frames, st->frames_unknown, st->frames_inlined, st->fp_samples,
 		st->dwarf_samples, st->lbr_samples, st->dwarf_unwinds, st->dwarf_complete, st->cfi_rows,
-		st->fp_fallbacks, st->truncated);
+		st->fp_fallbacks, st->truncated, st->copy_end, st->stitched);
 	return r;
 }
 
@@ -70,7 +72,7 @@ static void usage(FILE *f, void *ctx)
 	struct stats_cmd *s = ctx;
 	bool stats = !strcmp(s->a.cmd, "stats");
 	fprintf(f, "usage: scorch %s [-i FILE] [options]%s\n%s", s->a.cmd,
-		stats ? " [--unwind]" : "", opts_analysis_help);
+		stats ? " [--unwind [--no-stitch]]" : "", opts_analysis_help);
 }
 
 static int set(void *ctx, struct opts *p, int id, const char *v)

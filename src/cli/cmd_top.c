@@ -271,6 +271,7 @@ static void usage(FILE *f, void *ctx)
 		"      --comms LIST         only these commands\n"
 		"      --dsos LIST          only these shared objects (base names)\n"
 		"      --off-cpu            off-CPU time: where threads wait (switch-out stacks)\n"
+		"      --no-stitch          stacks cut at the end of their stack copy stay cut\n"
 		"keys: Up/Down select, Enter call tree, s self/children, w window,\n"
 		"      c zoom to the command, d zoom to the shared object, p pause, q quit\n");
 }
@@ -285,7 +286,7 @@ struct top_cmd {
 	struct record_opts o;
 	struct top_config tc;
 	struct top_ui u;
-	bool stdio, mmap_set;
+	bool stdio, mmap_set, no_stitch;
 };
 
 static int set(void *ctx, struct opts *p, int id, const char *v)
@@ -319,6 +320,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		c->tc.stdio_lines = (int)x;
 		return 0;
 	case O_STDIO: c->stdio = true; return 0;
+	case O_NO_STITCH: c->no_stitch = true; return 0;
 	case O_CHILDREN: c->tc.children = true; return 0;
 	case O_SINCE_START: c->tc.since_start = true; return 0;
 	case O_COMM: c->tc.comms = v; return 0;
@@ -395,6 +397,7 @@ int cmd_top(int argc, char **argv)
 	pc.input = "(live)";
 	pc.order.buffer_size = 0; /* rounds order the stream */
 	cli_env_apply(&pc);
+	pc.stitch = !c.no_stitch;
 	struct live_ops ops = { .ctx = &c.u, .open = open_sink, .tick = tick };
 	struct record_result res;
 	struct err e = { 0 };

@@ -444,6 +444,8 @@ int profile_sink_sample(struct profile_sink *s, const struct resolved_sample *rs
 		s->samples_filtered++;
 		return 0;
 	}
+	s->copy_short += rs->copy_end;
+	s->stitched += rs->nr_stitched != 0;
 	uint64_t t = rs->ev ? rs->ev->s.time : 0;
 	if (t) {
 		if (!s->time_first || t < s->time_first)

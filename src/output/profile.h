@@ -163,6 +163,9 @@ struct profile_sink {
 	bool freq;               /* attr had sample_freq */
 	uint64_t samples_seen;   /* all samples, all events */
 	uint64_t samples_other_event, samples_filtered;
+	/* counted samples whose user stack was cut at the end of its stack
+	 * copy (resolved_sample.copy_end), and of those the stitched */
+	uint64_t copy_short, stitched;
 	uint64_t time_first, time_last;
 	uint64_t frames_dropped; /* frames with no DSO and no symbol (kept as [unknown]) */
 	/* the name of a frame without a symbol in a DSO ("[libc.so.6]"), by

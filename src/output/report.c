@@ -777,6 +777,9 @@ int report_write(const struct profile_sink *s, const struct report_config *c, FI
 	if (s->samples_filtered || s->samples_other_event)
 		fprintf(out, "# Not counted: %" PRIu64 " samples of other events, %" PRIu64
 			" filtered out\n", s->samples_other_event, s->samples_filtered);
+	if (s->copy_short)
+		fprintf(out, "# Stack copy too short: %" PRIu64 " samples (%" PRIu64 " stitched)\n",
+			s->copy_short, s->stitched);
 	if (!p->samples) {
 		fprintf(out, "# no samples\n");
 		free(ne);

@@ -20,6 +20,7 @@
 #include "analyze/dwarf/a2l.h"
 #include "analyze/parallel/feed.h"
 #include "analyze/resolver.h"
+#include "analyze/stitch.h"
 #include "analyze/unwind/unwind.h"
 #include "util/annotate.h"
 #include "util/buf.h"
@@ -582,7 +583,9 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	k->at = b->text.len;
 	k->file_off = file_off;
 	k->st = *st;
-	if (!rs && B->ordered && B->ordered->jobs && B->ordered->jobs->event_light &&
+	bool stitch_reads = B->cfg->stitch && (ev->type == PERF_RECORD_EXIT || ev->type == PERF_RECORD_FORK ||
+					       ev->type == PERF_RECORD_COMM);
+	if (!rs && B->ordered && B->ordered->jobs && B->ordered->jobs->event_light && !stitch_reads &&
 	    B->ordered->jobs->event_light(ev)) {
 		/* what the sink reads of it: no bytes, no decoding at the replay
 		 * (a build's MMAP2 records are half of what the stream keeps) */
@@ -761,8 +764,10 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 {
 	struct stat st;
 	int n = bc->n;
+	/* stitching needs each thread's samples in order on one stitcher:
+	 * only an ordered sink's replay has them */
 	if (n < 2 || c->input_fd >= 0 || !c->input || !strcmp(c->input, "-") ||
-	    stat(c->input, &st) || !S_ISREG(st.st_mode) || c->unordered)
+	    stat(c->input, &st) || !S_ISREG(st.st_mode) || c->unordered || (c->stitch && !bc->ordered))
 		return 1;
 	/* the header and attrs, to ask whether the sink's output can be cut */
 	struct err e0 = { 0 };
@@ -814,6 +819,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	VALGRIND_HG_DISABLE_CHECKING(&B->leader_gone, sizeof(B->leader_gone));
 	/* the unwinders convert each CFI row once between them */
 	struct unwind_share *ush = unwind_share_new();
+	struct stitch *sti = c->stitch && B->ordered && B->ordered->sample ? stitch_new(c->max_frames) : NULL;
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		t->B = B;
@@ -825,7 +831,7 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 			.done = on_done, .hand = on_hand, .failed = on_failed, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,
 			.warn = on_warn, .late = on_late, .finish = on_finish, .ctx = B,
-			.unwind_share = ush, .feed = feed, .mine = on_mine };
+			.unwind_share = ush, .stitch = sti, .feed = feed, .mine = on_mine };
 		t->cfg.blocks = &t->pb;
 		t->cur = block_get(B, i);
 		t->cur_text = &t->cur->text;
@@ -939,6 +945,7 @@ out:
 		free(B->owners[i]);
 	free(B->owners);
 	unwind_share_free(ush);
+	stitch_free(sti);
 	a2l_state_release(&B->a2l);
 	hmap_release(&B->warned);
 	for (size_t i = 0; i < B->nr_late; i++)

@@ -29,6 +29,10 @@ struct unwind_frame {
 			     * deeper than the copy), not because the CFI ended.
 			     * No unwinder can go on from there (libdwfl stops at
 			     * the same frame); see docs/resolve.md */
+	uint64_t cfa;       /* the frame's canonical frame address (its caller's
+			     * stack pointer) as the step from it worked it out,
+			     * 0 when unknown; the last frame's too, when only its
+			     * return address was beyond the copy */
 	/* Found on the way, for the caller's symbolization of pc (which
 	 * would look them up again): with map_set, the map of pc in the
 	 * process unwound (NULL: none); with dso_set too, symbols_dso's
@@ -47,6 +51,9 @@ struct unwind_frame {
  * refers to the DSOs' ELF handles). */
 struct unwinder *unwinder_new(struct symbols *syms);
 void unwinder_free(struct unwinder *u);
+/* Read at most the first bytes of each sample's stack copy (0: all of
+ * it): a short copy made from a long one (--stack-limit). */
+void unwinder_set_stack_limit(struct unwinder *u, uint64_t bytes);
 /* What unwinder_free stores for later runs (the kept rows), stored now;
  * nothing freed (the process exits: pipeline_finish). */
 void unwinder_keep(struct unwinder *u);

@@ -134,6 +134,7 @@ struct unwinder {
 	uint64_t reg_at_mask;  /* the sample_regs_user that reg_at is for */
 	bool reg_at_set;
 	int8_t reg_at[NREGS];  /* DWARF register -> its place in a sample's regs, -1: absent */
+	uint64_t stack_limit;  /* unwinder_set_stack_limit (0: none) */
 	struct unwinder_stats st;
 };
 
@@ -1273,6 +1274,11 @@ void unwinder_free(struct unwinder *u)
 	free(u);
 }
 
+void unwinder_set_stack_limit(struct unwinder *u, uint64_t bytes)
+{
+	u->stack_limit = bytes;
+}
+
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 {
 	return &u->st;
@@ -1312,10 +1318,12 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		return 0;
 	st.pc = st.regs[REG_RA];
 	st.pc_set = true;
-	struct stackmem m = stackmem_init(st.regs[REG_SP], s->stack_user,
-					  !s->stack_user ? 0
-					  : s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
-											: s->stack_user_size);
+	uint64_t copied = !s->stack_user ? 0
+			  : s->stack_user_dyn_size < s->stack_user_size ? s->stack_user_dyn_size
+									: s->stack_user_size;
+	if (u->stack_limit && copied > u->stack_limit)
+		copied = u->stack_limit;
+	struct stackmem m = stackmem_init(st.regs[REG_SP], s->stack_user, copied);
 	u->st.unwinds++;
 	int n = 0;
 	/* the frame and its caller, swapped at each step (not copied) */
@@ -1328,6 +1336,10 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		out[n].pc = act ? cur->pc : cur->pc - 1;
 		out[n].activation = act;
 		out[n].copy_end = false;
+		/* the caller's stack pointer is this frame's CFA (every rule
+		 * sets it so; the rbp chain: rbp + 16), known even when the
+		 * return address beside it was beyond the copy */
+		out[n].cfa = (next->valid & (1u << REG_SP)) ? next->regs[REG_SP] : 0;
 		/* step looked up cur's pc - 1 for a caller, its pc else; the
 		 * reported pc differs only for a caller of a signal frame */
 		out[n].map_set = u->seen_pc == out[n].pc;
