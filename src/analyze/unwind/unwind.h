@@ -30,9 +30,10 @@ struct unwind_frame {
 			     * No unwinder can go on from there (libdwfl stops at
 			     * the same frame); see docs/resolve.md */
 	uint64_t cfa;       /* the frame's canonical frame address (its caller's
-			     * stack pointer) as the step from it worked it out,
-			     * 0 when unknown; the last frame's too, when only its
-			     * return address was beyond the copy */
+			     * stack pointer) as the step from it worked it out
+			     * by the CFI, 0 when unknown or guessed (the rbp
+			     * chain); the last frame's too, when only its return
+			     * address was beyond the copy */
 	/* Found on the way, for the caller's symbolization of pc (which
 	 * would look them up again): with map_set, the map of pc in the
 	 * process unwound (NULL: none); with dso_set too, symbols_dso's

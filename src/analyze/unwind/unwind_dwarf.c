@@ -63,6 +63,7 @@ struct ustate {
 	uint64_t pc;
 	bool pc_set;
 	bool initial, signal;  /* signal: the callee was a signal frame */
+	bool by_fp;            /* made by the rbp heuristic, not the CFI */
 };
 
 /* What the unwinder keeps per DSO: created on the DSO's first unwound
@@ -330,6 +331,7 @@ static bool fp_fallback(const struct ustate *s, struct stackmem *m, struct ustat
 	next->regs[REG_FP] = prev_fp;
 	next->regs[REG_SP] = fp + 16;
 	next->valid = (1u << REG_FP) | (1u << REG_SP);
+	next->by_fp = true;
 	next->pc = ret;
 	next->pc_set = true;
 	return true;
@@ -441,6 +443,7 @@ static void apply_rule(const struct urule *r, const struct ustate *s, struct sta
 	next->pc = 0;
 	next->pc_set = false;
 	next->initial = false;
+	next->by_fp = false;
 	next->signal = r->signal;
 	uint64_t cfa, v;
 	if (reg_get(s, (unsigned)r->cfa_reg, &cfa)) {
@@ -1339,7 +1342,7 @@ int unwinder_unwind(struct unwinder *u, const struct process *proc, const struct
 		/* the caller's stack pointer is this frame's CFA (every rule
 		 * sets it so; the rbp chain: rbp + 16), known even when the
 		 * return address beside it was beyond the copy */
-		out[n].cfa = (next->valid & (1u << REG_SP)) ? next->regs[REG_SP] : 0;
+		out[n].cfa = (next->valid & (1u << REG_SP)) && !next->by_fp ? next->regs[REG_SP] : 0;
 		/* step looked up cur's pc - 1 for a caller, its pc else; the
 		 * reported pc differs only for a caller of a signal frame */
 		out[n].map_set = u->seen_pc == out[n].pc;
