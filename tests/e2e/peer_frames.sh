@@ -7,6 +7,11 @@
 #   go        a Go program built here (sort.Ints inlined into a method),
 #             --call-graph dwarf: the inlined call is "sort.Ints (inlined)"
 #             then its caller, never the caller twice; -g: no frame twice
+#   cxx       the C++ workload, --call-graph dwarf at a high rate: where
+#             perf takes a vtable's address (data) as a return address in
+#             the exit handlers and stops, scorch goes on through exit to
+#             _start, and libdwfl unwinds every sample as scorch does (the
+#             named kind perf-vtable-return of script_parity.py)
 #   system    perf record -a over short-lived processes: their samples'
 #             frames as perf's, `_exit` in libc included (sampled after the
 #             process's EXIT, while the kernel still runs the dying task);
@@ -163,6 +168,54 @@ go_section() {
 	done
 }
 
+# --- C++: the exit path, DWARF ---
+cxx_section() {
+	local wl=$TOP/build/workloads/cxx diff=$TOP/build/unwind-diff
+	[ -x "$wl" ] && [ -x "$diff" ] || make -s -C "$TOP" build/unwind-diff workloads > /dev/null
+	if ! perf record -q -e cpu-clock -F 20000 --call-graph dwarf,8192 -o "$W/cxx.data" -- "$wl" > /dev/null 2> "$W/cxx.err"; then
+		fail cxx_record "$(tail -1 "$W/cxx.err")"
+		return
+	fi
+	perf script -i "$W/cxx.data" > "$W/cxx.perf" 2> /dev/null
+	"$SCORCH" script -i "$W/cxx.data" > "$W/cxx.scorch" 2> /dev/null
+	# the samples where perf stops at a vtable: scorch's chain goes on
+	# through exit to _start (their call chains are script_parity.py's
+	# perf-vtable-return kind)
+	local counts
+	counts=$(python3 - "$W/cxx.perf" "$W/cxx.scorch" <<'PY'
+import re, sys
+a, b = (open(f, errors='replace').read().split('\n\n') for f in sys.argv[1:3])
+if len(a) != len(b):
+    print(-1, -1)
+    sys.exit()
+vt = re.compile(r'^\s+[0-9a-f]+ vtable for ', re.M)
+n = good = 0
+for x, y in zip(a, b):
+    if vt.search(x):
+        n += 1
+        ys = y.strip('\n').split('\n')
+        if re.search(r' _start\+0x[0-9a-f]+ \(', ys[-1]) and any('exit' in l for l in ys) and not vt.search(y):
+            good += 1
+print(n, good)
+PY
+)
+	local n good
+	read -r n good <<< "$counts"
+	echo "cxx: $n samples where perf's chain stops at a vtable; scorch's goes through exit to _start in $good"
+	check cxx_same_samples [ "$n" != -1 ]
+	check cxx_exit_path_to_start [ "$n" = "$good" ]
+	# the vtable perf stops at is data (nm: d/D/V), never code
+	if [ "$n" -gt 0 ]; then
+		check cxx_vtable_is_data sh -c "nm -C '$wl' | grep -q '^[0-9a-f]* [dDrRV] vtable for ' && ! nm -C '$wl' | grep -q '^[0-9a-f]* [tTwW] vtable for '"
+	fi
+	# libdwfl, from the same registers and stack, never disagrees with
+	# scorch nor goes further: on the exit path too
+	"$diff" -i "$W/cxx.data" > "$W/cxx.ud" 2>&1
+	echo "cxx: unwind-diff: $(tr '\n' ' ' < "$W/cxx.ud" | cut -c1-200)"
+	check cxx_libdwfl_agrees [ "$(awk '$1 == "disagree:" {print $2}' "$W/cxx.ud")" = 0 -a "$(awk '$1 == "libdwfl_further:" {print $2}' "$W/cxx.ud")" = 0 ]
+}
+
 [ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != node ] || node_section
+[ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != cxx ] || cxx_section
 [ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != go ] || go_section
 [ -n "${PEER_FRAMES_ONLY:-}" ] && [ "$PEER_FRAMES_ONLY" != system ] || system_section

@@ -67,12 +67,12 @@ comm,tid,cpu,time,event,ip,sym,symoff,dso tid,period,event comm,ip,sym,symoff,ds
 ip,sym,symoff +pid -time -ip -comm -event -period,-dso +pid,-time,-cpu cpu +cpu addr -sym
 trace comm,tid,trace event,trace +trace -trace ip,sym,dso,trace"
 # A recording's call chains are compared with -F only when perf and
-# scorch print them alike without -F: where they differ (in CI runs perf
-# took a DWARF thread's last sample through a C++ vtable where scorch
-# ended in exit; a system-wide sample in an exiting process's libc had a
-# map in perf and none in scorch), that difference is not -F's, and the
-# field lists that print call chains are skipped on that recording, saying
-# why. The lists without chains are compared as ever.
+# scorch print them alike without -F, but for script_parity.py's named
+# kinds (perf stopping at a vtable in the exit handlers of a DWARF
+# recording, a sample perf prints with no frame, the stripped entry
+# point): where a difference no kind explains remains, it is not -F's, and
+# the field lists that print call chains are skipped on that recording,
+# saying why. The lists without chains are compared as ever.
 declare -A chains
 for n in nocg fp fixed dwarf sys tp pipe; do
 	perf script -i "$W/$n.data" > "$W/p.txt" 2> /dev/null

@@ -28,7 +28,36 @@ KINDS = {
                     'symbols: scorch prints [unknown]',
     'entry-start': "scorch names the entry point of a stripped executable _start (its "
                    'resolver does so everywhere for complete stacks); perf has no symbol there',
+    'perf-vtable-return': "perf's DWARF unwinder (libunwind) takes a C++ vtable's address "
+                          '(data, in no executable segment: never a return address) as the '
+                          'caller of __run_exit_handlers and stops there; scorch goes on '
+                          'through exit to _start, frame for frame as libdwfl unwinds the '
+                          'same registers and stack (tests/e2e/peer_frames.sh)',
+    'perf-no-frames': 'perf prints a sample with no frame under it where scorch prints its '
+                      "frames: a new thread's first sample at clone3's return in the child "
+                      '(the CFI marks the outermost frame; perf, DWARF, prints no frame) or a '
+                      'frame-pointer chain holding a value in the context range (-16 read '
+                      'from a stack without frame pointers: perf resets the whole chain as an '
+                      '"invalid callchain context"; scorch keeps the frames before it)',
 }
+
+VTABLE = re.compile(r'^\s*([0-9a-f]+ )?vtable for ')
+START = re.compile(r'(^|\s)_start(\+0x[0-9a-f]+)?( \(|$)')
+CHAIN = re.compile(r'^\s+\S')
+HEADER = re.compile(r'^\S.*:\s*$')
+
+
+def explain_block(a, i1, i2, b, j1, j2):
+    """A changed block of unequal length that a named kind explains, or None."""
+    # perf: one frame at a vtable; scorch: the frames from there to _start
+    if i2 - i1 == 1 and VTABLE.match(a[i1]) and j2 > j1 and \
+            all(CHAIN.match(x) for x in b[j1:j2]) and START.search(b[j2 - 1]):
+        return 'perf-vtable-return'
+    # perf: a sample line with no frame under it; scorch: its frames
+    if i1 == i2 and j2 > j1 and all(CHAIN.match(x) for x in b[j1:j2]) and j1 > 0 and \
+            HEADER.match(b[j1 - 1]) and (j2 >= len(b) or not CHAIN.match(b[j2])):
+        return 'perf-no-frames'
+    return None
 
 
 def kernel_dso(d):
@@ -71,6 +100,10 @@ def main():
                     kinds[kind] = kinds.get(kind, 0) + 1
                 else:
                     bad.append((i1 + k + 1, a[i1 + k], b[j1 + k]))
+            continue
+        kind = explain_block(a, i1, i2, b, j1, j2)
+        if kind:
+            kinds[kind] = kinds.get(kind, 0) + max(i2 - i1, j2 - j1)
             continue
         for k in range(i1, i2):
             bad.append((k + 1, a[k], None))
