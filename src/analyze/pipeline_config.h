@@ -19,6 +19,10 @@ struct resolver_warning;
  * unwind still stops at the end of the stack copy, and at 4096 frames). */
 #define PIPELINE_FRAMES_ALL 65536
 
+/* pipeline_config.frame_lines */
+#define PIPELINE_LINES_INNERMOST 1
+#define PIPELINE_LINES_OWN 2
+
 struct pipeline_config {
 	const char *input;          /* path or "-" */
 	int input_fd;               /* >= 0: read this fd instead (name in input) */
@@ -43,10 +47,13 @@ struct pipeline_config {
 				     * stack copy (0: all) */
 	bool no_srclines;           /* resolver: frames without file:line (for outputs
 				     * that print none; saves reading line tables) */
-	bool frame_lines;           /* resolver: every frame carries file:line (its
-				     * address's innermost inline position), also the
+	uint8_t frame_lines;        /* resolver: every frame carries file:line, also the
 				     * frames made without inline chains (call chains of
-				     * frame pointers, LBR): report --sort srcline */
+				     * frame pointers, LBR): PIPELINE_LINES_INNERMOST (the
+				     * address's innermost inlined function's position:
+				     * report --sort srcline) or PIPELINE_LINES_OWN (the
+				     * position in the frame's own function: pprof);
+				     * 0: none beyond the inline chains */
 	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
 	bool parallel_samples;      /* the sink takes sample() later than event() of newer
 				     * records (samples stay in order): -j resolves samples

@@ -44,7 +44,7 @@ struct resolver {
 	struct unwinder *unw;
 	int max_frames;
 	bool no_inline;
-	bool frame_lines;
+	uint8_t frame_lines;     /* PIPELINE_LINES_*, 0: none */
 	bool ip_only;
 	bool no_dwarf;            /* the recording's arch has no register table */
 	char arch_msg[128];       /* its warning, given on the first DWARF sample */
@@ -158,7 +158,7 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	r->s = s;
 	r->max_frames = c && c->max_frames > 0 ? c->max_frames : PIPELINE_FRAMES_ALL;
 	r->no_inline = c && c->no_inline;
-	r->frame_lines = c && c->frame_lines && !c->no_srclines;
+	r->frame_lines = c && !c->no_srclines ? c->frame_lines : 0;
 	r->ip_only = c && c->ip_only;
 	struct symbols_config sc = { 0 };
 	if (c) {
@@ -728,10 +728,12 @@ static int push(struct resolver *r, struct resolved_sample *out, uint32_t pid, u
 	if (!n) {
 		if (!f0->sym)
 			r->st.frames_unknown++;
-		if (d && r->frame_lines && dso_inlines(d, f0->rel, &e)) {
-			f0->file = e[0].file;
-			f0->line = e[0].line;
-			f0->column = e[0].column;
+		unsigned ne;
+		if (d && r->frame_lines && (ne = dso_inlines(d, f0->rel, &e))) {
+			unsigned k = r->frame_lines == PIPELINE_LINES_OWN ? ne - 1 : 0;
+			f0->file = e[k].file;
+			f0->line = e[k].line;
+			f0->column = e[k].column;
 		}
 		out->nr_frames++;
 		return 0;

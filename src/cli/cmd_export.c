@@ -115,8 +115,12 @@ int cmd_export(int argc, char **argv)
 	speedscope_init(&x.sp);
 	x.pp.input = x.a.pc.input;
 	x.sp.name = x.a.pc.input;
-	if (x.fmt == FMT_PPROF)
+	if (x.fmt == FMT_PPROF) {
 		pprof_sink_config(&x.pp, sc);
+		/* every location with its line (go tool pprof -list), also
+		 * the frames of frame-pointer call chains */
+		x.a.pc.frame_lines = PIPELINE_LINES_OWN;
+	}
 	else if (x.fmt == FMT_SPEEDSCOPE)
 		speedscope_sink_config(&x.sp, sc);
 	sc->finish = finish;

@@ -105,7 +105,7 @@ int cmd_report(int argc, char **argv)
 	if (!r.width_set)
 		r.rc.width = out_width(r.a.outpath);
 	report_sink_config_for(&r.rc, &r.a.sc);
-	r.a.pc.frame_lines = report_wants_lines(&r.rc);
+	r.a.pc.frame_lines = report_wants_lines(&r.rc) ? PIPELINE_LINES_INNERMOST : 0;
 	r.a.sc.inline_frames = r.inl;
 	r.rc.input = r.a.pc.input;
 	r.a.sc.finish = finish;

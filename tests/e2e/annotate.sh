@@ -102,6 +102,19 @@ if [ -s "$W/inl.s" ]; then
 	check "annotate, stripped binary: exit $rc, one line says why ($line)" [ $ok = 0 ]
 fi
 
+# pprof keeps each location's line: go tool pprof -list shows hot_loop's
+# lines with their samples (the frame-pointer recording: its frames carry
+# no inline chains, the lines are asked for)
+if [ -s "$W/fp.data" ] && command -v go > /dev/null; then
+	"$S" export -f pprof -i "$W/fp.data" -o "$W/fp.pb.gz"
+	(cd "$TOP" && timeout 120 go tool pprof -list '^hot_loop$' "$W/fp.pb.gz") > "$W/list.txt" 2>&1
+	# mix is inlined: without inline frames its samples are on the call's line
+	n=$(grep -cE '^ +[0-9.]+m?s +[0-9.]+m?s +[0-9]+:.*(s = mix\(s\) \+ i|for \(unsigned i)' "$W/list.txt")
+	check "pprof: go tool pprof -list hot_loop has samples on its loop's two lines ($n of 2)" [ "$n" = 2 ]
+else
+	skip "pprof -list" "no recording or no go"
+fi
+
 # kernel code: its samples by address after the one-line reason
 if [ -s "$W/fp.s" ] && grep -q '^## .*  \[\[kernel' "$W/fp.s"; then
 	nk=$(grep -c '^## .*  \[\[kernel' "$W/fp.s")
