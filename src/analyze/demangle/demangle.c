@@ -150,6 +150,10 @@ static void rust_unescape(char *d)
 	*w = 0;
 }
 
+/* At most this many prefixes are tried: each is a whole demangling, and a
+ * symbol table is untrusted input (node 18's V8 name has 11 'E's). */
+#define NAME_ONLY_TRIES 256
+
 /* The Itanium name of NAME (a '_Z' name that does not demangle whole)
  * without its parameter list: the shortest prefix ending in 'E' that
  * demangles, or NULL. */
@@ -158,9 +162,11 @@ static char *demangle_name_only(const char *name)
 	size_t n = strlen(name);
 	char *buf = xmalloc(n + 1);
 	char *d = NULL;
-	for (size_t i = 2; i < n && !d; i++) {
+	unsigned tries = 0;
+	for (size_t i = 2; i < n && !d && tries < NAME_ONLY_TRIES; i++) {
 		if (name[i] != 'E')
 			continue;
+		tries++;
 		memcpy(buf, name, i + 1);
 		buf[i + 1] = 0;
 		int st = 0;
