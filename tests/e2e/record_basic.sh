@@ -215,8 +215,8 @@ check record_stress_samples test "$n" -ge 200
 lost_file=$(perf report -D -i "$T/st.data" 2>/dev/null | sed -n 's/.*PERF_RECORD_LOST: .* lost:\([0-9]*\).*/\1/p' | awk '{s += $1} END{print s + 0}')
 lost_sum=$(sed -n 's/.*Lost \([0-9]*\) samples.*/\1/p' "$T/err"); lost_sum=${lost_sum:-0}
 check record_stress_lost_reported test "$lost_file" = "$lost_sum"
-pct=$(sed -n 's/.*Lost [0-9]* samples (\([0-9]*\)\..*/\1/p' "$T/err"); pct=${pct:-0}
-check record_stress_lost_below_half test "$pct" -lt 50
+# how many are lost depends on the machine's load: bench/record_bench.sh
+# measures it beside perf
 
 # scorch script of perf's file and perf script of scorch's file show the same
 # stack for the same workload (user frames only, as above: a timer
