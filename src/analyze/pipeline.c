@@ -620,12 +620,11 @@ static int pipeline_finish(struct pipeline *p, int rc)
 			rc = r2;
 	}
 	workers_free(p->wk);
-	stitch_free(p->st);
-	p->st = NULL;
 	if (p->cfg->exit_after) {
 		resolver_keep(p->res);
 		return rc;
 	}
+	stitch_free(p->st);
 	free(p->view);
 	resolver_free(p->res);
 	order_free(p->ord);

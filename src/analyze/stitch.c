@@ -34,6 +34,7 @@ struct chain {
 	size_t na, cap_a;
 	struct frame *f;            /* frames of a, and garbage (compacted) */
 	size_t nf, cap_f;
+	size_t live;                /* frames of a when last counted */
 };
 
 struct map_copy {
@@ -45,6 +46,11 @@ struct stitch {
 	int max_frames;
 	struct hmap chains;         /* tid -> struct chain * */
 	struct hmap maps;           /* hash of a map -> struct map_copy * */
+	/* the copies of the maps frames pointed at lately, by their pointer
+	 * (most frames of a sample are in a few maps) */
+	struct {
+		const struct map *src, *copy;
+	} recent[64];
 	struct chain tmp;           /* the chain being made */
 	struct frame *out;          /* a stitched sample's frames */
 	size_t cap_out;
@@ -125,8 +131,25 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+static const struct map *map_intern(struct stitch *st, const struct map *m);
+
 /* The stitcher's copy of map m (equal content, one copy). */
 static const struct map *map_keep(struct stitch *st, const struct map *m)
+{
+	size_t i = ((uintptr_t)m >> 4) & 63;
+	const struct map *k = st->recent[i].copy;
+	/* the same place may hold another map by now: the fields that
+	 * change with it are compared */
+	if (st->recent[i].src == m && k->start == m->start && k->end == m->end &&
+	    k->pgoff == m->pgoff && k->time == m->time && k->filename == m->filename)
+		return k;
+	k = map_intern(st, m);
+	st->recent[i].src = m;
+	st->recent[i].copy = k;
+	return k;
+}
+
+static const struct map *map_intern(struct stitch *st, const struct map *m)
 {
 	uint64_t h = hash_u64(m->start ^ hash_u64(m->end ^ (m->pgoff << 1)) ^ m->time);
 	struct map_copy *head = hmap_get(&st->maps, h);
@@ -156,18 +179,23 @@ static void chain_room(struct chain *c, size_t n, size_t k)
 		xalloc_die();
 }
 
-/* Copy n frames fr into c's frame array; their place. Maps are copied
- * unless own_maps (frames of c already). */
-static uint32_t frames_put(struct stitch *st, struct chain *c, const struct frame *fr, uint32_t n,
-			   bool own_maps)
+/* Copy n frames fr into c's frame array (room made), their maps copied;
+ * their place. */
+static uint32_t frames_put(struct stitch *st, struct chain *c, const struct frame *fr, uint32_t n)
 {
-	chain_room(c, 0, n);
 	uint32_t at = (uint32_t)c->nf;
-	memcpy(c->f + at, fr, n * sizeof(*fr));
-	if (!own_maps)
-		for (uint32_t i = 0; i < n; i++)
-			if (c->f[at + i].map)
-				c->f[at + i].map = map_keep(st, c->f[at + i].map);
+	struct frame *o = c->f + at;
+	memcpy(o, fr, n * sizeof(*fr));
+	const struct map *src = NULL, *copy = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!o[i].map)
+			continue;
+		if (o[i].map != src) {
+			src = o[i].map;
+			copy = map_keep(st, src);
+		}
+		o[i].map = copy;
+	}
 	c->nf += n;
 	return at;
 }
@@ -230,6 +258,9 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 	 * as their CFAs are known and ascend; their frames go to c's array */
 	struct chain *t = &st->tmp;
 	t->na = 0;
+	uint32_t nu = rs->nr_frames - rs->user_at;
+	chain_room(t, nu, 0);
+	chain_room(c, 0, nu);
 	bool whole = true;
 	uint64_t last_cfa = 0;
 	for (uint32_t i = rs->user_at; i < rs->nr_frames;) {
@@ -242,7 +273,6 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 			break;
 		}
 		const struct frame *fn = &rs->frames[j - 1]; /* the function the chain is inlined into */
-		chain_room(t, 1, 0);
 		struct act *a = &t->a[t->na++];
 		*a = (struct act){ .cfa = f->cfa, .ip = f->ip, .first = UINT32_MAX, .n = j - i };
 		a->first = i; /* in rs->frames until stored */
@@ -302,11 +332,17 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 	/* what the thread's CFAs hold now: the sample's activations; nothing
 	 * deeper than its innermost (those returned) or between its innermost
 	 * and outermost (those are gone); outward of it, the rest as it was */
+	uint32_t at = frames_put(st, c, rs->frames + rs->user_at, t->a[t->na - 1].first + t->a[t->na - 1].n - rs->user_at);
 	for (size_t i = 0; i < t->na; i++)
-		t->a[i].first = frames_put(st, c, rs->frames + t->a[i].first, t->a[i].n, false);
-	size_t out = 0;
-	while (out < c->na && c->a[out].cfa <= fa->cfa)
-		out++;
+		t->a[i].first = at + t->a[i].first - rs->user_at;
+	size_t out = 0, hi = c->na; /* the first activation outward of fa */
+	while (out < hi) {
+		size_t mid = out + (hi - out) / 2;
+		if (c->a[mid].cfa <= fa->cfa)
+			out = mid + 1;
+		else
+			hi = mid;
+	}
 	size_t tail = c->na - out;
 	if (t->na + tail > STITCH_MAX_ENTRIES)
 		tail = STITCH_MAX_ENTRIES - t->na; /* the outermost go */
@@ -314,10 +350,13 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 	memmove(c->a + t->na, c->a + out, tail * sizeof(*c->a));
 	memcpy(c->a, t->a, t->na * sizeof(*t->a));
 	c->na = t->na + tail;
-	size_t live = 0;
-	for (size_t i = 0; i < c->na; i++)
-		live += c->a[i].n;
-	if (c->nf > 2 * live + 4096 || c->nf > STITCH_MAX_FRAMES)
-		compact(c, t);
+	if (c->nf > 2 * c->live + 256 || c->nf > STITCH_MAX_FRAMES) {
+		size_t live = 0;
+		for (size_t i = 0; i < c->na; i++)
+			live += c->a[i].n;
+		c->live = live;
+		if (c->nf > 2 * live + 256 || c->nf > STITCH_MAX_FRAMES)
+			compact(c, t);
+	}
 	return ret;
 }
