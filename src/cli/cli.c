@@ -8,9 +8,5 @@
 
 void cli_print_err(const char *file, const struct err *e)
 {
-	if (e->has_offset)
-		fprintf(stderr, "scorch: %s: offset %llu: %s\n", file,
-			(unsigned long long)e->offset, e->msg);
-	else
-		fprintf(stderr, "scorch: %s: %s\n", file, e->msg);
+	err_print(file, e);
 }

@@ -11,7 +11,7 @@
  * key switches between them without losing data.
  *
  * Rendering writes a whole screen (or a plain-text block for --stdio) into a
- * buffer; the caller (src/cli) owns the terminal and writes it in one go.
+ * buffer; the caller (live/tui.c) owns the terminal and writes it in one go.
  * Every string the model shows points into the pipeline's memory, so the
  * model must not be rendered after its pipeline ended.
  */

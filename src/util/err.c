@@ -36,3 +36,12 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 	va_end(ap);
 	return code < 0 ? code : -EIO;
 }
+
+void err_print(const char *file, const struct err *e)
+{
+	if (e->has_offset)
+		fprintf(stderr, "scorch: %s: offset %llu: %s\n", file,
+			(unsigned long long)e->offset, e->msg);
+	else
+		fprintf(stderr, "scorch: %s: %s\n", file, e->msg);
+}

@@ -23,5 +23,8 @@ int err_at(struct err *e, uint64_t off, const char *fmt, ...)
 /* Record an error that has no offset (I/O, allocation); returns code. */
 int err_set(struct err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Print e on stderr as "scorch: FILE: offset N: message" (no offset part
+ * when it has none). */
+void err_print(const char *file, const struct err *e);
 
 #endif
