@@ -29,10 +29,15 @@
 #include <unistd.h>
 
 static const char *bad_prefix = "scorch record";
-/* --continuous and its options (they are not the recorder's), --off-cpu */
-static struct continuous_config cont;
-static bool cont_on, cont_interval_set, off_cpu, no_buildid_cache;
-static char buildid_dir[4096];
+
+/* record's option state: the recorder's options, and --continuous with its
+ * options (they are not the recorder's), --off-cpu, the build-id cache */
+struct record_cmd {
+	struct record_opts o;
+	struct continuous_config cont;
+	bool cont_on, cont_interval_set, off_cpu, no_buildid_cache;
+	char buildid_dir[4096];
+};
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
@@ -353,7 +358,8 @@ struct cli_signals *cli_record_signals(int aux_sig, bool hup)
 /* record's own options */
 static int set(void *ctx, struct opts *p, int id, const char *v)
 {
-	struct record_opts *o = ctx;
+	struct record_cmd *c = ctx;
+	struct record_opts *o = &c->o;
 	uint64_t x;
 	switch (id) {
 	case O_OUTPUT:
@@ -404,7 +410,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		o->quiet = true;
 		return 0;
 	case O_OFF_CPU:
-		off_cpu = true;
+		c->off_cpu = true;
 		return 0;
 	case O_SWITCH_EVENTS:
 		o->switch_events = true;
@@ -415,38 +421,38 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		o->rt_prio = (int)x;
 		return 0;
 	case O_CONTINUOUS:
-		cont_on = true;
-		cont.dir = v;
+		c->cont_on = true;
+		c->cont.dir = v;
 		return 0;
 	case O_INTERVAL:
 		if (!parse_num(v, &x) && x > 0 && x <= 86400)
-			cont.interval_ms = x * 1000;
+			c->cont.interval_ms = x * 1000;
 		else if (!parse_duration_ms(v, &x) && x >= 1000 && x <= 86400000)
-			cont.interval_ms = x;
+			c->cont.interval_ms = x;
 		else
 			return bad("--interval: expected seconds (1 to 86400) or 30s, 5m, 1h, not '%s'", v);
-		cont_interval_set = true;
+		c->cont_interval_set = true;
 		return 0;
 	case O_KEEP:
 		if (in_range(v, 0, 1, 100000, &x))
 			return bad("--keep: expected 1 to 100000, not '%s'", v);
-		cont.keep = (unsigned)x;
+		c->cont.keep = (unsigned)x;
 		return 0;
 	case O_KEEP_RAW:
-		cont.keep_raw = true;
+		c->cont.keep_raw = true;
 		return 0;
 	case O_PUSH:
-		cont.push_url = v;
+		c->cont.push_url = v;
 		return 0;
 	case O_CLOCKID:
 		return clockid(o, v);
 	case O_NO_BUILDID_CACHE:
-		no_buildid_cache = true;
+		c->no_buildid_cache = true;
 		return 0;
 	case O_PUSH_APP:
 		if (!*v || strpbrk(v, "{}=, "))
 			return bad("--push-app: a name without spaces, braces, '=' or ','");
-		cont.push_app = v;
+		c->cont.push_app = v;
 		return 0;
 	}
 	return cli_record_set(o, p, id, v);
@@ -480,16 +486,17 @@ int cli_record_offcpu(struct record_opts *o)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct record_opts *o)
+static int parse_args(int argc, char **argv, struct record_cmd *c)
 {
+	struct record_opts *o = &c->o;
 	struct opts p = { .cmd = OC_RECORD, .prefix = "scorch record", .usage = usage, .in_order = 1, .terse = 1,
-			  .set = set, .ctx = o };
+			  .set = set, .ctx = c };
 	if (!opts_parse(&p, argc, argv))
 		return p.status ? p.status : -1;
 	if (p.operand < argc)
 		o->cmd = argv + p.operand;
 	cli_record_defaults(o);
-	if (off_cpu && cli_record_offcpu(o))
+	if (c->off_cpu && cli_record_offcpu(o))
 		return EXIT_BADINPUT;
 	if (o->nr_targets && o->system_wide)
 		return bad("-p/-t and -a are exclusive");
@@ -499,12 +506,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		o->system_wide = true;
 	if (!o->cmd && !o->nr_targets && !o->system_wide)
 		return bad("nothing to record: give a command after --, -p PID, -t TID or -a");
-	if (!cont_on && (cont_interval_set || cont.keep || cont.keep_raw || cont.push_url ||
-			 cont.push_app))
+	if (!c->cont_on && (c->cont_interval_set || c->cont.keep || c->cont.keep_raw ||
+			    c->cont.push_url || c->cont.push_app))
 		return bad("--interval, --keep, --keep-raw and --push need --continuous DIR");
-	if (cont_on && (o->switch_mode != RECORD_SWITCH_NONE || strcmp(o->output, "perf.data")))
+	if (c->cont_on && (o->switch_mode != RECORD_SWITCH_NONE || strcmp(o->output, "perf.data")))
 		return bad("--continuous writes its own files: no -o or --switch-output with it");
-	if (cont_on && o->comp_level)
+	if (c->cont_on && o->comp_level)
 		return bad("--continuous keeps no compressed trace: no -z with it");
 	if (!strcmp(o->output, "-") && o->switch_mode != RECORD_SWITCH_NONE)
 		return bad("--switch-output cannot be used with -o -");
@@ -527,24 +534,26 @@ static void cont_log(void *ctx, const char *msg)
 	fprintf(stderr, "[ scorch record: %s ]\n", msg);
 }
 
-static int run_continuous(struct record_opts *o)
+static int run_continuous(struct record_cmd *c)
 {
-	cont.buildid_dir = cli_env()->buildid_dir;
-	cont.debuginfod = cli_env()->debuginfod;
-	if (!cont.interval_ms)
-		cont.interval_ms = 60000;
-	if (!cont.keep)
-		cont.keep = 60;
-	cont.log = o->quiet ? NULL : cont_log;
+	struct record_opts *o = &c->o;
+	struct continuous_config *cont = &c->cont;
+	cont->buildid_dir = cli_env()->buildid_dir;
+	cont->debuginfod = cli_env()->debuginfod;
+	if (!cont->interval_ms)
+		cont->interval_ms = 60000;
+	if (!cont->keep)
+		cont->keep = 60;
+	cont->log = o->quiet ? NULL : cont_log;
 	struct record_result res;
 	struct continuous_result cr;
 	struct err e = { 0 };
-	int rc = continuous_run(o, &cont, &res, &cr, &e);
+	int rc = continuous_run(o, cont, &res, &cr, &e);
 	if (!o->quiet) {
 		fprintf(stderr, "[ scorch record: %u profiles in %s, %llu samples, %llu lost",
-			cr.profiles, cont.dir, (unsigned long long)res.samples,
+			cr.profiles, cont->dir, (unsigned long long)res.samples,
 			(unsigned long long)res.lost);
-		if (cont.push_url)
+		if (cont->push_url)
 			fprintf(stderr, "; pushed %llu, dropped %llu, given up %llu",
 				(unsigned long long)cr.push.sent, (unsigned long long)cr.push.dropped,
 				(unsigned long long)cr.push.given_up);
@@ -559,36 +568,38 @@ static int run_continuous(struct record_opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o;
-	record_opts_init(&o);
-	int prc = parse_args(argc, argv, &o);
+	struct record_cmd c;
+	memset(&c, 0, sizeof(c));
+	record_opts_init(&c.o);
+	struct record_opts *o = &c.o;
+	int prc = parse_args(argc, argv, &c);
 	if (prc)
 		return prc < 0 ? EXIT_OK : prc;
-	o.argc = argc;
-	o.argv = argv;
-	o.log = log_line;
+	o->argc = argc;
+	o->argv = argv;
+	o->log = log_line;
 	struct cli_signals *sig = cli_record_signals(SIGUSR2, false);
-	o.stop = &sig->stop;
-	o.switch_req = &sig->aux;
+	o->stop = &sig->stop;
+	o->switch_req = &sig->aux;
 
 	struct record_result res;
 	struct err e = { 0 };
-	if (cont_on)
-		return run_continuous(&o);
-	if (!no_buildid_cache && cli_buildid_cache_dir(buildid_dir, sizeof buildid_dir)) {
-		o.buildid_dir = buildid_dir;
-		o.buildid_cache_max = cli_buildid_cache_max();
+	if (c.cont_on)
+		return run_continuous(&c);
+	if (!c.no_buildid_cache && cli_buildid_cache_dir(c.buildid_dir, sizeof c.buildid_dir)) {
+		o->buildid_dir = c.buildid_dir;
+		o->buildid_cache_max = cli_buildid_cache_max();
 	}
-	int rc = record_run(&o, &res, &e);
+	int rc = record_run(o, &res, &e);
 
-	if (res.files && !o.quiet) {
+	if (res.files && !o->quiet) {
 		double mb = (double)res.bytes / (1024.0 * 1024.0);
 		double pct = res.samples + res.lost
 				     ? 100.0 * (double)res.lost / (double)(res.samples + res.lost)
 				     : 0.0;
 		fprintf(stderr, "[ scorch record: Woken up %llu times to write data (%s writer) ]\n",
 			(unsigned long long)res.wakeups, res.io_used ? res.io_used : "?");
-		if (o.comp_level && res.comp_out)
+		if (o->comp_level && res.comp_out)
 			fprintf(stderr,
 				"[ scorch record: Captured and wrote %.3f MB %s (%llu samples), compressed (original %.3f MB, ratio is %.3f) ]\n",
 				mb, res.last_file, (unsigned long long)res.samples,
@@ -601,7 +612,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "[ scorch record: Lost %llu samples (%.2f%%), recorded as LOST records ]\n",
 				(unsigned long long)res.lost, pct);
 	}
-	if (res.child_ran && !o.quiet) {
+	if (res.child_ran && !o->quiet) {
 		int st = res.child_status;
 		if (WIFSIGNALED(st))
 			fprintf(stderr, "[ scorch record: command terminated by signal %d (%s) ]\n",
