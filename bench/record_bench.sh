@@ -3,7 +3,8 @@
 # CPU-bound workload (build/workloads/record_spin, one thread) in one run.
 #
 # Settings:  stress  = -e cpu-clock -F 20000 --call-graph dwarf,16384 -m 8
-#            default = -e cpu-clock -F 4000 --call-graph dwarf
+#            default = -e cpu-clock -F 4000 --call-graph dwarf,8192 (perf's
+#                      defaults; both recorders copy the same stack)
 # Recorders: scorch (io_uring), scorch --aio, scorch --aio=4, scorch --io sync,
 #            perf, perf --aio, perf --aio=4, perf --threads
 # Prints per run: samples, samples per CPU-second of the workload, lost
@@ -31,7 +32,7 @@ SCORCH, SPIN = os.environ["SCORCH"], os.environ["SPIN"]
 SECS, REPEATS = float(os.environ["SECS"]), int(os.environ["REPEATS"])
 SETTINGS = {
     "stress": ["-e", "cpu-clock", "-F", "20000", "--call-graph", "dwarf,16384", "-m", "8"],
-    "default": ["-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf"],
+    "default": ["-e", "cpu-clock", "-F", "4000", "--call-graph", "dwarf,8192"],
 }
 RECORDERS = [
     ("scorch", [SCORCH, "record"], []),

@@ -101,6 +101,7 @@ int cmd_top(int argc, char **argv)
 	record_opts_init(&c.o);
 	c.o.rt_prio = 0; /* the analysis runs on the reader's thread: never real-time */
 	c.o.quiet = true;
+	c.o.dwarf_size = 8192; /* every copy is unwound live, on the reader's thread */
 	cli_record_prefix("scorch top");
 	struct opts p = { .cmd = OC_TOP, .prefix = "scorch top", .usage = usage, .in_order = 1, .terse = 1,
 			  .set = set, .ctx = &c };

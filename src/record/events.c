@@ -259,7 +259,7 @@ static void build_attr(struct perf_event_attr *a, const struct record_event *ev,
 	case RECORD_CG_DWARF:
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = EVENTS_X86_REGS_MASK;
-		a->sample_stack_user = o->dwarf_size ? o->dwarf_size : 8192;
+		a->sample_stack_user = o->dwarf_size ? o->dwarf_size : RECORD_DWARF_SIZE;
 		a->exclude_callchain_user = 1;
 		a->sample_max_stack = 127;
 		/* unwinders read .got/.data of the DSOs: they need the data maps */

@@ -123,7 +123,7 @@ void record_opts_init(struct record_opts *o)
 	o->output = "perf.data";
 	o->freq = 4000;
 	o->mmap_pages = 128;
-	o->dwarf_size = 8192;
+	o->dwarf_size = RECORD_DWARF_SIZE;
 	o->aio_n = 2;
 	o->io = RECORD_IO_AUTO;
 	o->rt_prio = 1;
@@ -906,7 +906,7 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	/* a sample's size at most: fixed fields, callchain, regs, stack copy */
 	uint64_t sample_max = 64 + 8 * 130;
 	if (o->cg == RECORD_CG_DWARF)
-		sample_max += 8 * 20 + 16 + (o->dwarf_size ? o->dwarf_size : 8192);
+		sample_max += 8 * 20 + 16 + (o->dwarf_size ? o->dwarf_size : RECORD_DWARF_SIZE);
 	/*
 	 * When a ring holds fewer than 4 samples (the stress case: -m 8 with
 	 * 16 KiB stack copies holds one), a sample is lost unless the ring is
