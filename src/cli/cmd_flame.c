@@ -35,6 +35,8 @@ struct flame_cmd {
 	bool svg, absolute, title_set;
 	FILE *out;
 	uint64_t samples, base_samples;
+	struct flamelines_config flc;
+	struct flamelines *fl; /* the line panel's (HTML) */
 };
 
 static int write_graph(struct flame_cmd *f, const struct profile *prof, FILE *out)
@@ -55,6 +57,8 @@ static int finish(void *ctx, struct profile_sink *s)
 		f->fc.off_colours = true;
 	}
 	f->samples = s->prof.samples;
+	if (f->fl && !f->svg)
+		f->fc.lines = flamelines_compute(f->fl, s, f->fc.by_samples, &f->fc.nr_lines);
 	return write_graph(f, &s->prof, f->out);
 }
 
@@ -149,7 +153,15 @@ int cmd_flame(int argc, char **argv)
 	} else {
 		f.a.sc.finish = finish;
 		f.a.sc.finish_ctx = &f;
+		if (!f.svg) {
+			/* the line panel: functions with at least 0.5% of the
+			 * weight in their own code, their 10 hottest lines */
+			f.flc = (struct flamelines_config){ .min_percent = 0.5, .max_lines = 10,
+							    .pc = &f.a.pc };
+			f.fl = flamelines_new(&f.flc, &f.a.sc);
+		}
 		rc = cli_run_profile("flame", &f.a.pc, &f.a.sc, outpath, &f.out, f.a.no_progress);
+		flamelines_free(f.fl);
 	}
 	if (rc || !strcmp(outpath, "-"))
 		return rc;

@@ -213,6 +213,34 @@ static void put_diff_data(const struct profile *p, const struct flame_config *c,
 	fputs("]}", out);
 }
 
+/* The line panel's data: per function [frame, weight, samples, lines],
+ * each line [file, line, weight, samples, text or null]. */
+static void put_lines(const struct flame_config *c, FILE *out)
+{
+	fputs(",\n\"lines\":[", out);
+	for (size_t i = 0; i < c->nr_lines; i++) {
+		const struct fline_func *f = &c->lines[i];
+		fprintf(out, "%s[%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",[", i ? ",\n" : "", f->frame,
+			f->weight, f->samples);
+		for (size_t k = 0; k < f->nr_lines; k++) {
+			const struct fline *l = &f->lines[k];
+			if (k)
+				putc(',', out);
+			putc('[', out);
+			json_put_str(out, l->file);
+			fprintf(out, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",", l->line, l->weight,
+				l->samples);
+			if (l->text)
+				json_put_str(out, l->text);
+			else
+				fputs("null", out);
+			putc(']', out);
+		}
+		fputs("]]", out);
+	}
+	putc(']', out);
+}
+
 int flame_write_html(const struct profile *p, const struct flame_config *c, FILE *out)
 {
 	const char *tpl = (const char *)flame_html;
@@ -307,6 +335,8 @@ int flame_write_html(const struct profile *p, const struct flame_config *c, FILE
 	}
 	free(offv);
 	free(off);
+	if (c->nr_lines && !c->diff)
+		put_lines(c, out);
 	fputs("};\n", out);
 	const char *tend = line_end + 1 + strlen(line_end + 1);
 	if (fill) {

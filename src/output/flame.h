@@ -13,6 +13,7 @@
 #ifndef SCORCH_FLAME_H
 #define SCORCH_FLAME_H
 
+#include "output/flamelines.h"
 #include "output/profile.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@ struct flame_config {
 	bool off_colours;    /* --off-cpu, --wall: nodes whose weight is mostly
 			      * off-CPU (PF_OFFCPU leaves) get the off-CPU palette */
 	const struct flame_diff *diff; /* NULL: a plain flame graph */
+	/* HTML, plain graph: the hottest source lines of the hot functions
+	 * (flamelines.h), shown in a panel when a frame is clicked */
+	const struct fline_func *lines;
+	size_t nr_lines;
 };
 
 void flame_config_init(struct flame_config *c);

@@ -16,6 +16,10 @@
 //     lies between the toolbar and the window's bottom edge), page_height,
 //     graph_scroll (how far the graph is scrolled)}; screenshots
 //     SHOT-load.png and SHOT-scrolled.png
+//   node outputs_browser.mjs flamelines FILE.html FUNC [SHOT.png]
+//     clicks FUNC's widest box -> {errors, box, shown (the line panel is
+//     visible), heading, rows ([share, samples, file:line, text] as shown),
+//     closed (the panel hides on its close button)}
 //   node outputs_browser.mjs speedscope FILE.json EXPECT
 //     -> {errors, title, found (EXPECT appears in the page), dialogs}
 import { createRequire } from 'node:module';
@@ -73,6 +77,28 @@ try {
     }
     await page.evaluate(() => window.scorchFlame.setIcicle(true));
     out.icicle = await page.evaluate(() => document.getElementById('invert').checked);
+  } else if (mode === 'flamelines') {
+    await page.goto('file://' + path.resolve(file));
+    await page.waitForFunction(() => window.scorchFlame !== undefined, null, { timeout: 20000 });
+    out.hidden_at_load = await page.evaluate(() => getComputedStyle(document.getElementById('lines')).display === 'none');
+    const b = await page.evaluate((t) => window.scorchFlame.box('^(' + t + ')$'), term);
+    out.box = b;
+    if (b) {
+      const cb = await page.locator('#fg').boundingBox();
+      await page.mouse.click(cb.x + b.x + b.w / 2, cb.y + b.y + b.h / 2);
+      await page.waitForFunction(() => getComputedStyle(document.getElementById('lines')).display !== 'none', null, { timeout: 5000 }).catch(() => {});
+      Object.assign(out, await page.evaluate(() => {
+        const el = document.getElementById('lines');
+        return {
+          shown: getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().height > 0,
+          heading: el.querySelector('h2') ? el.querySelector('h2').firstChild.textContent : '',
+          rows: [...el.querySelectorAll('tr')].map((tr) => [...tr.cells].map((c) => c.textContent)),
+        };
+      }));
+      if (shot) await page.screenshot({ path: shot });
+      await page.click('#lines-close').catch(() => {});
+      out.closed = await page.evaluate(() => getComputedStyle(document.getElementById('lines')).display === 'none');
+    }
   } else if (mode === 'flamediff') {
     const t0 = Date.now();
     await page.goto('file://' + path.resolve(file));
