@@ -235,6 +235,11 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 		if (!parse_uint(a->stack_limit, &lim)) {
 			fprintf(stderr, "Failed to parse stack-limit argument. Expected unsigned integer, got: \"%s\"\n",
 				a->stack_limit);
+			perfparser_free(pp);
+			if (in_fd >= 0)
+				close(in_fd);
+			if (out_fd != 1)
+				close(out_fd);
 			return PPX_TCP_SOCKET_ERROR;
 		}
 		cfg->stack_limit = lim;
