@@ -223,6 +223,18 @@ static bool same_function(const struct act *a, const struct act *b)
 	return a->ip == b->ip;
 }
 
+/* Whether fa's function has another activation among t's, the sample's
+ * (recursion): an activation of a recursive function at a CFA may have
+ * been left and entered again, the same way, while a caller further out
+ * changed its call site, and nothing in the sample shows it. */
+static bool recursive(const struct chain *t, const struct act *fa)
+{
+	for (size_t i = 0; i < t->na; i++)
+		if (&t->a[i] != fa && same_function(&t->a[i], fa))
+			return true;
+	return false;
+}
+
 /* c's frame array holds only its activations' frames again (the frames
  * of replaced activations are left behind until then). */
 static void compact(struct chain *c, struct chain *tmp)
@@ -296,12 +308,14 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 		 * as each caller is still what was seen at its CFA */
 		long j = find_cfa(c, fa->cfa);
 		if (j >= 0 && same_function(&c->a[j], fa)) {
+			/* the caller kept stays known; a recursive cut frame
+			 * only gets none of it */
 			fa->caller_cfa = c->a[j].caller_cfa;
 			fa->caller_ip = c->a[j].caller_ip;
 			uint32_t phys = rs->physical, nf = 0;
 			size_t n0 = rs->nr_frames;
-			const struct act *e = &c->a[j];
-			while (e->caller_cfa && phys < (uint32_t)st->max_frames) {
+			const struct act *e = recursive(t, fa) ? NULL : &c->a[j];
+			while (e && e->caller_cfa && phys < (uint32_t)st->max_frames) {
 				long k = find_cfa(c, e->caller_cfa);
 				if (k < 0 || c->a[k].ip != e->caller_ip)
 					break;

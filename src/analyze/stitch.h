@@ -20,8 +20,10 @@
  *   - a sample cut at C: its frames replace the entries at CFAs up to C
  *     (it saw those live frames; a different function at a CFA, or an
  *     entry deeper than its leaf, is stale), the entries outward of C stay;
- *     when the entry at C has F's function and a known caller, the sample
- *     is stitched: the entries from there out, up to the first whose
+ *     when the entry at C has F's function and a known caller, and F's
+ *     function has no other frame in the sample (recursion re-enters a
+ *     function at one CFA while callers change unseen), the sample is
+ *     stitched: the entries from there out, up to the first whose
  *     caller is unknown, are appended (no match, no stitch).
  * A thread's chain goes with its EXIT or a FORK of its id, a process's with
  * its exec. Samples must come in time order (sample order), with the
