@@ -38,7 +38,7 @@ static void usage(FILE *f, void *ctx)
 		"      --dsos LIST          only these shared objects (base names)\n"
 		"      --off-cpu            off-CPU time: where threads wait (switch-out stacks)\n"
 		"      --no-stitch          stacks cut at the end of their stack copy stay cut\n"
-		"keys: Up/Down select, Enter call tree, s self/children, w window,\n"
+		"keys: Up/Down select, Enter call tree, a annotate, s self/children, w window,\n"
 		"      c zoom to the command, d zoom to the shared object, p pause, q quit\n");
 }
 

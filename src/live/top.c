@@ -8,8 +8,14 @@
  * copy of the profile pointing at that array. The selection is remembered
  * by its entry's key (pointers to comm, DSO and symbol strings, which are
  * interned) so it follows its function when the order changes.
+ *
+ * The annotation screen ('a'): an annotate collector (output/annotate.h)
+ * rides on the profile sink's on_sample hook and counts every sample at its
+ * own address from the start; the screen is annotate's text for the
+ * selected symbol, written again at every refresh.
  */
 #include "live/top.h"
+#include "output/annotate.h"
 #include "output/profile.h"
 #include "output/report.h"
 #include <inttypes.h>
@@ -53,7 +59,11 @@ struct top {
 	char **dso_list;
 	size_t nr_dso;
 	bool paused;
-	bool tree;               /* the call tree screen */
+	bool tree;               /* the call tree screen (or, with ann_screen, the annotation) */
+	bool ann_screen;
+	struct annotate_config acfg;
+	struct annotate *ann;
+	const char *ann_sym;     /* the symbol annotated (acfg.syms points here) */
 	char *tree_text;         /* its lines, '\n' separated */
 	void (*end_hook)(void *ctx);
 	void *end_ctx;
@@ -107,9 +117,24 @@ struct top *top_new(const struct top_config *c, char *msg, size_t msglen)
 	pc.filter.comms = c->comms;
 	if (c->off_cpu)
 		pc.filter.time_mode = OFFCPU_MODE_OFF_CPU;
+	/* the annotation screen's counts: only annotate's hook is taken, the
+	 * sink keeps report's configuration */
+	annotate_config_init(&t->acfg);
+	t->acfg.quiet = true;
+	t->acfg.syms = &t->ann_sym;
+	t->acfg.nr_syms = 1;
+	{
+		struct profile_sink_config asc = pc;
+		struct pipeline_config apc;
+		memset(&apc, 0, sizeof(apc));
+		t->ann = annotate_new(&t->acfg, &asc, &apc);
+		pc.on_sample = asc.on_sample;
+		pc.on_sample_ctx = asc.on_sample_ctx;
+	}
 	if (profile_sink_init(&t->ps, &pc, c->off_cpu ? &t->chain : NULL)) {
 		snprintf(msg, msglen, "%s", t->ps.errbuf);
 		profile_sink_release(&t->ps);
+		annotate_free(t->ann);
 		free(t);
 		return NULL;
 	}
@@ -144,6 +169,7 @@ void top_free(struct top *t)
 	free(t->snap_nodes);
 	free(t->snap_frames);
 	free(t->tree_text);
+	annotate_free(t->ann);
 	for (size_t i = 0; i < t->nr_dso; i++)
 		free(t->dso_list[i]);
 	free(t->dso_list);
@@ -316,6 +342,29 @@ static void build_tree_text(struct top *t, int width)
 			t->tree_lines++;
 }
 
+/* The annotation of the selected symbol, as scorch annotate writes it, from
+ * the samples since the start (only while the pipeline's strings live). */
+static void build_ann_text(struct top *t)
+{
+	if (!t->ps.pipeline || !t->ann_sym)
+		return;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	annotate_write(t->ann, &t->ps, f);
+	fclose(f);
+	free(t->tree_text);
+	t->tree_text = text;
+	t->tree_lines = 0;
+	for (size_t k = 0; k < len; k++)
+		if (text[k] == '\n')
+			t->tree_lines++;
+	if (t->tree_first >= t->tree_lines)
+		t->tree_first = t->tree_lines ? t->tree_lines - 1 : 0;
+}
+
 /* ---- keys ---- */
 
 enum top_action top_key(struct top *t, int key, int height)
@@ -323,8 +372,9 @@ enum top_action top_key(struct top *t, int key, int height)
 	int page = height > 6 ? height - 5 : 1;
 	if (t->tree) {
 		switch (key) {
-		case 'q': case 'h': case TOP_KEY_ESC: case TOP_KEY_LEFT: case TOP_KEY_ENTER: case 127:
+		case 'q': case 'h': case 'a': case TOP_KEY_ESC: case TOP_KEY_LEFT: case TOP_KEY_ENTER: case 127:
 			t->tree = false;
+			t->ann_screen = false;
 			return TOP_REDRAW;
 		case TOP_KEY_UP: case 'k':
 			if (t->tree_first)
@@ -400,6 +450,18 @@ enum top_action top_key(struct top *t, int key, int height)
 		return TOP_REDRAW;
 	case 'p':
 		t->paused = !t->paused;
+		return TOP_REDRAW;
+	case 'a':
+		if (t->sel < t->nr_rows && t->es.v[t->rows[t->sel]].sym) {
+			const struct report_entry *x = &t->es.v[t->rows[t->sel]];
+			t->ann_sym = x->sym;
+			t->acfg.dso = x->dso;
+			t->tree = t->ann_screen = true;
+			t->tree_first = 0;
+			free(t->tree_text);
+			t->tree_text = NULL; /* written at the next render */
+			t->tree_lines = 0;
+		}
 		return TOP_REDRAW;
 	case TOP_KEY_ENTER: case TOP_KEY_RIGHT:
 		if (t->sel < t->nr_rows) {
@@ -520,10 +582,14 @@ void top_render(struct top *t, const struct top_status *st, int width, int heigh
 	put(out, "\033[K\r\n", 5);
 	int body = height - 4; /* header, mode, column heads / title, footer */
 	if (t->tree) {
-		if (!t->tree_text)
+		if (t->ann_screen && (!t->tree_text || !t->paused))
+			build_ann_text(t);
+		else if (!t->tree_text)
 			build_tree_text(t, width);
 		put(out, "\033[1m", 4);
-		put_cell(out, "Call tree (Up/Down scroll, Esc or Enter back)", width, false);
+		put_cell(out, t->ann_screen ? "Annotation, samples since the start (Up/Down scroll, Esc or a back)"
+					    : "Call tree (Up/Down scroll, Esc or Enter back)",
+			 width, false);
 		put(out, "\033[0m\033[K\r\n", 9);
 		const char *p = t->tree_text ? t->tree_text : "";
 		for (size_t skip = t->tree_first; skip && *p; skip--) {
@@ -570,7 +636,7 @@ void top_render(struct top *t, const struct top_status *st, int width, int heigh
 	}
 	put(out, "\033[7m", 4);
 	put_cell(out, t->tree ? "Up/Down scroll  Esc/Enter back  p pause"
-			      : "Up/Down select  Enter call tree  s self/children  w window  "
+			      : "Up/Down select  Enter call tree  a annotate  s self/children  w window  "
 				"c command  d dso  p pause  q quit",
 		 width, true);
 	put(out, "\033[0m\033[J", 7);

@@ -688,22 +688,24 @@ int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out)
 	if (s->offcpu)
 		t.event = c->pc && s->cfg.filter.time_mode == OFFCPU_MODE_WALL ? "wall time"
 									    : "off-CPU time";
-	struct symbols_config sc = { 0 };
-	if (c->pc) {
-		sc.sysroot = c->pc->sysroot;
-		sc.debug_paths = c->pc->debug_paths;
-		sc.extra_paths = c->pc->extra_paths;
-		sc.app_path = c->pc->app_path;
-		sc.kallsyms = c->pc->kallsyms;
-	}
-	sc.warn = symbols_warned;
-	sc.warn_ctx = a;
-	a->files = symbols_new(&sc);
-	if (s->pipeline) {
-		const struct perf_header *h = input_header(pipeline_input(s->pipeline));
-		for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
-			symbols_add_build_id(a->files, h->build_ids[i].filename, h->build_ids[i].id,
-					     h->build_ids[i].size);
+	if (!a->files) {
+		struct symbols_config sc = { 0 };
+		if (c->pc) {
+			sc.sysroot = c->pc->sysroot;
+			sc.debug_paths = c->pc->debug_paths;
+			sc.extra_paths = c->pc->extra_paths;
+			sc.app_path = c->pc->app_path;
+			sc.kallsyms = c->pc->kallsyms;
+		}
+		sc.warn = symbols_warned;
+		sc.warn_ctx = a;
+		a->files = symbols_new(&sc);
+		if (s->pipeline) {
+			const struct perf_header *h = input_header(pipeline_input(s->pipeline));
+			for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
+				symbols_add_build_id(a->files, h->build_ids[i].filename,
+						     h->build_ids[i].id, h->build_ids[i].size);
+		}
 	}
 	/* samples in DSOs whose functions are unknown: why, once per DSO */
 	for (size_t i = 0; i < a->nr_dsos; i++) {
@@ -750,7 +752,7 @@ int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out)
 			break;
 	}
 	free(order);
-	if (!shown && c->nr_syms)
+	if (!shown && c->nr_syms && !c->quiet)
 		fprintf(stderr, "scorch: annotate: no samples in %s%s\n", c->syms[0],
 			c->nr_syms > 1 ? " or the other symbols asked for" : "");
 	return ferror(out) ? -EIO : 0;

@@ -45,6 +45,7 @@ struct annotate_config {
 	bool show_nr;         /* -n: sample counts instead of percentages */
 	enum annotate_percent percent;
 	double percent_limit; /* symbols below this share of the profile are left out */
+	bool quiet;           /* nothing on stderr when the symbols asked for have no samples */
 	/* Where files are found: the pipeline's configuration (sysroot, debug,
 	 * extra, app paths), and the header's build ids (set by the sink). */
 	const struct pipeline_config *pc;
@@ -62,8 +63,9 @@ struct annotate;
 struct annotate *annotate_new(const struct annotate_config *c, struct profile_sink_config *sc,
 			      struct pipeline_config *pc);
 /* Write the annotations of the profile s collected to out (from the sink's
- * finish callback: the pipeline's strings and header are alive). Returns 0
- * or a negative error (a write error). */
+ * finish callback, or while the pipeline runs: its strings and header are
+ * alive). May be called again as samples keep coming (scorch top): the
+ * files opened stay open. Returns 0 or a negative error (a write error). */
 int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out);
 void annotate_free(struct annotate *a);
 

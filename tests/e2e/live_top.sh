@@ -4,7 +4,8 @@
 # (-- CMD) and with DWARF unwinding (-p PID of a binary without frame
 # pointers, where only DWARF finds the callers); the full-screen view runs
 # in a real terminal (tmux), and its keys are driven with send-keys and read
-# back with capture-pane.
+# back with capture-pane ('a' shows a spinning function's hot instructions
+# and hottest line within 3 refreshes).
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 WL=$TOP/build/workloads
@@ -167,3 +168,41 @@ tmx send-keys -t dw q
 check top_tmux_dwarf_quit wait_for dw '^TOP-EXITED 0'
 kill $wpid 2>/dev/null
 wait $wpid 2>/dev/null || true
+
+# 'a': the selected function's annotation, refreshed live.
+# tests/workloads/hot_line.c's divide() (the hottest entry: selected at
+# the start) spends its time on the divisions and additions of its HOT
+# line; the hottest instruction shown is one of them within 3 refreshes
+build_workload hot_line.c "$W/hot_line" -O1 -g -fno-omit-frame-pointer
+tmx -f /dev/null new-session -d -s an -x 100 -y 50 \
+	"$SCORCH top -e cpu-clock -g -d 0.5 -- $W/hot_line 60; echo TOP-EXITED \$?; sleep 60"
+check top_tmux_annotate_row wait_for an '%  hot_line +hot_line +divide *$'
+tmx send-keys -t an a
+check top_tmux_annotate_screen wait_for an '^Annotation, samples since the start'
+hottest() { # the mnemonic of the instruction with the largest share on the screen
+	awk '$2 == ":" && $3 ~ /^[0-9a-f]+:$/ && $1 + 0 > max { max = $1 + 0; m = $4 } END { print m }' "$W/screen"
+}
+check top_tmux_annotate_hot wait_for an '^ +[1-9][0-9]?\.[0-9]+ : +[0-9a-f]+: +(addsd|divsd) '
+r=$(shown_refresh) h=$(hottest)
+check "top_tmux_annotate_hot_within_3 (refresh $r, hottest: $h)" \
+	bash -c "[ '${r:-99}' -le 3 ] && [[ '$h' == addsd || '$h' == divsd ]]"
+hot=hot_line.c:$(grep -n '/\* HOT \*/' "$WL_SRC/hot_line.c" | cut -d: -f1)
+l=$(grep -m1 -A1 '^## hottest lines:' "$W/screen" | tail -1 | awk '{ print $3 }')
+check "top_tmux_annotate_hottest_line ($l, the source's HOT line $hot)" [ "$l" = "$hot" ]
+# refreshed: the sample count in its heading grows
+n1=$(sed -nE 's/^## ([0-9]+) samples, .*/\1/p' "$W/screen")
+grown() {
+	local i n
+	for ((i = 0; i < 100; i++)); do
+		screen an > "$W/screen" 2>/dev/null
+		n=$(sed -nE 's/^## ([0-9]+) samples, .*/\1/p' "$W/screen")
+		[ -n "$n" ] && [ "$n" -gt "${n1:-0}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "top_tmux_annotate_live (from ${n1:-none} samples)" grown
+tmx send-keys -t an Escape
+check top_tmux_annotate_back wait_for an 'Shared Object +Symbol'
+tmx send-keys -t an q
+check top_tmux_annotate_quit wait_for an '^TOP-EXITED 0'

@@ -1,7 +1,8 @@
-/* hot_line.c: for tests/e2e/flame_lines.sh: divide() spends its time on
- * one source line (marked HOT: a chain of dependent divisions, beside
- * which the loop's own instructions are few), called from caller(), which
- * has little code of its own. Runs argv[1] seconds of CPU. */
+/* hot_line.c: for tests/e2e/flame_lines.sh and live_top.sh: divide()
+ * spends its time on one source line (marked HOT: a chain of dependent
+ * divisions, beside which the loop's own instructions are few), called
+ * from caller(), which has little code of its own. Runs argv[1] seconds
+ * of CPU. */
 #include <stdlib.h>
 #include <time.h>
 
