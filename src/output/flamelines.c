@@ -291,6 +291,8 @@ const struct fline_func *flamelines_compute(struct flamelines *fl, struct profil
 	for (size_t o = 0; o < no; o++) {
 		struct fline *l = ls[o];
 		size_t m = 0;
+		if (!nl[o])
+			continue; /* no line found for this function: l is NULL */
 		qsort(l, nl[o], sizeof(*l), cmp_line_key);
 		for (size_t i = 0; i < nl[o]; i++) {
 			if (m && l[m - 1].file == l[i].file && l[m - 1].line == l[i].line) {
