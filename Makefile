@@ -78,8 +78,9 @@ $(B)/unit-tests: $(UNIT_OBJ) $(B)/libscorch.a $(B)/ldflags
 	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(B)/libscorch.a $(LDFLAGS) $(LDLIBS)
 
 # Sanitizer build of everything, in build/asan.
+# (on every CPU: its configuration is made once, before any object)
 asan:
-	$(MAKE) B=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(MAKE) -j$(shell nproc) B=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" build/asan/scorch build/asan/unit-tests
 
 -include $(wildcard mk/*.mk)

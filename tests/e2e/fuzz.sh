@@ -7,7 +7,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
 total=${FUZZ_SECONDS:-45}
 cd "$TOP" || exit 1
-make -s fuzz > "$W/build.log" 2>&1 || { fail "fuzz: build harnesses"; tail -5 "$W/build.log"; exit 0; }
+make -s -j"$(nproc)" fuzz > "$W/build.log" 2>&1 || { fail "fuzz: build harnesses"; tail -5 "$W/build.log"; exit 0; }
 harnesses=(build/fuzz/fuzz_*)
 per=$((total / ${#harnesses[@]}))
 [ $per -lt 5 ] && per=5
