@@ -121,6 +121,12 @@ row "script -j 2, against -j 1" build "scorch script -j 1" -- "$S" script -j 2 -
 row "perfparser -j 2, against -j 1" build "scorch perfparser -j 1" \
 	-- "$S" perfparser -j 2 --input "$W/build.data" --output /dev/null \
 	-- "$S" perfparser -j 1 --input "$W/build.data" --output /dev/null
+# stitching (on by default in report) against the same report without it
+row "report, stitching against --no-stitch" build "scorch report --no-stitch" \
+	-- "$S" report -i "$W/build.data" -- "$S" report --no-stitch -i "$W/build.data"
+# what recording's build-id step adds, scorch's against perf's
+log "timing the build-id step of record"
+RUNS=$((RUNS < 5 ? 5 : RUNS)) SCORCH=$S bench/buildid_bench.sh > "$W/bid" 2> /dev/null || echo "(buildid_bench.sh failed)" > "$W/bid"
 # not a time but a measure that needs one: the diff workload's grow() does
 # twice the work in new; its sampled time, new over base
 grow=$("$S" diff "$W/base.data" "$W/new.data" -f csv | awk -F, '$1 == "grow" { printf "%.2f", $7 / $6 }')
@@ -155,6 +161,15 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "The diff workload's grow() does twice the work in new: scorch diff's time"
 	echo "for it, new over base: ${grow}."
+	echo
+	echo "What the build-id step adds to a recording (\`bench/buildid_bench.sh\`: a small"
+	echo "program recorded with the step and without it, scorch \`record -N\` and"
+	echo "perf \`record -B\`, in alternation; cold: an empty cache, warm: a filled"
+	echo "one; median wall milliseconds):"
+	echo
+	echo '```'
+	cat "$W/bid"
+	echo '```'
 } > "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
 log "wrote $OUT"
 
