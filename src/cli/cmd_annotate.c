@@ -25,6 +25,10 @@ static void usage(FILE *f, void *ctx)
 		   "                         local-hits, global-hits\n"
 		   "  --percent-limit P      symbols under P%% of the profile are left out\n"
 		   "                         (default 0.5; not with SYMBOL operands)\n"
+		   "  --prefix PREFIX        look source files up under PREFIX (absolute\n"
+		   "                         paths of the debug information)\n"
+		   "  --prefix-strip N       with --prefix: drop the first N directories of\n"
+		   "                         those paths first\n"
 		   "  -o FILE                write to FILE\n"
 		   "  --stdio                accepted for perf compatibility (the only view)\n"
 		   "%s%s", opts_analysis_help, cli_filter_usage);
@@ -35,6 +39,7 @@ struct annotate_cmd {
 	struct annotate_config ac;
 	const char **syms;
 	size_t nr_syms;
+	bool strip_set;
 	struct annotate *an;
 	FILE *out;
 };
@@ -78,6 +83,17 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		}
 		r->ac.percent = (enum annotate_percent)t;
 		return 0;
+	case O_SRC_PREFIX: r->ac.prefix = v; return 0;
+	case O_SRC_PREFIX_STRIP:
+		if (cli_num(p->name, v, false, &d))
+			return EXIT_BADINPUT;
+		if (d > 4096 || d != (unsigned)d) {
+			fprintf(stderr, "scorch: annotate: --prefix-strip wants a directory count, not '%s'\n", v);
+			return EXIT_BADINPUT;
+		}
+		r->ac.prefix_strip = (unsigned)d;
+		r->strip_set = true;
+		return 0;
 	case O_PERCENT_LIMIT:
 		if (cli_num(p->name, v, false, &d))
 			return EXIT_BADINPUT;
@@ -96,6 +112,11 @@ int cmd_annotate(int argc, char **argv)
 			  .ctx = &r };
 	if (!opts_parse(&p, argc, argv))
 		return p.status;
+	if (r.strip_set && !r.ac.prefix) {
+		fprintf(stderr, "scorch: annotate: --prefix-strip needs --prefix\n");
+		free(r.syms);
+		return EXIT_BADINPUT;
+	}
 	r.ac.syms = r.syms;
 	r.ac.nr_syms = r.nr_syms;
 	r.ac.pc = &r.a.pc;

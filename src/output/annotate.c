@@ -266,13 +266,36 @@ static const struct source *source_get(struct annotate *a, const char *path)
 	return s;
 }
 
+/* Where the source file named path (by the debug information) is read:
+ * with --prefix, an absolute path loses its first prefix_strip directories
+ * (the '/' before what is left stays) and gets the prefix in front, as
+ * objdump's --prefix and --prefix-strip (perf annotate's). Returns path
+ * itself or buf. */
+static const char *source_path(const struct annotate *a, const char *path, char *buf, size_t cap)
+{
+	const char *pre = a->cfg->prefix;
+	if (!pre || path[0] != '/')
+		return path;
+	const char *rest = path;
+	unsigned level = 0;
+	for (const char *p = path + 1; *p && level < a->cfg->prefix_strip; p++)
+		if (*p == '/') {
+			rest = p;
+			level++;
+		}
+	if ((size_t)snprintf(buf, cap, "%s%s", pre, rest) >= cap)
+		return path;
+	return buf;
+}
+
 /* Line l (1-based) of path without its newline and leading blanks, or "". */
 static void source_line(struct annotate *a, const char *path, uint32_t l, char *out, size_t cap)
 {
 	out[0] = 0;
 	if (!path || !l)
 		return;
-	const struct source *s = source_get(a, path);
+	char buf[4096];
+	const struct source *s = source_get(a, source_path(a, path, buf, sizeof(buf)));
 	if (!s->data || l > s->nlines)
 		return;
 	const char *p = s->data + s->line[l - 1];

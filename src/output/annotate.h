@@ -45,6 +45,8 @@ struct annotate_config {
 	bool show_nr;         /* -n: sample counts instead of percentages */
 	enum annotate_percent percent;
 	double percent_limit; /* symbols below this share of the profile are left out */
+	const char *prefix;   /* --prefix: source files are looked up under it */
+	unsigned prefix_strip; /* --prefix-strip: leading directories dropped first */
 	bool quiet;           /* nothing on stderr when the symbols asked for have no samples */
 	/* Where files are found: the pipeline's configuration (sysroot, debug,
 	 * extra, app paths), and the header's build ids (set by the sink). */

@@ -76,6 +76,28 @@ if [ -s "$W/inl.s" ]; then
 	"$S" annotate -i "$W/inl.data" --percent-type bogus > /dev/null 2>&1
 	check "annotate --percent-type bogus: exit 2" [ $? = 2 ]
 
+	# sources that moved: --prefix and --prefix-strip find the line text
+	# (a build from a copy of the source, which then moves elsewhere)
+	mkdir -p "$W/pfx/old" "$W/pfx/new"
+	cp "$WL_SRC/annotate_hot.c" "$W/pfx/old/"
+	gcc -O2 -g -o "$W/pfxbin" "$W/pfx/old/annotate_hot.c"
+	if perf record -q -N -e cpu-clock -F 2000 -o "$W/pfx.data" "$W/pfxbin" > /dev/null 2>&1; then
+		mv "$W/pfx/old/annotate_hot.c" "$W/pfx/new/"
+		depth=$(tr -cd / <<< "$W/pfx/old" | wc -c)
+		hot='annotate_hot.c:1[234]  x \^= x'
+		"$S" annotate -i "$W/pfx.data" hot_loop > "$W/pfx0"
+		"$S" annotate -i "$W/pfx.data" --prefix "$W/pfx/new" --prefix-strip "$depth" hot_loop > "$W/pfx1"
+		"$S" annotate -i "$W/pfx.data" --prefix "$W/pfx/new" --prefix-strip 1 hot_loop > "$W/pfx2"
+		n0=$(grep -cE "$hot" "$W/pfx0") n1=$(grep -cE "$hot" "$W/pfx1") n2=$(grep -cE "$hot" "$W/pfx2")
+		check "annotate, source moved: mix's lines have their text only with --prefix and --prefix-strip $depth (without: $n0, with: $n1, strip 1: $n2)" \
+			[ "$n0" = 0 -a "$n1" -ge 3 -a "$n2" = 0 ]
+		"$S" annotate -i "$W/pfx.data" --prefix-strip 2 hot_loop > /dev/null 2> "$W/pfx.err"
+		rc=$?
+		check "annotate --prefix-strip without --prefix: exit $rc ($(cat "$W/pfx.err"))" [ $rc = 2 ]
+	else
+		skip "annotate --prefix" "perf record failed"
+	fi
+
 	# bad binaries: missing, rebuilt (another build id), stripped
 	cp "$W/inl" "$W/inl.keep"
 	rm "$W/inl"
