@@ -40,7 +40,7 @@ struct frame {
 	bool guessed;           /* not unwound, inferred */
 	const void *dso_handle; /* opaque identity of the DSO (for sinks' tables) */
 	uint64_t dso_ident;     /* the ELF DSO's identity by content (build id, path),
-				 * the same from every resolver (-j workers); 0 when
+				 * the same from every resolver (-j threads); 0 when
 				 * the frame is in no ELF DSO */
 	const struct map *map;  /* the map the ip fell in, NULL unmapped */
 	uint64_t cfa;           /* DWARF-unwound user frames: the canonical frame
@@ -75,11 +75,6 @@ struct resolved_sample {
 	uint64_t time_ns;
 	uint8_t off_cpu;
 	bool off_cpu_open;             /* never switched back in: counted to the end */
-	/* Set only with -j, when the sink's format() (pipeline.h) already made
-	 * this sample's output on a worker thread: the sink writes these bytes
-	 * instead of formatting the sample. Else NULL. */
-	const char *text;
-	size_t text_len;
 };
 
 /*

@@ -17,8 +17,7 @@
  *
  * The stage wraps a struct sink: event() sees every record in time order
  * and computes the intervals; sample() sees resolved samples in sample
- * order, possibly later than event() of newer records (-j workers). The
- * k-th switch-out sample through event() is the k-th through sample(), so
+ * order. The k-th switch-out sample through event() is the k-th through sample(), so
  * the stage matches them by a FIFO; a stack whose interval is not closed yet
  * is copied and held (at most one per thread that is switched out) and
  * emitted when the switch-in arrives. Off-CPU stacks therefore reach the

@@ -6,17 +6,14 @@
  * decodes it in place, applies it to the session, hands it to the sink and,
  * for samples, resolves it and hands over the resolved stack.
  *
- * With -j (workers.h) samples are resolved on worker threads and handed
- * over in order later; with parallel_ordered every record goes through the
- * workers' ring so event() keeps the record order too, and what a sink may
- * read about the input then (position, ordering counters) is saved with the
- * record when it leaves the ordering queue and shown back at delivery.
+ * With -j (parallel/blocks.h) this is one of several pipelines over the
+ * same input: each counts the records leaving its queue in blocks and gives
+ * its sink only its own blocks.
  */
 #include "analyze/pipeline.h"
 #include "analyze/parallel/feed.h"
 #include "analyze/resolver.h"
 #include "analyze/stitch.h"
-#include "analyze/parallel/workers.h"
 #include "util/annotate.h"
 #include "util/hugeheap.h"
 #include "util/xalloc.h"
@@ -31,19 +28,15 @@
 
 #define rec_state pipeline_recstate
 
-_Static_assert(sizeof(struct rec_state) <= WORKERS_AUX, "rec_state fits a slot");
-
 struct pipeline {
 	const struct pipeline_config *cfg;
 	struct input *in;
 	struct session *sess;
 	struct order *ord;
 	struct resolver *res;
-	struct workers *wk;          /* -j N: samples resolved on worker threads */
-	struct resolver_stats wstats;
+	struct resolver_stats rstats;
 	struct stitch *st;           /* c->stitch, outside block-parallel runs */
-	bool ordered;                /* every record through the workers (parallel_ordered) */
-	bool in_delivery;            /* delivering a record from the workers: cur is its state */
+	bool in_delivery;            /* a replayed record (pipeline_replay): cur is its state */
 	struct rec_state cur;
 	struct sink *sink;
 	struct err *e;
@@ -99,14 +92,11 @@ int pipeline_fail(struct pipeline *p, const char *msg)
 }
 const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 {
-	if (p->wk)
-		workers_stats(p->wk, &p->wstats);
-	else if (p->res)
-		p->wstats = *resolver_stats(p->res);
-	else
+	if (!p->res)
 		return NULL;
-	p->wstats.stitched = stitch_count(p->st);
-	return &p->wstats;
+	p->rstats = *resolver_stats(p->res);
+	p->rstats.stitched = stitch_count(p->st);
+	return &p->rstats;
 }
 
 /* Whether record ev changes what stitching knows (a thread ends, an exec). */
@@ -114,28 +104,6 @@ static bool stitch_record(const struct perf_event *ev)
 {
 	return ev->type == PERF_RECORD_EXIT || ev->type == PERF_RECORD_FORK ||
 	       (ev->type == PERF_RECORD_COMM && ev->comm.exec);
-}
-
-static int deliver_resolved(void *ctx, const struct perf_event *ev, struct resolved_sample *rs,
-			    const void *aux)
-{
-	struct pipeline *p = ctx;
-	const struct resolved_sample *out = rs;
-	if (p->st) {
-		if (rs)
-			out = stitch_sample(p->st, rs);
-		else
-			stitch_event(p->st, ev);
-	}
-	if (!p->ordered)
-		return rs ? p->sink->sample(p->sink->ctx, p, out) : 0; /* else: for stitching only */
-	memcpy(&p->cur, aux, sizeof(p->cur));
-	p->in_delivery = true;
-	int rc = p->sink->event ? p->sink->event(p->sink->ctx, p, ev) : 0;
-	if (!rc && rs)
-		rc = p->sink->sample(p->sink->ctx, p, out);
-	p->in_delivery = false;
-	return rc;
 }
 
 void pipeline_warning_say(const struct pipeline_config *c, const char *msg)
@@ -387,12 +355,6 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	if ((rc = perf_event_decode(el, rec, file_off, &ev, p->e)))
 		return rc;
 	session_apply(p->sess, &ev);
-	if (p->wk) {
-		size_t ne;
-		const uint32_t *ended = session_ended(p->sess, &ne);
-		for (size_t i = 0; i < ne; i++)
-			workers_process_ended(p->wk, ended[i]);
-	}
 	if (ev.type == PERF_RECORD_AUX) {
 		p->aux_records++;
 		p->aux_bytes += ev.aux.aux_size;
@@ -401,18 +363,10 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	} else if (ev.type == PERF_RECORD_AUXTRACE) {
 		p->auxtrace_bytes += ev.auxtrace.size;
 	}
-	if (p->st && !p->wk && stitch_record(&ev))
+	if (p->st && stitch_record(&ev))
 		stitch_event(p->st, &ev);
 	if (p->cfg->blocks && !stepped && !block_step(p, &rc))
 		return rc; /* another pipeline's block, or stop */
-	if (p->wk && p->ordered) {
-		struct rec_state st = state_now(p);
-		bool sample = ev.type == PERF_RECORD_SAMPLE;
-		const struct perf_attr *pa = sample && ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
-		struct input_chunk *ch;
-		bool kept = order_keepable(p->ord, &ch);
-		return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, sample, &st, sizeof(st));
-	}
 	const struct pipeline_blocks *b = p->cfg->blocks;
 	bool ordered = b && b->ordered;
 	if (ordered && !(ev.type == PERF_RECORD_SAMPLE && p->sink->sample)) {
@@ -421,21 +375,9 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	}
 	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
 		return rc;
-	if (p->st && p->wk && stitch_record(&ev)) {
-		/* through the workers, in its place among the samples */
-		struct input_chunk *ch;
-		bool kept = order_keepable(p->ord, &ch);
-		if ((rc = workers_submit(p->wk, rec, file_off, kept, ch, &ev, NULL, false, NULL, 0)))
-			return rc;
-	}
 	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
 		struct resolved_sample rs;
 		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
-		if (p->wk) {
-			struct input_chunk *ch;
-			bool kept = order_keepable(p->ord, &ch);
-			return workers_submit(p->wk, rec, file_off, kept, ch, &ev, pa, true, NULL, 0);
-		}
 		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
 			return err_set(p->e, rc, "out of memory resolving a sample");
 		uint32_t nd = 0;
@@ -453,7 +395,7 @@ static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_of
 	return rc;
 }
 
-/* Everything but the input: session, queue, resolver, workers; then the
+/* Everything but the input: session, queue, resolver; then the
  * sink's begin. */
 static int pipeline_start(struct pipeline *p)
 {
@@ -479,21 +421,11 @@ static int pipeline_start(struct pipeline *p)
 			if (c->blocks->unwind_share)
 				resolver_set_unwind_share(p->res, c->blocks->unwind_share);
 		}
-	} else if (sink->sample && (c->parallel_samples || c->parallel_ordered) && !c->unordered) {
-		/* default: one worker per CPU beside the thread driving the
-		 * session; with 2 CPUs or fewer that does not pay for the extra
-		 * per-worker DSO caches, so resolve inline */
-		int jobs = c->jobs > 0 ? c->jobs : workers_default_jobs() - 1;
-		if (jobs > 1)
-			p->wk = workers_new(c, p->sess, input_header(p->in), input_evlist(p->in), jobs,
-					    deliver_resolved, p, sink->jobs ? sink->jobs->format : NULL, sink->ctx);
-		p->ordered = p->wk && c->parallel_ordered;
 	}
 	if (c->blocks && c->blocks->ordered) {
 		p->view = xcalloc(1, sizeof(*p->view));
 		*p->view = *p;
 		p->view->view = NULL;
-		p->view->wk = NULL;
 		p->view->res = NULL;
 		p->view->in_delivery = true;
 		p->view->follow = false;
@@ -556,8 +488,6 @@ static int pipeline_flush(struct pipeline *p, int rc)
 {
 	if (rc == 0)
 		rc = order_flush_all(p->ord);
-	if (rc == 0 && p->wk)
-		rc = workers_drain(p->wk);
 	const struct order_stats *os = order_stats(p->ord);
 	if (rc >= 0 && os->mmap_violations > p->warned_mmap) {
 		char msg[200];
@@ -619,7 +549,6 @@ static int pipeline_finish(struct pipeline *p, int rc)
 		if (!rc)
 			rc = r2;
 	}
-	workers_free(p->wk);
 	if (p->cfg->exit_after) {
 		resolver_keep(p->res);
 		return rc;

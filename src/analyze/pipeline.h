@@ -22,11 +22,11 @@ struct resolver_stats;
 /* What a sink offers the parallel runs only (-j: analyze/parallel/); each
  * member optional. */
 struct sink_jobs {
-	/* Called on worker threads (concurrently, with no lock: it may only
-	 * read state the sink no longer changes) right after a sample is
-	 * resolved. Appends the sample's output to out and returns 0, which
-	 * makes sample() get it in rs->text; nonzero: sample() formats it as
-	 * usual. Not called for samples whose names are decided at delivery. */
+	/* In block-parallel runs of a text sink: the output of a sample kept
+	 * for names decided in order, made when its block is written, on any
+	 * thread (concurrently with the sink's own thread, with no lock: it
+	 * may only read state the sink no longer changes). Appends to out and
+	 * returns 0; nonzero: the sample cannot be made so. */
 	int (*format)(void *ctx, const struct resolved_sample *rs, struct buf *out);
 	/* In block-parallel runs (analyze/parallel/blocks.h): a sample whose
 	 * sample() this sink will not get (another pipeline's block, not
@@ -165,7 +165,7 @@ int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct pe
 /* Accessors for sinks. */
 struct input *pipeline_input(struct pipeline *p);
 /* The input position when the record being delivered left the ordering
- * queue (input_pos then; the same with parallel_ordered). */
+ * queue (input_pos then; for a replayed record, as of its own). */
 uint64_t pipeline_input_pos(struct pipeline *p);
 struct session *pipeline_session(struct pipeline *p);
 const struct order_stats *pipeline_order_stats(struct pipeline *p);

@@ -1,7 +1,7 @@
 /*
  * pipeline_config.h: what a command asks of the pipeline (struct
  * pipeline_config, read by the pipeline and the stages it drives: the
- * resolver, the -j workers) and the input state a sink may read as of a
+ * resolver, the -j blocks) and the input state a sink may read as of a
  * record (struct pipeline_recstate). Types only: the stages include this,
  * never the driver's pipeline.h.
  */
@@ -54,16 +54,6 @@ struct pipeline_config {
 				     * report --sort srcline) or PIPELINE_LINES_OWN (the
 				     * position in the frame's own function: pprof);
 				     * 0: none beyond the inline chains */
-	int jobs;                   /* worker threads, 0 = online CPUs - 1 */
-	bool parallel_samples;      /* the sink takes sample() later than event() of newer
-				     * records (samples stay in order): -j resolves samples
-				     * on worker threads (see analyze/parallel/workers.h) */
-	bool parallel_ordered;      /* -j resolves samples on worker threads, and every
-				     * record's event() (and sample()) is still called in
-				     * record order, after the samples before it: the sink
-				     * reads the input position and the ordering counters as
-				     * of that record through pipeline_input_pos and
-				     * pipeline_order_stats */
 	bool progress;              /* allow a progress bar on a tty stderr */
 	/* Warnings (missing binaries, records out of time order): one call per
 	 * cause. NULL: printed to stderr as "scorch: INPUT: MESSAGE". */
@@ -71,7 +61,7 @@ struct pipeline_config {
 	void *warn_ctx;
 	/* Files the resolver cannot find (struct resolver_warning, frame.h),
 	 * for a sink that reports them itself; NULL: not checked. Called from
-	 * worker threads with -j (one call at a time). */
+	 * the -j threads (one call at a time). */
 	void (*file_warn)(void *ctx, const struct resolver_warning *w);
 	void *file_warn_ctx;
 	/* This pipeline is one of several over the same input (analyze/parallel/blocks.h);

@@ -38,6 +38,14 @@
 
 #define MAX_UNWIND 4096
 
+/* What resolving reads from the session for the sample at hand: its
+ * process (its maps), the kernel's maps (pid -1) and the comm. */
+struct resolve_view {
+	const struct process *proc;
+	const struct process *kernel;
+	const char *comm;
+};
+
 struct resolver {
 	struct session *s;
 	struct symbols *syms;
@@ -62,11 +70,8 @@ struct resolver {
 	resolver_warn_fn warn;
 	void *warn_ctx;
 	struct resolve_view cur;  /* the maps of the sample being resolved */
-	const struct unwind_frame *pre_uf; /* resolver_set_unwound's frames for the next sample */
-	int pre_n, pre_budget;
-	bool has_pre;
 	struct a2l_state a2l;     /* addr2line's order-dependent names (sequential) */
-	bool defer_a2l;           /* leave them to the caller (worker threads) */
+	bool defer_a2l;           /* leave them to the caller (-j blocks) */
 	struct resolver_deferred *def; /* the last sample's deferred names */
 	size_t def_cap;
 	uint32_t nr_def;
@@ -151,8 +156,8 @@ void resolver_warning_route(const struct pipeline_config *c, const struct resolv
 	}
 }
 
-static struct resolver *resolver_make(const struct pipeline_config *c, struct session *s,
-				      const struct perf_header *h, bool unwind_only)
+struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
+			      const struct perf_header *h)
 {
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
@@ -187,7 +192,6 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	r->hdr = h;
 	sc.warn = forward_warn;
 	sc.warn_ctx = r;
-	sc.no_symtab = unwind_only;
 	sc.no_lines = c && c->no_srclines;
 	r->syms = symbols_new(&sc);
 	hmap_init(&r->kmod_ids);
@@ -213,26 +217,6 @@ static struct resolver *resolver_make(const struct pipeline_config *c, struct se
 	r->uf = xcalloc(MAX_UNWIND, sizeof(*r->uf));
 	r->kernel_name = session_intern(s, "[kernel.kallsyms]");
 	return r;
-}
-
-struct resolver *resolver_new(const struct pipeline_config *c, struct session *s,
-			      const struct perf_header *h)
-{
-	return resolver_make(c, s, h, false);
-}
-
-struct resolver *resolver_new_unwinder(const struct pipeline_config *c, struct session *s,
-				       const struct perf_header *h)
-{
-	return resolver_make(c, s, h, true);
-}
-
-void resolver_set_unwound(struct resolver *r, const struct unwind_frame *uf, int n, int budget)
-{
-	r->pre_uf = uf;
-	r->pre_n = n;
-	r->pre_budget = budget;
-	r->has_pre = true;
 }
 
 void resolver_defer_a2l(struct resolver *r)
@@ -270,14 +254,6 @@ void resolver_set_warn(struct resolver *r, resolver_warn_fn fn, void *ctx)
 void resolver_set_unwind_share(struct resolver *r, struct unwind_share *sh)
 {
 	unwinder_set_share(r->unw, sh);
-}
-
-void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from)
-{
-	uint64_t *a = (uint64_t *)to;
-	const uint64_t *b = (const uint64_t *)from;
-	for (size_t i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
-		a[i] += b[i];
 }
 
 void resolver_keep(struct resolver *r)
@@ -688,15 +664,6 @@ static void check_files(struct resolver *r, const struct frame *f)
 	}
 }
 
-void resolver_swap_frames(struct resolver *r, struct frame **frames, size_t *cap)
-{
-	struct frame *f = r->frames;
-	size_t c = r->cap;
-	r->frames = *frames;
-	r->cap = *cap;
-	*frames = f;
-	*cap = c;
-}
 
 static int grow(struct resolver *r, size_t need)
 {
@@ -827,27 +794,18 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		return 0;
 	const struct process *proc = r->cur.proc;
 	const struct unwind_frame *uf = r->uf;
-	int n;
-	if (r->has_pre && r->pre_n >= 0 && r->pre_budget == max && r->pre_n <= max) {
-		/* unwound by resolver_unwind_view, with this same budget */
-		uf = r->pre_uf;
-		n = r->pre_n;
-	} else {
-		n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
-	}
-	r->has_pre = false;
+	int n = unwinder_unwind(r->unw, proc, s, attr->attr.sample_regs_user, r->uf, max);
 	if (n < 0)
 		return n;
 	r->st.dwarf_samples++;
 	if (n == 0)
 		return 0; /* no usable registers */
-	/* frames unwound here carry the unwinder's map and DSO lookups (in
-	 * proc, this resolver's symbols); others are looked up again */
-	bool hints = uf == r->uf;
+	/* the frames carry the unwinder's map and DSO lookups (in proc,
+	 * this resolver's symbols) */
 	out->user_at = out->nr_frames;
 	int i;
 	for (i = 0; i < n; i++) {
-		const struct unwind_frame *hint = hints ? &uf[i] : NULL;
+		const struct unwind_frame *hint = &uf[i];
 		/* perf reports nothing past an address in no mapping */
 		if (!(hint && hint->map_set ? hint->map : process_find_map(proc, uf[i].pc)))
 			break;
@@ -877,20 +835,11 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		     const struct perf_attr *attr, struct resolved_sample *out)
 {
 	const struct perf_sample *s = &ev->s;
-	struct resolve_view v = {
+	r->cur = (struct resolve_view){
 		.proc = session_process(r->s, s->pid),
 		.kernel = session_process(r->s, SESSION_KERNEL_PID),
 		.comm = session_comm(r->s, s->tid, s->time),
 	};
-	return resolver_resolve_view(r, &v, ev, attr, out);
-}
-
-int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
-			  const struct perf_event *ev, const struct perf_attr *attr,
-			  struct resolved_sample *out)
-{
-	const struct perf_sample *s = &ev->s;
-	r->cur = *v;
 	r->nr_def = 0;
 	/* a JIT dump's times are CLOCK_MONOTONIC: the sample's are too with
 	 * perf record -k monotonic */
@@ -904,7 +853,7 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	out->attr = attr;
 	out->pid = s->pid;
 	out->tid = s->tid;
-	out->comm = v->comm;
+	out->comm = r->cur.comm;
 	out->frames = r->frames;
 	r->st.samples++;
 	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
@@ -971,45 +920,5 @@ int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
 	if (out->user_at > out->nr_frames)
 		out->user_at = out->nr_frames;
 	r->st.frames += out->nr_frames;
-	r->has_pre = false;
-	return 0;
-}
-
-/* The unwind resolver_resolve_view would run for this sample: the same
- * conditions and frame budget (the kernel part of the call chain counts
- * against max_frames first), without symbolizing anything. */
-int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
-			 const struct perf_event *ev, const struct perf_attr *attr,
-			 const struct unwind_frame **uf, int *n, int *budget)
-{
-	const struct perf_sample *s = &ev->s;
-	*uf = r->uf;
-	*n = -1;
-	*budget = 0;
-	if (!has_dwarf_stack(attr, s) || r->no_dwarf)
-		return 0;
-	uint8_t kind = kind_of_cpumode(s->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	uint32_t physical = 0;
-	for (uint64_t i = 0; i < s->callchain_nr; i++) {
-		uint64_t ip = s->callchain[i];
-		if (ip >= PERF_CONTEXT_MAX) {
-			kind = context_kind(ip, kind);
-			continue;
-		}
-		if (kind == FRAME_USER)
-			break;
-		if (physical >= (uint32_t)r->max_frames)
-			return 0; /* push stops the stack: no user part */
-		physical++;
-	}
-	int max = unwind_budget(r, s, physical);
-	if (!max)
-		return 0;
-	r->cur = *v;
-	int k = unwinder_unwind(r->unw, v->proc, s, attr->attr.sample_regs_user, r->uf, max);
-	if (k < 0)
-		return k;
-	*n = k;
-	*budget = max;
 	return 0;
 }

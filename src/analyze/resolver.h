@@ -106,22 +106,7 @@ void resolver_keep(struct resolver *r);
 int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		     const struct perf_attr *attr, struct resolved_sample *out);
 
-/* What resolving reads from the session, as a snapshot a worker thread can
- * use while the session moves on: the sample's process (its maps), the
- * kernel's maps (pid -1) and the comm. */
-struct resolve_view {
-	const struct process *proc;
-	const struct process *kernel;
-	const char *comm;
-};
-
-/* resolver_resolve with the maps of v instead of the session's (for worker
- * threads, each with a resolver of its own). */
-int resolver_resolve_view(struct resolver *r, const struct resolve_view *v,
-			  const struct perf_event *ev, const struct perf_attr *attr,
-			  struct resolved_sample *out);
-
-/* Worker threads: the names that depend on lookup order (addr2line's, see
+/* -j blocks: the names that depend on lookup order (addr2line's, see
  * a2l.h) must be decided in sample order. After
  * resolver_defer_a2l, resolver_resolve leaves them to the caller: it lists
  * them (resolver_deferred, valid until the next resolve), and
@@ -135,33 +120,8 @@ struct resolver_deferred {
 };
 void resolver_defer_a2l(struct resolver *r);
 const struct resolver_deferred *resolver_deferred(const struct resolver *r, uint32_t *nr);
-/* Exchange the resolver's frame array (the last resolved sample's frames,
- * rs->frames) with *frames (capacity *cap, may be NULL / 0): the caller
- * keeps the last sample's frames without a copy, and the resolver writes
- * the next sample into the caller's old array. */
-void resolver_swap_frames(struct resolver *r, struct frame **frames, size_t *cap);
 void resolver_apply_deferred(struct a2l_state *st, const struct resolver_deferred *d, uint32_t nr,
 			     struct resolved_sample *rs);
-
-/*
- * Two-stage resolving (workers.c with -j 2 and more): an unwinding resolver
- * (resolver_new_unwinder: its DSO cache has no symbol tables) runs the
- * DWARF unwind of a sample's user stack exactly as resolver_resolve_view
- * would (same frame budget), and another resolver, given those frames with
- * resolver_set_unwound, does the rest without unwinding: each stage builds
- * only its own per-DSO state. resolver_unwind_view sets *n to the number of
- * frames in *uf (valid until its next call), or -1 when resolving the sample
- * unwinds nothing, and *budget to the frame budget it unwound with.
- * resolver_set_unwound applies to the next resolve only; n = -1 there, or a
- * budget other than its own, makes it unwind itself.
- */
-struct unwind_frame;
-struct resolver *resolver_new_unwinder(const struct pipeline_config *c, struct session *s,
-				       const struct perf_header *h);
-int resolver_unwind_view(struct resolver *r, const struct resolve_view *v,
-			 const struct perf_event *ev, const struct perf_attr *attr,
-			 const struct unwind_frame **uf, int *n, int *budget);
-void resolver_set_unwound(struct resolver *r, const struct unwind_frame *uf, int n, int budget);
 
 /* Symbolize one address of pid (SESSION_KERNEL_PID for the kernel) into f
  * (no inline frames). For sinks that need to name a single address. */
@@ -169,7 +129,5 @@ void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t k
 			struct frame *f);
 
 const struct resolver_stats *resolver_stats(const struct resolver *r);
-/* Add the counters of from to to (all fields are uint64_t counters). */
-void resolver_stats_add(struct resolver_stats *to, const struct resolver_stats *from);
 
 #endif

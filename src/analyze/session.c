@@ -39,8 +39,6 @@ struct session {
 	uint64_t now;          /* the time of the latest timed non-sample record */
 	struct ending { uint32_t pid; uint64_t time; } *ending; /* in time order */
 	size_t ending_head, nr_ending, cap_ending;
-	uint32_t *ended;       /* the pids whose maps the last session_apply dropped */
-	size_t nr_ended, cap_ended;
 };
 
 /* p's maps changed: a generation no set of maps of any process had before
@@ -81,7 +79,6 @@ void session_free(struct session *s)
 	hmap_release_vals(&s->procs, process_free);
 	arena_release(&s->strs);
 	free(s->ending);
-	free(s->ended);
 	free(s);
 }
 
@@ -114,8 +111,6 @@ static void drop_maps(struct session *s, struct process *p)
 	p->nr_maps = p->cap_maps = 0;
 	changed(s, p);
 	s->st.processes_ended++;
-	if (!ARRAY_GROW(s->ended, s->cap_ended, s->nr_ended + 1, MAX_COMMS))
-		s->ended[s->nr_ended++] = p->pid;
 }
 
 /* Keep t counted in the live count of the process it belongs to (none
@@ -315,15 +310,8 @@ static void expire(struct session *s)
 	}
 }
 
-const uint32_t *session_ended(const struct session *s, size_t *n)
-{
-	*n = s->nr_ended;
-	return s->ended;
-}
-
 void session_apply(struct session *s, const struct perf_event *ev)
 {
-	s->nr_ended = 0;
 	if (ev->type == PERF_RECORD_SAMPLE)
 		return;
 	uint64_t t = ev->s.time;

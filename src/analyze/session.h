@@ -9,9 +9,8 @@
  * user maps. Kernel and module maps live in the pseudo process pid -1.
  * Every change to a process's maps gives it a new generation, one no
  * process's maps had before in the session: so a generation names one state
- * of one process's maps, copies made of an older set (the workers'
- * snapshots) can tell they are stale, and what was worked out from a set
- * of maps can be kept under its generation (the unwinder's step memo).
+ * of one process's maps, and what was worked out from a set of maps can be
+ * kept under its generation (the unwinder's step memo).
  *
  * Strings (comm, filename) are interned in the session and live until
  * session_free, so outputs can keep pointers to them.
@@ -79,10 +78,6 @@ void session_free(struct session *s);
 /* Apply a decoded record (COMM, FORK, EXIT, MMAP, MMAP2, KSYMBOL); others
  * are ignored. */
 void session_apply(struct session *s, const struct perf_event *ev);
-/* The pids whose maps the last session_apply dropped (their processes
- * ended SESSION_EXIT_GRACE_NS before that record, or the record was their
- * untimed EXIT); valid until the next session_apply. */
-const uint32_t *session_ended(const struct session *s, size_t *n);
 
 struct thread *session_thread(struct session *s, uint32_t tid);
 /* Find or create (with pid) a thread. */

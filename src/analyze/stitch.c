@@ -336,8 +336,6 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 				st->rs.physical = phys;
 				/* callers known beyond max_frames: cut, as the resolver cuts */
 				st->rs.truncated = rs->truncated || (e->caller_cfa && phys >= (uint32_t)st->max_frames);
-				st->rs.text = NULL; /* made before: without these frames */
-				st->rs.text_len = 0;
 				st->stitched++;
 				ret = &st->rs;
 			}

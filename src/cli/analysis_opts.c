@@ -35,17 +35,14 @@ const char opts_analysis_help[] =
 	"                          0: buffer until FINISHED_ROUND)\n"
 	"  --max-buffer-size KB    largest the ordering buffer may grow (1048576)\n"
 	"  --stack-limit BYTES     unwind only the first BYTES of each stack copy\n"
-	"  -j, --jobs N            threads (default 1; script from a file: N threads\n"
-	"                          each parsing it, 0: one per CPU; else worker\n"
-	"                          threads, 0: online CPUs - 1)\n";
+	"  -j, --jobs N            threads (default 1; 0: one per CPU) for script\n"
+	"                          from a file; elsewhere one thread\n";
 
 void cli_analysis_init(struct cli_analysis *a, const char *cmd)
 {
 	memset(a, 0, sizeof(*a));
 	pipeline_config_init(&a->pc);
-	/* one thread unless -j says otherwise: workers do not pay yet (each
-	 * builds its own DSO state; docs/resolve.md, bench/jobs_bench.sh) */
-	a->pc.jobs = 1;
+	a->jobs = 1;
 	/* summaries stitch stacks cut at the end of their stack copy
 	 * (script keeps perf script's stacks unless --stitch) */
 	a->pc.stitch = true;
@@ -120,7 +117,7 @@ int cli_analysis_set(struct cli_analysis *a, struct opts *p, int id, const char 
 		break;
 	case O_JOBS:
 		if (!(r = count("-j", v, 0, 1024, &n)))
-			c->jobs = (int)n;
+			a->jobs = (int)n;
 		break;
 	case O_STITCH: c->stitch = true; break;
 	case O_NO_STITCH: c->stitch = false; break;

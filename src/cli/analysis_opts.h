@@ -25,6 +25,8 @@ struct cli_analysis {
 	const char *outpath;           /* -o */
 	const char *diff[2];           /* --diff BASE NEW (flame, export) */
 	const char *cmd;               /* "flame": of messages */
+	int jobs;                      /* -j: threads (0: one per CPU), where
+					* blocks apply (analyze/parallel/blocks.h) */
 };
 
 void cli_analysis_init(struct cli_analysis *a, const char *cmd);

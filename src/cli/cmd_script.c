@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 #include "cli/analysis_opts.h"
 #include "analyze/parallel/blocks.h"
-#include "analyze/parallel/workers.h"
 #include "output/script.h"
 #include <errno.h>
 #include <stdint.h>
@@ -120,13 +119,11 @@ static int run(struct script_cmd *s)
 	/* -j N: N threads, thread 0 reading and ordering the file for all,
 	 * each resolving the blocks given to it (analyze/parallel/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
-	 * --raw), samples resolve on worker
-	 * threads as for the other commands (analyze/parallel/workers.h) */
-	int jobs = s->a.pc.jobs > 0 ? s->a.pc.jobs : workers_default_jobs();
-	if (jobs >= 2) {
+	 * --raw, --stitch), one thread */
+	if (s->a.jobs != 1) {
 		struct err e = { 0 };
-		struct blocks_config bc = { .n = jobs, .size = s->block_records, .make_sink = make_sink, .out = stdout,
-					    .eligible = blocks_ok, .ctx = s };
+		struct blocks_config bc = { .n = s->a.jobs, .size = s->block_records, .make_sink = make_sink,
+					    .out = stdout, .eligible = blocks_ok, .ctx = s };
 		int rc = blocks_run(&s->a.pc, &bc, &e);
 		if (rc == 0)
 			return EXIT_OK;
@@ -150,7 +147,6 @@ int cmd_script(int argc, char **argv)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	struct script_cmd s = { .so = { .show_inline = true } };
 	cli_analysis_init(&s.a, "script");
-	s.a.pc.parallel_samples = true; /* the script sink prints in sample(), in order */
 	s.a.pc.stitch = false;          /* perf script's stacks; --stitch */
 	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
 	s.a.pc.no_srclines = true;      /* the fields perf script prints by default have none */

@@ -82,7 +82,6 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		return cli_analysis_set(&s->a, p, id, v);
 	s->unwind = true;
 	s->a.pc.resolve = true;
-	s->a.pc.parallel_samples = true;
 	return 0;
 }
 

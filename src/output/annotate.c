@@ -9,7 +9,7 @@
  *
  * Writing opens the ELF files again through a struct symbols of its own
  * (symbols.h), with the same search paths and the header's build ids:
- * the resolver's caches are private to it (and to each -j worker).
+ * the resolver's caches are private to it.
  */
 #include "output/annotate.h"
 #include "analyze/dwarf/inlines.h"

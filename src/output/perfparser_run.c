@@ -244,9 +244,6 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 		}
 		cfg->stack_limit = lim;
 	}
-	cfg->jobs = (int)jobs;
-	/* -j: samples resolve on workers; the stream keeps the record order */
-	cfg->parallel_ordered = true;
 	if (a->print_stats) {
 		int code = print_stats(cfg, a, buffer_kb, max_buffer_kb, out_fd);
 		if (in_fd >= 0)
@@ -266,10 +263,10 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 	memset(&e, 0, sizeof(e));
 	/* -j N on a file: thread 0 reads and orders it for all, each
 	 * resolves the blocks given to it; the stream is made in record
-	 * order from what they keep (analyze/parallel/blocks.h); else worker threads
-	 * (analyze/parallel/workers.h) */
+	 * order from what they keep (analyze/parallel/blocks.h); from a
+	 * pipe, one thread */
 	struct blocks_config bc = { .n = (int)jobs, .size = block_records, .ordered = &sink };
-	int rc = jobs >= 2 ? blocks_run(cfg, &bc, &e) : 1;
+	int rc = jobs != 1 ? blocks_run(cfg, &bc, &e) : 1;
 	if (rc == 1)
 		rc = pipeline_run(cfg, &sink, &e);
 	int code = PPX_NO_ERROR;

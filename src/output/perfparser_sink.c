@@ -17,7 +17,7 @@
  * reports each before the first sample that has a frame in it is delivered;
  * the sink keeps the reports and writes hotspot's Error event when that
  * frame arrives, at the same place in the stream as hotspot-perfparser. The
- * reports may come from worker threads, hence the lock.
+ * reports may come from the -j threads, hence the lock.
  */
 #include "output/perfparser_sink.h"
 #include "output/perfparser_trace.h"

@@ -29,12 +29,14 @@
  * with no field prints nothing. -G (hide_callchain) prints the sample's
  * own ip on the header line (the resolver then unwinds nothing: ip_only).
  *
- * With -j the text of a sample is made on the worker thread that resolved
- * it (script_format, sink_jobs.format): the common field sets only, once the
+ * With -j (blocks) a sample whose names are decided in order is kept and
+ * its text made when its block is written, possibly on another thread
+ * (script_format, sink_jobs.format): the common field sets only, once the
  * fields are decided (published with a release store); tracepoint fields
  * and data sources depend on earlier samples (libtraceevent's state, the
- * data source width) and stay in order. format_sample makes the same bytes
- * in order as on a worker, so any -j gives the same output.
+ * data source width), so their outputs are not cut in blocks.
+ * format_sample makes the same bytes as in sample(), so any -j gives the
+ * same output.
  */
 #include "output/script.h"
 #include "output/tpformat.h"
@@ -100,7 +102,7 @@ static const char *const fields_unsupported[] = {
  * generation). Names are compared by pointer: symbol and DSO names live
  * as long as the pipeline (the perfparser stream's frame cache counts on
  * the same). Only the sink's own thread uses it (script_sample, not
- * format() on worker threads).
+ * format() as a block is written).
  */
 #define FTEXT_MIN_BITS 11      /* to start with: a small recording's frames barely repeat */
 #define FTEXT_BITS 14          /* once it has looked up 8 frames an entry */
@@ -135,7 +137,7 @@ struct script {
 	struct buf text;
 	struct buf sbuf;  /* one sample's text, made in order */
 	struct buf *const *direct; /* blocks: the block's text, appended to directly (sink_jobs.set_text) */
-	int ready;        /* name_width and fields decided: workers may format (atomic) */
+	int ready;        /* name_width and fields decided: script_format may run (atomic) */
 	uint64_t t_first, t_prev; /* --reltime's first time, --deltatime's last (0: none yet) */
 	struct ftcache fc;
 };
@@ -383,7 +385,7 @@ static uint32_t fields_of(struct script *sc, const struct perf_attr *pa)
 	if (!sc->fields[slot]) /* an attr the evlist did not have at the first sample */
 		__atomic_store_n(&sc->fields[slot],
 				 user_fields(&sc->o, slot, type_fields(slot, pa ? pa->attr.sample_type : 0, false)),
-				 __ATOMIC_RELAXED); /* workers may read it (script_format) */
+				 __ATOMIC_RELAXED); /* a block's writer may read it (script_format) */
 	return sc->fields[slot];
 }
 
@@ -967,7 +969,7 @@ static uint32_t sample_fields(const struct script *sc, uint32_t fl)
 	return fl;
 }
 
-/* sink_jobs.format, on worker threads: reads only what is decided for good. */
+/* sink_jobs.format, on the thread writing a block: reads only what is decided for good. */
 static int script_format(void *ctx, const struct resolved_sample *rs, struct buf *out)
 {
 	const struct script *sc = ctx;
@@ -1081,10 +1083,6 @@ static int script_sample(void *ctx, struct pipeline *p, const struct resolved_sa
 	struct script *sc = ctx;
 	const struct perf_attr *pa = rs->attr;
 	const struct perf_sample *s = &rs->ev->s;
-	if (rs->text) { /* made by a worker (script_format) */
-		fwrite(rs->text, 1, rs->text_len, sc->out);
-		return ferror(sc->out) ? -5 : 0;
-	}
 	if (sc->o.raw) {
 		if (!script_keeps(&sc->o, rs))
 			return 0;

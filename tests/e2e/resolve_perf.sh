@@ -80,7 +80,7 @@ else
 	fail "parallel-build (perf record failed)"
 fi
 
-# -j N: worker threads give the same output as the sequential resolver
+# -j N: N threads give the same output as one
 for f in cxx-dwarf calls-fp; do
 	[ -s "$W/$f.data" ] || continue
 	"$SCORCH" script -j 1 -i "$W/$f.data" > "$W/$f.j1" 2>/dev/null

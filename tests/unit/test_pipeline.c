@@ -85,7 +85,7 @@ static void quiet(void *ctx, const char *msg)
 {
 }
 
-static int run(struct rec_sink *r, const struct synth_buf *b, int jobs, bool files)
+static int run(struct rec_sink *r, const struct synth_buf *b, bool files)
 {
 	r->begins = r->ends = r->end_rc = 0;
 	r->events = r->samples = r->comms = r->mmaps = r->attrs = 0;
@@ -97,8 +97,6 @@ static int run(struct rec_sink *r, const struct synth_buf *b, int jobs, bool fil
 	c.input = "synth";
 	c.input_fd = fd;
 	c.kallsyms = "/dev/null";
-	c.jobs = jobs;
-	c.parallel_samples = true;
 	c.warn = quiet;
 	if (files) {
 		c.file_warn = file_warn;
@@ -117,8 +115,8 @@ TEST(pipeline_delivers_resolved_samples_in_order)
 	synth_self_map(&m);
 	struct synth_buf b = { 0 };
 	synth_stream(&b, &m, NULL, NR);
-	static struct rec_sink one, par;
-	CHECK_EQ(run(&one, &b, 1, false), 0);
+	static struct rec_sink one;
+	CHECK_EQ(run(&one, &b, false), 0);
 	CHECK_EQ(one.begins, 1);
 	CHECK_EQ(one.ends, 1);
 	CHECK_EQ(one.end_rc, 0);
@@ -130,11 +128,6 @@ TEST(pipeline_delivers_resolved_samples_in_order)
 	CHECK(one.time_order);
 	CHECK_STR(one.stacks[0], "1000 synth mid top");
 	CHECK_STR(one.stacks[1], "1001 synth leaf mid top");
-	/* worker threads: the same samples, the same order */
-	CHECK_EQ(run(&par, &b, 3, false), 0);
-	CHECK_EQ(par.samples, NR);
-	for (int i = 0; i < NR; i++)
-		CHECK_STR(par.stacks[i], one.stacks[i]);
 	free(b.p);
 }
 
@@ -146,19 +139,19 @@ TEST(pipeline_sink_stop_and_errors)
 	synth_stream(&b, &m, NULL, NR);
 	static struct rec_sink r;
 	r.stop_after = 10;
-	CHECK_EQ(run(&r, &b, 1, false), 0);
+	CHECK_EQ(run(&r, &b, false), 0);
 	CHECK_EQ(r.samples, 10);
 	CHECK_EQ(r.ends, 1);
 	r.stop_after = 0;
 	/* a stream cut in the middle of a record: an error, end still called */
 	struct synth_buf cut = b;
 	cut.n -= 5;
-	CHECK(run(&r, &cut, 1, false) < 0);
+	CHECK(run(&r, &cut, false) < 0);
 	CHECK_EQ(r.ends, 1);
 	CHECK(r.end_rc < 0);
 	/* not a perf.data at all: end called once with the error */
 	struct synth_buf junk = { (uint8_t *)"not a perf.data file, not at all", 32, 32 };
-	CHECK(run(&r, &junk, 1, false) < 0);
+	CHECK(run(&r, &junk, false) < 0);
 	CHECK_EQ(r.begins, 0);
 	CHECK_EQ(r.ends, 1);
 	free(b.p);
@@ -172,16 +165,14 @@ TEST(pipeline_missing_files_reach_file_warn)
 	struct synth_buf b = { 0 };
 	synth_stream(&b, &m, gone, 50);
 	static struct rec_sink r;
-	for (int jobs = 1; jobs <= 3; jobs += 2) {
-		r.no_elf = 0;
-		CHECK_EQ(run(&r, &b, jobs, true), 0);
-		CHECK_EQ(r.samples, 50);
-		CHECK_EQ(r.no_elf, 1);
-		CHECK_STR(r.missing, gone);
-		CHECK_STR(r.stacks[0], "1000 synth ? ?");
-	}
 	r.no_elf = 0;
-	CHECK_EQ(run(&r, &b, 1, false), 0);
+	CHECK_EQ(run(&r, &b, true), 0);
+	CHECK_EQ(r.samples, 50);
+	CHECK_EQ(r.no_elf, 1);
+	CHECK_STR(r.missing, gone);
+	CHECK_STR(r.stacks[0], "1000 synth ? ?");
+	r.no_elf = 0;
+	CHECK_EQ(run(&r, &b, false), 0);
 	CHECK_EQ(r.no_elf, 0);
 	free(b.p);
 }

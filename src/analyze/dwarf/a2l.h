@@ -8,7 +8,7 @@
  * addr2line per DSO and asks once per address, in sample order. So the
  * name an address gets is fixed at its first lookup, and depends on which
  * addresses of the same DIE came before: a2l_decide replays that, called in
- * sample order (the in-order delivery stage of the workers).
+ * sample order (with -j, as the blocks are written: blocks.h).
  */
 #ifndef SCORCH_A2L_H
 #define SCORCH_A2L_H

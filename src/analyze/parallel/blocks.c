@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BLOCK_RECORDS_ORDERED 256   /* kept records and frames are bigger than text */
 #define BLOCK_RECORDS_TEXT 128      /* text (below) */
@@ -668,7 +669,7 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 	return 0;
 }
 
-/* Say w unless said before (once per cause across the threads, as workers.c). */
+/* Say w unless said before (once per cause across the threads). */
 static void say_warning(struct blocks *B, const struct resolver_warning *w)
 {
 	uint64_t h = resolver_warning_hash(w);
@@ -763,7 +764,8 @@ static int stand_in_sample(void *ctx, struct pipeline *p, const struct resolved_
 int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, struct err *e)
 {
 	struct stat st;
-	int n = bc->n;
+	long cpus = bc->n ? 0 : sysconf(_SC_NPROCESSORS_ONLN);
+	int n = bc->n ? bc->n : cpus > 0 ? (int)cpus : 1;
 	/* stitching needs each thread's samples in order on one stitcher:
 	 * only an ordered sink's replay has them */
 	if (n < 2 || c->input_fd >= 0 || !c->input || !strcmp(c->input, "-") ||
@@ -826,7 +828,6 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 		t->index = i;
 		VALGRIND_HG_DISABLE_CHECKING(&t->completed, sizeof(t->completed));
 		t->cfg = *c;
-		t->cfg.jobs = 1;
 		t->pb = (struct pipeline_blocks){ .index = i, .n = n, .size = size,
 			.done = on_done, .hand = on_hand, .failed = on_failed, .ordered = B->ordered != NULL,
 			.barrier = on_barrier,

@@ -13,11 +13,11 @@
  * per-thread block buffers, which are written to the output strictly in
  * block order.
  *
- * Why not resolve on worker threads (workers.h)? A sample's user stack is
- * most of its bytes: read by one thread and unwound by another, every stack
- * crosses between cores, and on a 2-CPU VM that cost as much as the second
- * core gave. Here each thread resolves whole blocks and builds the DSO
- * state its blocks need.
+ * Why whole pipelines and not samples handed to worker threads? A sample's
+ * user stack is most of its bytes: read by one thread and unwound by
+ * another, every stack crosses between cores, and on a 2-CPU VM that cost
+ * as much as the second core gave. Here each thread resolves whole blocks
+ * and builds the DSO state its blocks need.
  *
  * Output is byte for byte that of one thread:
  * - sink state that depends on earlier samples is not allowed: the caller
@@ -69,7 +69,7 @@ typedef bool (*blocks_eligible_fn)(void *ctx, const struct perf_header *h,
 				   const struct perf_evlist *el);
 
 struct blocks_config {
-	int n;                       /* threads, >= 2 */
+	int n;                       /* threads; 0: one per online CPU */
 	uint64_t size;               /* records in a block; 0: the default (128 text,
 				      * 256 ordered); small blocks cut the output at many
 				      * more places, which stays the same */
@@ -89,8 +89,9 @@ struct blocks_config {
 
 /*
  * Run c's input on bc->n threads. Returns 1 without running anything when
- * blocks do not apply (a pipe or stdin, not eligible, or the sinks could not
- * be made): the caller runs pipeline_run. Else 0, or a negative code with e
+ * blocks do not apply (fewer than 2 threads, a pipe or stdin, not eligible,
+ * or the sinks could not be made): the caller runs pipeline_run, on one
+ * thread. Else 0, or a negative code with e
  * filled (thread 0's error first), or the ordered sink's begin's nonzero
  * return.
  */

@@ -195,7 +195,7 @@ static void dbgd_api_load(void)
 }
 
 /* The library's entry points, loaded once per process (resolvers of -j
- * workers may ask at the same time: pthread_once); NULL when unavailable.
+ * threads may ask at the same time: pthread_once); NULL when unavailable.
  * The table is process-wide and read-only once loaded; each struct
  * debugfile has its own client. */
 static const struct dbgd_api *dbgd_api(void)

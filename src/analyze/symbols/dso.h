@@ -67,7 +67,6 @@ struct symbols_config {
 	const char *kallsyms;    /* file, default /proc/kallsyms */
 	const char *buildid_dir; /* perf's cache ($HOME/.debug); NULL: none */
 	bool debuginfod;         /* ask debuginfod (DEBUGINFOD_URLS) for missing files */
-	bool no_symtab;          /* DSOs without symbol tables (an unwinding-only cache) */
 	bool no_lines;           /* inline chains without file:line (no line tables read) */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;

@@ -444,8 +444,6 @@ static void load_dso(struct symbols *s, struct dso *d)
 		debugfile_find_debug(&s->files, d);
 	}
 
-	if (s->cfg.no_symtab)
-		return;
 	/* built before from the same files: the cached table (symcache.h) */
 	struct symcache_id cid;
 	bool cacheable = d->name[0] == '/' && symcache_id_of(d->fd, d->debug_fd, &cid);

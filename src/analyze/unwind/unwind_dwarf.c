@@ -1067,10 +1067,7 @@ out:
  * frame's symbol over too. Every change of any process's maps gets a
  * generation no maps had before (session.h), and the session's processes
  * are freed only with it, so an entry can only match the maps it was made
- * for. (A workers' snapshot, workers.c, is a copy freed once a newer one
- * replaces it: another copy at its address matches only with the same
- * generation, a copy of the same maps, made again only after the process
- * lost all its maps, so its entries name no map.) The counters move as
+ * for. The counters move as
  * the full path would move them. Steps that ask libdw (RULE_COMPLEX, a row
  * not yet converted) are not kept.
  */
