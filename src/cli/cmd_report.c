@@ -22,6 +22,12 @@ static void usage(FILE *f, void *ctx)
 		   "  --top N                at most N entries (default 40, 0 = all)\n"
 		   "  --tree N               call trees of the top N entries (default 5)\n"
 		   "  --tree-limit P         cut call tree branches below P%% (default 1)\n"
+		   "  -g, --call-graph [TYPE,LIMIT,ORDER,KEY,VALUE]\n"
+		   "                         the trees as perf report -g: ORDER caller (what\n"
+		   "                         each calls) or callee (where it is called from);\n"
+		   "                         KEY function, address (each address, with its\n"
+		   "                         source line) or srcline (each source line);\n"
+		   "                         VALUE percent, period or count; none: no trees\n"
 		   "  -n, --show-nr-samples  a Samples column\n"
 		   "  -w, --width N          columns (default: the terminal's; not a\n"
 		   "                         terminal: no limit, names whole; 0: no limit)\n"
@@ -68,6 +74,14 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 	case O_INLINE: r->inl = true; return 0;
 	case O_SHOW_NR: r->rc.show_samples = true; return 0;
 	case O_SORT: r->rc.sort = v; return 0;
+	case O_CALL_GRAPH: {
+		char msg[200];
+		if (report_parse_call_graph(&r->rc, v, msg, sizeof(msg))) {
+			fprintf(stderr, "scorch: report: %s\n", msg);
+			return EXIT_BADINPUT;
+		}
+		return 0;
+	}
 	case O_PERCENT_LIMIT: case O_TOP: case O_TREE: case O_TREE_LIMIT: case O_WIDTH:
 		if (cli_num(p->name, v, false, &d))
 			return EXIT_BADINPUT;

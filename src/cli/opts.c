@@ -3,7 +3,9 @@
 #include "cli/cli.h"
 #include <string.h>
 
-enum { ARG_NO, ARG_YES, ARG_OPTIONAL, ARG_TWO };
+/* ARG_NEXT: an optional value, also as the next word when that does not
+ * start with '-' (perf report's -g: "-g", "-g caller", "-gcaller") */
+enum { ARG_NO, ARG_YES, ARG_OPTIONAL, ARG_TWO, ARG_NEXT };
 
 struct opt {
 	int id;
@@ -68,6 +70,7 @@ static const struct opt table[] = {
 	{ O_SHOW_NR, 'n', "show-nr-samples", ARG_NO, OC_REPORT | OC_ANNOTATE },
 	{ O_TREE, 0, "tree", ARG_YES, OC_REPORT },
 	{ O_TREE_LIMIT, 0, "tree-limit", ARG_YES, OC_REPORT },
+	{ O_CALL_GRAPH, 'g', "call-graph", ARG_NEXT, OC_REPORT },
 	{ O_ABSOLUTE, 0, "absolute", ARG_NO, OC_DIFF },
 	{ O_FAIL_ABOVE, 0, "fail-above", ARG_YES, OC_DIFF },
 	{ O_ICICLE, 0, "icicle", ARG_NO, OC_FLAME },
@@ -198,8 +201,11 @@ static int take(struct opts *p, const struct opt *o, int argc, char **argv, int 
 	if (o->arg == ARG_NO && inl)
 		return call(p, O_UNKNOWN, argv[(*i)++]);
 	++*i;
-	if (o->arg == ARG_OPTIONAL || (inl && o->arg == ARG_YES)) {
+	if (o->arg == ARG_OPTIONAL || (inl && (o->arg == ARG_YES || o->arg == ARG_NEXT))) {
 		v = inl;
+	} else if (o->arg == ARG_NEXT) {
+		if (*i < argc && argv[*i][0] != '-')
+			v = argv[(*i)++];
 	} else if (o->arg == ARG_YES || o->arg == ARG_TWO) {
 		int need = o->arg == ARG_TWO ? 2 - !!inl : 1;
 		if (*i + need > argc)

@@ -14,8 +14,9 @@
  * Spellings, as getopt_long and perf take them: "--name value",
  * "--name=value", a unique prefix of a long name ("--call" for
  * "--call-graph"), "-x value", "-xvalue", clustered short flags ("-ag");
- * optional values only as "--name=value"; "--" ends the options; "-" is an
- * operand. Errors print one line (prefixed as the command prefixes its
+ * optional values only as "--name=value" (report's -g/--call-graph, as
+ * perf's: also "-g value" when the value does not start with '-'); "--"
+ * ends the options; "-" is an operand. Errors print one line (prefixed as the command prefixes its
  * messages) and, for an unknown option, the usage on stderr (not for the
  * terse commands: record, top, stats, header, list); exit status 2.
  */

@@ -39,6 +39,81 @@ void report_config_init(struct report_config *c)
 	c->width = 80;
 }
 
+/* Whether tok is a prefix of word (perf's matching of -g's words). */
+static bool word_prefix(const char *tok, size_t n, const char *word)
+{
+	return n <= strlen(word) && !strncmp(tok, word, n);
+}
+
+int report_parse_call_graph(struct report_config *c, const char *arg, char *err, size_t errlen)
+{
+	bool limit_set = false;
+	if (!arg)
+		return 0;
+	for (const char *q = arg; *q;) {
+		size_t n = strcspn(q, ",");
+		const char *unsupported = NULL;
+		if (!n) {
+			q++;
+			continue;
+		}
+		/* perf tries the words in this order: "f" is flat, "c" caller */
+		if (word_prefix(q, n, "none")) {
+			c->tree = 0;
+			return 0;
+		} else if (word_prefix(q, n, "graph")) {
+		} else if (word_prefix(q, n, "flat") || word_prefix(q, n, "fractal") ||
+			   word_prefix(q, n, "folded")) {
+			unsupported = "the flat, fractal and folded types";
+		} else if (word_prefix(q, n, "caller")) {
+			c->tree_order = REPORT_ORDER_CALLER;
+		} else if (word_prefix(q, n, "callee")) {
+			c->tree_order = REPORT_ORDER_CALLEE;
+		} else if (word_prefix(q, n, "function")) {
+			c->tree_key = REPORT_KEY_FUNCTION;
+		} else if (word_prefix(q, n, "address")) {
+			c->tree_key = REPORT_KEY_ADDRESS;
+		} else if (word_prefix(q, n, "srcline")) {
+			c->tree_key = REPORT_KEY_SRCLINE;
+		} else if (word_prefix(q, n, "branch")) {
+			unsupported = "branch";
+		} else if (word_prefix(q, n, "percent")) {
+			c->tree_value = REPORT_VALUE_PERCENT;
+		} else if (word_prefix(q, n, "period")) {
+			c->tree_value = REPORT_VALUE_PERIOD;
+		} else if (word_prefix(q, n, "count")) {
+			c->tree_value = REPORT_VALUE_COUNT;
+		} else {
+			/* the first number is the limit, a second perf's print limit
+			 * (0: none) */
+			char num[64], *end = NULL;
+			double d = 0;
+			if (n < sizeof(num)) {
+				memcpy(num, q, n);
+				num[n] = 0;
+				d = strtod(num, &end);
+			}
+			if (!end || end == num || *end || !(d >= 0 && d <= 100)) {
+				snprintf(err, errlen, "-g: unknown word '%.*s' (known: graph, caller, "
+					 "callee, function, address, srcline, percent, period, count, "
+					 "none, a limit in percent)", (int)(n < 40 ? n : 40), q);
+				return -EINVAL;
+			}
+			if (!limit_set)
+				c->tree_limit = d;
+			else if (d != 0)
+				unsupported = "a print limit";
+			limit_set = true;
+		}
+		if (unsupported) {
+			snprintf(err, errlen, "-g: %s not supported", unsupported);
+			return -EINVAL;
+		}
+		q += n;
+	}
+	return 0;
+}
+
 void report_sink_config(struct profile_sink_config *pc)
 {
 	pc->root = PROFILE_ROOT_COMM;
@@ -84,9 +159,8 @@ static int parse_sort(const char *s, unsigned *mask, char *err, size_t errlen)
 
 void report_sink_config_for(const struct report_config *c, struct profile_sink_config *pc)
 {
-	unsigned mask = 0;
 	report_sink_config(pc);
-	if (!parse_sort(c->sort, &mask, NULL, 0) && (mask & SK_SRCLINE)) {
+	if (report_wants_lines(c)) {
 		/* a line per address: the frames must not merge addresses */
 		pc->by_addr = true;
 		pc->innermost_lines = true;
@@ -96,7 +170,10 @@ void report_sink_config_for(const struct report_config *c, struct profile_sink_c
 bool report_wants_lines(const struct report_config *c)
 {
 	unsigned mask = 0;
-	return !parse_sort(c->sort, &mask, NULL, 0) && (mask & SK_SRCLINE);
+	if (parse_sort(c->sort, &mask, NULL, 0))
+		return false;
+	return (mask & SK_SRCLINE) ||
+	       (c->tree > 0 && (mask & SK_SYM) && c->tree_key != REPORT_KEY_FUNCTION);
 }
 
 int report_check_config(const struct report_config *c, char *err, size_t errlen)
@@ -424,12 +501,73 @@ static void human_count(char *buf, size_t n, uint64_t v)
 		snprintf(buf, n, "%" PRIu64, v);
 }
 
+/* The tree nodes of a line key (report_config.tree_key): per frame of the
+ * profile (one per address) its label, "name file.c:12" as perf prints a
+ * callchain entry with its srcline (address key without a line: "name
+ * +off", off in decimal), and the frame its node merges into: itself
+ * (address) or the first frame with the same label in the same DSO
+ * (srcline; a frame without a line merges with its function's). */
+struct line_keys {
+	const char **label;
+	uint32_t *canon;
+	struct arena strs;
+};
+
+static void line_keys_init(struct line_keys *k, const struct profile *p, int key)
+{
+	arena_init(&k->strs);
+	k->label = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*k->label));
+	k->canon = xcalloc(p->nr_frames ? p->nr_frames : 1, sizeof(*k->canon));
+	struct hmap first; /* interned (label, dso, kind) -> frame + 1 */
+	hmap_init(&first);
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		const struct pframe *f = &p->frames[i];
+		char b[1024];
+		if (f->kind >= PF_COMM)
+			snprintf(b, sizeof(b), "%s", f->name);
+		else if (f->file && f->line)
+			snprintf(b, sizeof(b), "%s %s:%u", f->name, profile_basename(f->file), f->line);
+		else if (key == REPORT_KEY_ADDRESS && !f->unknown && f->sym_start && f->addr >= f->sym_start)
+			snprintf(b, sizeof(b), "%s +%" PRIu64, f->name, f->addr - f->sym_start);
+		else
+			snprintf(b, sizeof(b), "%s", f->name);
+		k->label[i] = arena_intern(&k->strs, b);
+		k->canon[i] = (uint32_t)i;
+		if (key != REPORT_KEY_SRCLINE)
+			continue;
+		snprintf(b, sizeof(b), "%s%c%s%c%u", k->label[i], 0, f->dso ? f->dso : "", 0, f->kind);
+		size_t n = strlen(k->label[i]) + 1;
+		n += strlen(b + n) + 1;
+		n += strlen(b + n);
+		/* the key with its NULs made printable: intern needs a string */
+		for (size_t j = 0; j < n; j++)
+			if (!b[j])
+				b[j] = '\x01';
+		uintptr_t key_ptr = (uintptr_t)arena_intern(&k->strs, b);
+		uintptr_t got = (uintptr_t)hmap_get(&first, key_ptr);
+		if (got)
+			k->canon[i] = (uint32_t)(got - 1);
+		else
+			hmap_put(&first, key_ptr, (void *)(i + 1));
+	}
+	hmap_release(&first);
+}
+
+static void line_keys_release(struct line_keys *k)
+{
+	free(k->label);
+	free(k->canon);
+	arena_release(&k->strs);
+}
+
 struct tree_ctx {
 	FILE *out;
 	const struct profile *src;
 	const struct profile *t;
+	const struct line_keys *lines; /* NULL: function nodes */
 	uint64_t total;
 	double limit;
+	int value;                     /* enum report_tree_value */
 	int width;
 	char prefix[256];
 	bool truncated;
@@ -473,9 +611,17 @@ static size_t tree_kids(struct tree_ctx *c, uint32_t node, uint32_t **out)
 
 static void tree_line(struct tree_ctx *c, const char *branch, uint32_t node)
 {
-	const struct pframe *f = &c->src->frames[c->t->nodes[node].frame];
-	char *line = fmt_line("%s%s%.2f%%  %s%s", c->prefix, branch,
-			      pct(c->t->nodes[node].period, c->total), f->name, frame_mark(f));
+	const struct pnode *x = &c->t->nodes[node];
+	const struct pframe *f = &c->src->frames[x->frame];
+	char v[32];
+	if (c->value == REPORT_VALUE_PERIOD)
+		snprintf(v, sizeof(v), "%" PRIu64, x->period);
+	else if (c->value == REPORT_VALUE_COUNT)
+		snprintf(v, sizeof(v), "%" PRIu64, x->samples);
+	else
+		snprintf(v, sizeof(v), "%.2f%%", pct(x->period, c->total));
+	char *line = fmt_line("%s%s%s  %s%s", c->prefix, branch, v,
+			      c->lines ? c->lines->label[x->frame] : f->name, frame_mark(f));
 	put_col(c->out, line, c->width, true);
 	putc('\n', c->out);
 	free(line);
@@ -522,10 +668,13 @@ static int tree_width(const struct report_config *c)
 }
 
 /* Build the call tree of entry e into t: callees (merged subtrees of its
- * topmost nodes) or callers (the paths above its nodes with self weight). */
+ * topmost nodes) or callers (the paths above its nodes with self weight).
+ * With line keys (lk) the entry's own frames (its lines) are the first
+ * level, and every frame stands for the node it merges into. */
 static void build_tree(struct profile *t, const struct profile *p, const uint32_t *ne,
-		       const uint32_t *order, uint32_t e, bool callers)
+		       const uint32_t *order, uint32_t e, bool callers, const struct line_keys *lk)
 {
+#define KEY(fr) (lk ? lk->canon[fr] : (fr))
 	profile_init(t);
 	if (!callers) {
 		uint32_t *stack = NULL;
@@ -537,15 +686,15 @@ static void build_tree(struct profile *t, const struct profile *p, const uint32_
 			uint32_t base = p->nodes[id].depth;
 			if (ARRAY_GROW(stack, cap, 2, PROFILE_MAX_NODES))
 				xalloc_die();
-			stack[0] = 0;
-			profile_add(t, 0, p->nodes[id].self_samples, p->nodes[id].self_period);
+			stack[0] = lk ? profile_child(t, 0, KEY(p->nodes[id].frame)) : 0;
+			profile_add(t, stack[0], p->nodes[id].self_samples, p->nodes[id].self_period);
 			size_t j = i + 1;
 			for (; j < p->nr_nodes && p->nodes[order[j]].depth > base; j++) {
 				const struct pnode *n = &p->nodes[order[j]];
 				uint32_t d = n->depth - base;
 				if (ARRAY_GROW(stack, cap, d + 1, PROFILE_MAX_NODES))
 					xalloc_die();
-				stack[d] = profile_child(t, stack[d - 1], n->frame);
+				stack[d] = profile_child(t, stack[d - 1], KEY(n->frame));
 				if (n->self_period || n->self_samples)
 					profile_add(t, stack[d], n->self_samples, n->self_period);
 			}
@@ -560,26 +709,48 @@ static void build_tree(struct profile *t, const struct profile *p, const uint32_
 		const struct pnode *n = &p->nodes[id];
 		if (!n->self_period && !n->self_samples)
 			continue;
-		uint32_t tn = 0;
+		uint32_t tn = lk ? profile_child(t, 0, KEY(n->frame)) : 0;
 		for (uint32_t a = n->parent; a != PROFILE_NONE && p->nodes[a].depth > 1; a = p->nodes[a].parent)
-			tn = profile_child(t, tn, p->nodes[a].frame);
+			tn = profile_child(t, tn, KEY(p->nodes[a].frame));
 		profile_add(t, tn, n->self_samples, n->self_period);
 	}
+#undef KEY
 }
 
-/* The first-level child of t's root that carries >= 95% of it, or NONE. */
-static uint32_t dominant_child(const struct profile *t)
+/* The name of the callee that carries >= 95% of the tree t (its first
+ * level; with line keys the level under the entry's lines, summed per
+ * function), or NULL. */
+static const char *dominant_callee(const struct profile *t, const struct profile *p, bool lines)
 {
-	for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
-		if (t->nodes[k].period * 100 >= t->nodes[0].period * 95)
-			return t->nodes[k].frame;
-	return PROFILE_NONE;
+	if (!lines) {
+		for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
+			if (t->nodes[k].period * 100 >= t->nodes[0].period * 95)
+				return p->frames[t->nodes[k].frame].name;
+		return NULL;
+	}
+	struct hmap sum; /* name -> period */
+	hmap_init(&sum);
+	const char *dom = NULL;
+	for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE && !dom; k = t->nodes[k].next_sibling)
+		for (uint32_t g = t->nodes[k].first_child; g != PROFILE_NONE && !dom;
+		     g = t->nodes[g].next_sibling) {
+			const char *name = p->frames[t->nodes[g].frame].name;
+			uintptr_t v = (uintptr_t)hmap_get(&sum, (uintptr_t)name) + t->nodes[g].period;
+			hmap_put(&sum, (uintptr_t)name, (void *)v);
+			if ((uint64_t)v * 100 >= t->nodes[0].period * 95)
+				dom = name;
+		}
+	hmap_release(&sum);
+	return dom;
 }
 
-static bool has_branch(const struct profile *t, uint64_t total, double limit)
+/* Whether t has a node over the limit at depth level (1: the first). */
+static bool has_branch(const struct profile *t, uint32_t node, int level, uint64_t total,
+		       double limit)
 {
-	for (uint32_t k = t->nodes[0].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
-		if (pct(t->nodes[k].period, total) >= limit)
+	for (uint32_t k = t->nodes[node].first_child; k != PROFILE_NONE; k = t->nodes[k].next_sibling)
+		if (pct(t->nodes[k].period, total) >= limit &&
+		    (level == 1 || has_branch(t, k, level - 1, total, limit)))
 			return true;
 	return false;
 }
@@ -596,9 +767,17 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 	const char *skip[256];
 	size_t nskip = 0;
 	int done = 0;
+	struct line_keys lk;
+	bool lines = c->tree_key != REPORT_KEY_FUNCTION;
+	if (lines)
+		line_keys_init(&lk, p, c->tree_key);
+	/* the level of the callees and callers: under the entry's lines */
+	int level = lines ? 2 : 1;
+	bool callers_first = c->tree_order == REPORT_ORDER_CALLEE ||
+			     (c->tree_order == REPORT_ORDER_AUTO && !c->children);
 	fprintf(out, "# Call trees of the top %d entries (%s)\n"
 		"# in %% of all samples; branches under %.1f%% are cut\n\n", c->tree,
-		c->children ? "what each calls" : "where each is called from", c->tree_limit);
+		callers_first ? "where each is called from" : "what each calls", c->tree_limit);
 	for (size_t i = 0; i < es->n && done < c->tree; i++) {
 		const struct report_entry *x = &es->v[i];
 		uint64_t v = c->children ? x->total_period : x->self_period;
@@ -610,17 +789,18 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 		for (size_t k = 0; k < nskip; k++)
 			if (skip[k] == x->sym)
 				skipped = true;
-		bool callers = !c->children;
+		bool callers = callers_first;
 		struct profile t;
-		build_tree(&t, p, ne, order, (uint32_t)i, callers);
-		if (!callers && !has_branch(&t, total, c->tree_limit)) {
+		build_tree(&t, p, ne, order, (uint32_t)i, callers, lines ? &lk : NULL);
+		if (!callers && c->tree_order == REPORT_ORDER_AUTO &&
+		    !has_branch(&t, 0, level, total, c->tree_limit)) {
 			profile_release(&t);
 			callers = true;
-			build_tree(&t, p, ne, order, (uint32_t)i, callers);
+			build_tree(&t, p, ne, order, (uint32_t)i, callers, lines ? &lk : NULL);
 		}
-		uint32_t dom = callers ? PROFILE_NONE : dominant_child(&t);
-		if (dom != PROFILE_NONE && nskip < sizeof(skip) / sizeof(skip[0]))
-			skip[nskip++] = p->frames[dom].name;
+		const char *dom = callers ? NULL : dominant_callee(&t, p, lines);
+		if (dom && nskip < sizeof(skip) / sizeof(skip[0]))
+			skip[nskip++] = dom;
 		if (!skipped) {
 			char *head = fmt_line("%.2f%%  %s%s%s%s%s", pct(v, total), x->sym,
 					      x->dso ? "  (" : "", x->dso ? profile_basename(x->dso) : "",
@@ -629,11 +809,13 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 			putc('\n', out);
 			free(head);
 			struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total,
-					       .limit = c->tree_limit, .width = tree_width(c) };
+					       .limit = c->tree_limit, .width = tree_width(c),
+					       .lines = lines ? &lk : NULL, .value = c->tree_value };
 			/* the tree sits two columns in from its heading */
 			memcpy(tc.prefix, "  ", 3);
-			if (callers && !has_branch(&t, total, c->tree_limit))
-				fputs("  (no callers: the recorded stacks end here)\n", out);
+			if (!has_branch(&t, 0, 1, total, c->tree_limit))
+				fprintf(out, "  (%s)\n", callers ? "no callers: the recorded stacks end here"
+								  : "no callees over the limit");
 			else
 				print_tree(&tc, 0, 2);
 			putc('\n', out);
@@ -641,6 +823,8 @@ static void print_trees(FILE *out, const struct profile *p, const struct report_
 		}
 		profile_release(&t);
 	}
+	if (lines)
+		line_keys_release(&lk);
 	free(order);
 }
 
@@ -652,11 +836,11 @@ void report_write_entry_tree(FILE *out, const struct profile *p, const struct re
 		return;
 	uint32_t *order = profile_preorder(p, PROFILE_ORDER_CREATION);
 	struct profile t;
-	build_tree(&t, p, ne, order, (uint32_t)i, callers);
+	build_tree(&t, p, ne, order, (uint32_t)i, callers, NULL);
 	struct tree_ctx tc = { .out = out, .src = p, .t = &t, .total = total, .limit = c->tree_limit,
 			       .width = tree_width(c) };
 	memcpy(tc.prefix, "  ", 3);
-	if (!has_branch(&t, total, c->tree_limit))
+	if (!has_branch(&t, 0, 1, total, c->tree_limit))
 		fprintf(out, "  (%s)\n", callers ? "no callers: the recorded stacks end here"
 						  : "no callees over the limit");
 	else

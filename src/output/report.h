@@ -27,18 +27,37 @@ struct report_config {
 	int top;              /* at most this many entries, 0 = all */
 	int tree;             /* call trees for the top N entries (0: none) */
 	double tree_limit;    /* cut branches below this percent */
+	int tree_key;         /* enum report_tree_key: what a tree node is */
+	int tree_order;       /* enum report_tree_order */
+	int tree_value;       /* enum report_tree_value: what a tree node shows */
 	int width;            /* columns (80); 0: no limit, names written whole */
 	bool show_samples;    /* a Samples column (perf -n) */
 	const char *input;    /* file name for the heading */
 };
 
+/* A call tree node (perf report -g's sort_key): a function; one address
+ * of it, shown with its source line (else +offset); or one source line of
+ * it (addresses without a line: the function). */
+enum report_tree_key { REPORT_KEY_FUNCTION, REPORT_KEY_ADDRESS, REPORT_KEY_SRCLINE };
+/* The trees' direction: what each entry calls, falling back to its callers
+ * for a leaf (the default; --no-children: callers); what each calls
+ * (perf's caller order); where each is called from (callee order). */
+enum report_tree_order { REPORT_ORDER_AUTO, REPORT_ORDER_CALLER, REPORT_ORDER_CALLEE };
+enum report_tree_value { REPORT_VALUE_PERCENT, REPORT_VALUE_PERIOD, REPORT_VALUE_COUNT };
+
 void report_config_init(struct report_config *c);
+/* perf report's -g/--call-graph value, "graph,0.5,caller,address,percent"
+ * (its words in any order, each as a prefix as perf takes them; the first
+ * number is the tree limit; "none": no trees). Returns 0 or -EINVAL with a
+ * message in err (what perf has and scorch does not: flat, fractal,
+ * folded, a print limit, branch). */
+int report_parse_call_graph(struct report_config *c, const char *arg, char *err, size_t errlen);
 /* The collector settings a report needs (call after c->sort is set: a
  * srcline key needs one frame per address and innermost lines). */
 void report_sink_config(struct profile_sink_config *pc);
 void report_sink_config_for(const struct report_config *c, struct profile_sink_config *pc);
-/* Whether c's keys need each frame's source line (srcline: the pipeline's
- * frame_lines). */
+/* Whether c's keys need each frame's source line (a srcline sort key or a
+ * line tree key: the pipeline's frame_lines). */
 bool report_wants_lines(const struct report_config *c);
 /* Check c->sort; returns 0 or -EINVAL with a message in err. */
 int report_check_config(const struct report_config *c, char *err, size_t errlen);

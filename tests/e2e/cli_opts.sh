@@ -25,6 +25,8 @@ same() {
 same "report --top=N" "report -i $F --top 5 --sort sym" "report --input=$F --top=5 --sort=sym"
 same "report prefix" "report -i $F --percent-limit 2 -n" "report -i $F --perc 2 --show-nr"
 same "report -sKEYS -wN" "report -i $F -s dso,sym -w 100" "report -i$F -sdso,sym -w100"
+same "report -g VALUE" "report -i $F -g caller,address" "report -i $F --call-graph=caller,address"
+same "report -gVALUE" "report -i $F -gcallee,srcline -n" "report -i $F --call-graph callee,srcline -n"
 same "script --max-frames=N" "script -i $F --max-frames 3" "script --input=$F --max-frames=3"
 same "script -j" "script -i $F -j 1" "script -i $F --jobs=1"
 same "export -ffolded" "export -i $F -f folded --no-comm" "export -i $F -ffolded --no-c"

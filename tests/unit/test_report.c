@@ -260,3 +260,35 @@ TEST(report_width_zero_writes_names_whole)
 	}
 	profile_sink_release(&s);
 }
+
+/* -g's words as perf takes them: prefixes, in perf's order of trial ("c"
+ * is caller, "f" flat), the first number the limit, a second (perf's print
+ * limit) only as 0; what scorch has not is an error. */
+TEST(report_call_graph_words)
+{
+	struct report_config rc;
+	char msg[200];
+	report_config_init(&rc);
+	CHECK_EQ(report_parse_call_graph(&rc, "graph,0.5,callee,address,count", msg, sizeof(msg)), 0);
+	CHECK_EQ(rc.tree_order, REPORT_ORDER_CALLEE);
+	CHECK_EQ(rc.tree_key, REPORT_KEY_ADDRESS);
+	CHECK_EQ(rc.tree_value, REPORT_VALUE_COUNT);
+	CHECK(rc.tree_limit == 0.5);
+	CHECK_EQ(report_parse_call_graph(&rc, "c,s,pe,2,0", msg, sizeof(msg)), 0);
+	CHECK_EQ(rc.tree_order, REPORT_ORDER_CALLER);
+	CHECK_EQ(rc.tree_key, REPORT_KEY_SRCLINE);
+	CHECK_EQ(rc.tree_value, REPORT_VALUE_PERCENT);
+	CHECK(rc.tree_limit == 2);
+	CHECK_EQ(report_parse_call_graph(&rc, NULL, msg, sizeof(msg)), 0);
+	CHECK_EQ(rc.tree, 5);
+	CHECK_EQ(report_parse_call_graph(&rc, "none", msg, sizeof(msg)), 0);
+	CHECK_EQ(rc.tree, 0);
+	CHECK(report_parse_call_graph(&rc, "f", msg, sizeof(msg)) < 0);
+	CHECK(strstr(msg, "flat"));
+	CHECK(report_parse_call_graph(&rc, "1,7", msg, sizeof(msg)) < 0);
+	CHECK(strstr(msg, "print limit"));
+	CHECK(report_parse_call_graph(&rc, "caller,xyz", msg, sizeof(msg)) < 0);
+	CHECK(strstr(msg, "'xyz'"));
+	CHECK(report_parse_call_graph(&rc, "150", msg, sizeof(msg)) < 0);
+	CHECK(report_parse_call_graph(&rc, "branch", msg, sizeof(msg)) < 0);
+}
