@@ -35,6 +35,12 @@ struct chain {
 	struct frame *f;            /* frames of a, and garbage (compacted) */
 	size_t nf, cap_f;
 	size_t live;                /* frames of a when last counted */
+	/* np > 0: the last sample made the chain its own (a whole stack
+	 * reaching the thread's base): its user frames, maps copied, taken
+	 * apart into activations only when a later sample needs them */
+	struct frame *p;
+	uint32_t np;
+	size_t cap_p;
 };
 
 struct map_copy {
@@ -72,6 +78,7 @@ static void chain_free(void *v)
 	struct chain *c = v;
 	free(c->a);
 	free(c->f);
+	free(c->p);
 	free(c);
 }
 
@@ -179,12 +186,9 @@ static void chain_room(struct chain *c, size_t n, size_t k)
 		xalloc_die();
 }
 
-/* Copy n frames fr into c's frame array (room made), their maps copied;
- * their place. */
-static uint32_t frames_put(struct stitch *st, struct chain *c, const struct frame *fr, uint32_t n)
+/* Copy n frames fr to o, their maps copied. */
+static void frames_keep(struct stitch *st, struct frame *o, const struct frame *fr, uint32_t n)
 {
-	uint32_t at = (uint32_t)c->nf;
-	struct frame *o = c->f + at;
 	memcpy(o, fr, n * sizeof(*fr));
 	const struct map *src = NULL, *copy = NULL;
 	for (uint32_t i = 0; i < n; i++) {
@@ -196,6 +200,17 @@ static uint32_t frames_put(struct stitch *st, struct chain *c, const struct fram
 		}
 		o[i].map = copy;
 	}
+}
+
+/* Copy n frames fr into c's frame array (room made), their maps copied
+ * unless kept already; their place. */
+static uint32_t frames_put(struct stitch *st, struct chain *c, const struct frame *fr, uint32_t n, bool kept)
+{
+	uint32_t at = (uint32_t)c->nf;
+	if (kept)
+		memcpy(c->f + at, fr, n * sizeof(*fr));
+	else
+		frames_keep(st, c->f + at, fr, n);
 	c->nf += n;
 	return at;
 }
@@ -252,20 +267,26 @@ static void compact(struct chain *c, struct chain *tmp)
 	tmp->f = f, tmp->cap_f = cap, tmp->nf = 0;
 }
 
-const struct resolved_sample *stitch_sample(struct stitch *st, const struct resolved_sample *rs)
+/* Whether rs's stack ends where a thread's stack begins (its outermost
+ * frame is a program's or a thread's entry point): then nothing outward
+ * of it is live (what the dynamic loader ran before the program, say). */
+static bool reaches_base(const struct resolved_sample *rs)
 {
-	if (rs->user_at >= rs->nr_frames)
-		return rs; /* no frames unwound from a stack copy: nothing learned */
-	struct chain *c = hmap_get(&st->chains, rs->tid);
-	if (c && c->pid != rs->pid) {
-		drop(st, rs->tid); /* the id of an ended thread (its EXIT lost) */
-		c = NULL;
-	}
-	if (!c) {
-		c = xcalloc(1, sizeof(*c));
-		c->pid = rs->pid;
-		hmap_put(&st->chains, rs->tid, c);
-	}
+	const char *o = rs->frames[rs->nr_frames - 1].sym;
+	if (!o)
+		return false;
+	static const char *const base[] = { "_start", "_dl_start_user", "start_thread", "clone3", "__clone3", "clone" };
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if (!strcmp(o, base[i]))
+			return true;
+	return false;
+}
+
+/* Sample rs against c (its frames' maps copied already when kept): the
+ * stitched sample or rs; c updated. */
+static const struct resolved_sample *stitch_in(struct stitch *st, struct chain *c,
+					       const struct resolved_sample *rs, bool kept)
+{
 	/* the sample's activations: runs of frames with one (ip, cfa), as long
 	 * as their CFAs are known and ascend; their frames go to c's array */
 	struct chain *t = &st->tmp;
@@ -344,7 +365,7 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 	/* what the thread's CFAs hold now: the sample's activations; nothing
 	 * deeper than its innermost (those returned) or between its innermost
 	 * and outermost (those are gone); outward of it, the rest as it was */
-	uint32_t at = frames_put(st, c, rs->frames + rs->user_at, t->a[t->na - 1].first + t->a[t->na - 1].n - rs->user_at);
+	uint32_t at = frames_put(st, c, rs->frames + rs->user_at, t->a[t->na - 1].first + t->a[t->na - 1].n - rs->user_at, kept);
 	for (size_t i = 0; i < t->na; i++)
 		t->a[i].first = at + t->a[i].first - rs->user_at;
 	size_t out = 0, hi = c->na; /* the first activation outward of fa */
@@ -355,7 +376,7 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 		else
 			hi = mid;
 	}
-	size_t tail = c->na - out;
+	size_t tail = whole && !rs->copy_end && reaches_base(rs) ? 0 : c->na - out;
 	if (t->na + tail > STITCH_MAX_ENTRIES)
 		tail = STITCH_MAX_ENTRIES - t->na; /* the outermost go */
 	chain_room(c, t->na, 0);
@@ -371,4 +392,58 @@ const struct resolved_sample *stitch_sample(struct stitch *st, const struct reso
 			compact(c, t);
 	}
 	return ret;
+}
+
+/* Whether rs, not cut, makes c's chain its own: its user frames are
+ * activations with known, ascending CFAs (as stitch_in takes them apart)
+ * and reach the thread's base. */
+static bool supersedes(const struct resolved_sample *rs)
+{
+	const struct frame *f = rs->frames + rs->user_at;
+	uint32_t n = rs->nr_frames - rs->user_at;
+	if (rs->copy_end || n > STITCH_MAX_ENTRIES || !reaches_base(rs))
+		return false;
+	uint64_t cfa = 0, ip = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (f[i].cfa == cfa && f[i].ip == ip)
+			continue;
+		if (f[i].cfa <= cfa)
+			return false;
+		cfa = f[i].cfa;
+		ip = f[i].ip;
+	}
+	return true;
+}
+
+const struct resolved_sample *stitch_sample(struct stitch *st, const struct resolved_sample *rs)
+{
+	if (rs->user_at >= rs->nr_frames)
+		return rs; /* no frames unwound from a stack copy: nothing learned */
+	struct chain *c = hmap_get(&st->chains, rs->tid);
+	if (c && c->pid != rs->pid) {
+		drop(st, rs->tid); /* the id of an ended thread (its EXIT lost) */
+		c = NULL;
+	}
+	if (!c) {
+		c = xcalloc(1, sizeof(*c));
+		c->pid = rs->pid;
+		hmap_put(&st->chains, rs->tid, c);
+	}
+	if (supersedes(rs)) {
+		/* the chain becomes rs's activations: kept as frames until
+		 * needed (most threads' stacks fit their copies) */
+		uint32_t n = rs->nr_frames - rs->user_at;
+		c->na = c->nf = c->live = 0;
+		if (n > c->cap_p && ARRAY_GROW(c->p, c->cap_p, n, STITCH_MAX_FRAMES))
+			xalloc_die();
+		frames_keep(st, c->p, rs->frames + rs->user_at, n);
+		c->np = n;
+		return rs;
+	}
+	if (c->np) {
+		struct resolved_sample p = { .frames = c->p, .nr_frames = c->np };
+		c->np = 0;
+		stitch_in(st, c, &p, true);
+	}
+	return stitch_in(st, c, rs, false);
 }

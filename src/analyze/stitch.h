@@ -16,7 +16,10 @@
  * identity and symbol start) and its symbolized frames (inline entries
  * included), and whether the next one out is known to be its caller:
  *   - a sample that unwound to its end (or stopped for another reason)
- *     replaces the chain with its own frames;
+ *     replaces the entries at CFAs up to its outermost with its own; one
+ *     whose stack reaches the thread's base (an entry point: _start,
+ *     start_thread, clone3...) replaces the whole chain, and is kept as a
+ *     copy of its frames until a later sample needs its activations;
  *   - a sample cut at C: its frames replace the entries at CFAs up to C
  *     (it saw those live frames; a different function at a CFA, or an
  *     entry deeper than its leaf, is stale), the entries outward of C stay;

@@ -1,7 +1,8 @@
 /* test_stitch.c: the stitcher (analyze/stitch.h) on samples made here: a
  * cut sample gets the callers an earlier sample of the thread saw outward
  * of the same function at the same CFA; a cut frame whose function has
- * another frame in the sample (recursion) is not stitched. */
+ * another frame in the sample (recursion) is not stitched; a stack that
+ * reaches the thread's base leaves nothing outward of it. */
 #include "analyze/stitch.h"
 #include "test.h"
 
@@ -67,5 +68,37 @@ TEST(stitch_refuses_a_recursive_cut_frame)
 	CHECK(o != &rs);
 	CHECK_EQ(o->nr_stitched, 1);
 	CHECK_EQ(o->frames[2].ip, 0x410);
+	stitch_free(st);
+}
+
+TEST(stitch_a_stack_reaching_the_base_keeps_nothing_outward)
+{
+	struct stitch *st = stitch_new(127);
+	struct frame f[8];
+	/* the dynamic loader's frames, outward of where _start's will be */
+	const struct fr ld[] = { { 0x100, 0x1000, 0x110 }, { 0x900, 0x9000, 0x910 },
+				 { 0xa00, 0xa000, 0xa10 } };
+	struct resolved_sample rs = mk(f, ld, 3, false);
+	CHECK(stitch_sample(st, &rs) == &rs);
+	/* the program: 0x200 at 0x2000 called by _start at 0x8000 */
+	const struct fr prog[] = { { 0x100, 0x1000, 0x120 }, { 0x200, 0x2000, 0x210 },
+				   { 0x800, 0x8000, 0x810 } };
+	rs = mk(f, prog, 3, false);
+	f[2].sym = "_start";
+	CHECK(stitch_sample(st, &rs) == &rs);
+	/* cut at 0x200 at 0x2000: its callers, from the sample before */
+	const struct fr cut[] = { { 0x500, 0x1800, 0x510 }, { 0x200, 0x2000, 0x220 } };
+	rs = mk(f, cut, 2, true);
+	const struct resolved_sample *o = stitch_sample(st, &rs);
+	CHECK(o != &rs);
+	CHECK_EQ(o->nr_frames, 3);
+	CHECK_EQ(o->frames[2].ip, 0x810);
+	CHECK(!strcmp(o->frames[2].sym, "_start"));
+	/* cut at the loader's function at its CFA: gone with the program's
+	 * whole stack */
+	const struct fr old[] = { { 0x500, 0x8800, 0x510 }, { 0x900, 0x9000, 0x920 } };
+	rs = mk(f, old, 2, true);
+	CHECK(stitch_sample(st, &rs) == &rs);
+	CHECK_EQ(stitch_count(st), 1);
 	stitch_free(st);
 }
