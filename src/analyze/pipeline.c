@@ -1,14 +1,22 @@
 /*
  * pipeline.c: input -> order -> session -> resolve -> sink (see pipeline.h).
  *
- * The main loop pulls raw records from the input; FINISHED_ROUND flushes the
- * ordering queue; every record leaves the queue through deliver(), which
- * decodes it in place, applies it to the session, hands it to the sink and,
- * for samples, resolves it and hands over the resolved stack.
+ * pipeline_pump pulls raw records from the input into the ordering queue;
+ * FINISHED_ROUND flushes it; every record leaves the queue through
+ * deliver(), which decodes it in place and applies it to the session
+ * (apply), then hands it to the sink (to_sink): event(), and for a sample
+ * its resolved stack to sample().
  *
  * With -j (parallel/blocks.h) this is one of several pipelines over the
- * same input: each counts the records leaving its queue in blocks and gives
- * its sink only its own blocks.
+ * same input, and the delivery meets the blocks at five places, the
+ * block_* functions at the end of this file: block_start (the hooks, at
+ * the start), block_take (a record leaving the queue is counted: whether
+ * it is this pipeline's), block_hand (a record of this pipeline's kept to
+ * be written later instead of given to the sink), block_meta (the input
+ * changes its attrs: the blocks are cut) and block_end. Pipeline 0 (the
+ * leader) reads the input and publishes what leaves its queue to the feed
+ * (publish); the others (followers) take their records from there
+ * (pipeline_follow) instead of reading.
  */
 #include "analyze/pipeline.h"
 #include "analyze/parallel/feed.h"
@@ -26,8 +34,6 @@
 
 #define PREFETCH_HEAD 2048 /* bytes of the next sample asked for ahead (prefetch_next) */
 
-#define rec_state pipeline_recstate
-
 struct pipeline {
 	const struct pipeline_config *cfg;
 	struct input *in;
@@ -36,10 +42,14 @@ struct pipeline {
 	struct resolver *res;
 	struct resolver_stats rstats;
 	struct stitch *st;           /* c->stitch, outside block-parallel runs */
-	bool in_delivery;            /* a replayed record (pipeline_replay): cur is its state */
-	struct rec_state cur;
 	struct sink *sink;
 	struct err *e;
+	/* The input state the sink reads (pipeline_input_pos,
+	 * pipeline_order_stats) when it is not the input's own: a
+	 * follower's (its record's in the feed, or cur at the end), a
+	 * replay's view (cur). NULL: the input's. */
+	const struct pipeline_recstate *state;
+	struct pipeline_recstate cur;
 	uint64_t warned_mmap;        /* late MMAPs already warned about */
 	/* AUX area data (Intel PT, CoreSight): not decoded, said once */
 	uint64_t aux_bytes, auxtrace_bytes, aux_records;
@@ -49,16 +59,26 @@ struct pipeline {
 	 * its done was called */
 	uint64_t nrec, blk, blk_start;
 	bool blk_mine, blk_closed;
-	/* block-parallel with a feed (cfg->blocks->feed): pipeline 0 publishes
-	 * there (lead), the others read from there (follow; their input state
-	 * is then always cur). meta_cut: the input's meta hook cut the blocks
-	 * during this input_next (with had_tracing: whether the header had
-	 * tracing data then); input_err: input_next failed */
-	struct feed *lead;
-	bool follow, meta_cut, had_tracing, input_err;
-	const struct rec_state *fst; /* follow: the input's state (the record's in the feed, or cur) */
+	/* the feed (cfg->blocks->feed): pipeline 0 publishes there (lead),
+	 * the others read from there (follow). meta_cut: the input's meta
+	 * hook cut the blocks during this input_next (with had_tracing:
+	 * whether the header had tracing data then); input_err: input_next
+	 * failed */
+	struct feed *lead, *follow;
+	bool meta_cut, had_tracing, input_err;
 	struct pipeline *view;       /* ordered blocks: the replays' view of this pipeline */
 };
+
+/* The block-parallel side of the delivery (at the end of this file). */
+static void block_start(struct pipeline *p);
+static bool block_take(struct pipeline *p, bool sample, int *rc);
+static int block_hand(struct pipeline *p, const uint8_t *rec, uint64_t file_off,
+		      const struct perf_event *ev, const struct resolved_sample *rs);
+static int block_end(struct pipeline *p, int rc);
+static void publish(struct pipeline *p, const uint8_t *rec, uint64_t file_off);
+static void publish_meta(struct pipeline *p, const struct input_rec *r);
+static void prefetch_next(struct feed *f, int i);
+static int pipeline_follow(struct pipeline *p);
 
 void pipeline_config_init(struct pipeline_config *c)
 {
@@ -75,15 +95,11 @@ struct input *pipeline_input(struct pipeline *p) { return p->in; }
 struct session *pipeline_session(struct pipeline *p) { return p->sess; }
 const struct order_stats *pipeline_order_stats(struct pipeline *p)
 {
-	if (p->follow)
-		return &p->fst->os;
-	return p->in_delivery ? &p->cur.os : order_stats(p->ord);
+	return p->state ? &p->state->os : order_stats(p->ord);
 }
 uint64_t pipeline_input_pos(struct pipeline *p)
 {
-	if (p->follow)
-		return p->fst->pos;
-	return p->in_delivery ? p->cur.pos : input_pos(p->in);
+	return p->state ? p->state->pos : input_pos(p->in);
 }
 const struct pipeline_config *pipeline_config(struct pipeline *p) { return p->cfg; }
 int pipeline_fail(struct pipeline *p, const char *msg)
@@ -99,11 +115,12 @@ const struct resolver_stats *pipeline_resolver_stats(struct pipeline *p)
 	return &p->rstats;
 }
 
-/* Whether record ev changes what stitching knows (a thread ends, an exec). */
-static bool stitch_record(const struct perf_event *ev)
+/* What a sink may read about the input as of the record leaving the queue now. */
+static struct pipeline_recstate state_now(struct pipeline *p)
 {
-	return ev->type == PERF_RECORD_EXIT || ev->type == PERF_RECORD_FORK ||
-	       (ev->type == PERF_RECORD_COMM && ev->comm.exec);
+	if (p->state)
+		return *p->state;
+	return (struct pipeline_recstate){ .pos = input_pos(p->in), .os = *order_stats(p->ord) };
 }
 
 void pipeline_warning_say(const struct pipeline_config *c, const char *msg)
@@ -133,14 +150,311 @@ static void route_warning(void *ctx, const struct resolver_warning *w)
 	resolver_warning_route(ctx, w);
 }
 
-/* Block mode: the current block ends (done, if it is this pipeline's);
- * the next begins at the next record. The done callback's nonzero return. */
+/* ---- input -> order ---- */
+
+/* Read records until the input has no more (its end, or a fed input's
+ * feed used up) into the ordering queue. 0, or an error / a sink's stop. */
+static int pipeline_pump(struct pipeline *p)
+{
+	const struct pipeline_config *c = p->cfg;
+	int rc;
+	for (unsigned n = 0;; n++) {
+		struct input_rec r;
+		rc = input_next(p->in, &r, p->e);
+		if (p->meta_cut && rc > 0)
+			publish_meta(p, &r);
+		p->meta_cut = false;
+		if (rc <= 0) {
+			p->input_err = rc < 0;
+			break;
+		}
+		/* the heap is the process's: one pipeline of several ticks it */
+		if (!(n & 1023) && (!c->blocks || !c->blocks->index))
+			hugeheap_tick();
+		const struct perf_event_header *h = (const void *)r.p;
+		if (h->type == PERF_RECORD_FINISHED_ROUND) {
+			if (c->unordered)
+				continue;
+			rc = order_round(p->ord);
+		} else {
+			uint64_t t = 0;
+			bool has_time = !c->unordered && perf_record_time(input_evlist(p->in), r.p, &t);
+			rc = order_push(p->ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
+		}
+		if (rc)
+			break;
+	}
+	return rc;
+}
+/* Deliver what is queued; warn about late MMAPs once. */
+static int pipeline_flush(struct pipeline *p, int rc)
+{
+	if (rc == 0)
+		rc = order_flush_all(p->ord);
+	const struct order_stats *os = order_stats(p->ord);
+	if (rc >= 0 && os->mmap_violations > p->warned_mmap) {
+		char msg[200];
+		snprintf(msg, sizeof(msg),
+			 "%llu MMAP records arrived out of time order (after samples that may need them); "
+			 "raise --buffer-size", (unsigned long long)(os->mmap_violations - p->warned_mmap));
+		warn(p, msg);
+		p->warned_mmap = os->mmap_violations;
+	}
+	return rc;
+}
+
+/* ---- order -> session -> resolve -> sink ---- */
+
+/* Whether record ev changes what stitching knows (a thread ends, an exec). */
+static bool stitch_record(const struct perf_event *ev)
+{
+	return ev->type == PERF_RECORD_EXIT || ev->type == PERF_RECORD_FORK ||
+	       (ev->type == PERF_RECORD_COMM && ev->comm.exec);
+}
+
+/* The session (and what the pipeline itself counts) takes record ev. */
+static void apply(struct pipeline *p, const struct perf_event *ev)
+{
+	session_apply(p->sess, ev);
+	if (ev->type == PERF_RECORD_AUX) {
+		p->aux_records++;
+		p->aux_bytes += ev->aux.aux_size;
+		if (p->aux_attr < 0)
+			p->aux_attr = ev->s.attr_idx;
+	} else if (ev->type == PERF_RECORD_AUXTRACE) {
+		p->auxtrace_bytes += ev->auxtrace.size;
+	}
+	if (p->st && stitch_record(ev))
+		stitch_event(p->st, ev);
+}
+
+/* Block mode: a sample whose sample() this sink will not get is at this
+ * place (sink_jobs.sample_seen). */
+static void sample_seen(struct pipeline *p)
+{
+	if (p->sink->jobs && p->sink->jobs->sample_seen)
+		p->sink->jobs->sample_seen(p->sink->ctx, p);
+}
+
+/* A record of this pipeline's to the sink: event(), then for a sample its
+ * resolved stack to sample(). In block mode what is written later is
+ * handed over instead: the ordered sink's every record, and a sample
+ * whose names are decided in order. */
+static int to_sink(struct pipeline *p, const uint8_t *rec, uint64_t file_off, const struct perf_event *ev)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	bool ordered = b && b->ordered;
+	bool resolve = ev->type == PERF_RECORD_SAMPLE && p->sink->sample;
+	int rc;
+	if (ordered && !resolve)
+		return block_hand(p, rec, file_off, ev, NULL);
+	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, ev)))
+		return rc;
+	if (!resolve)
+		return 0;
+	struct resolved_sample rs;
+	const struct perf_evlist *el = input_evlist(p->in);
+	const struct perf_attr *pa = ev->s.attr_idx >= 0 ? &el->attrs[ev->s.attr_idx] : NULL;
+	if ((rc = resolver_resolve(p->res, ev, pa, &rs)))
+		return err_set(p->e, rc, "out of memory resolving a sample");
+	uint32_t nd = 0;
+	if (b && !ordered)
+		resolver_deferred(p->res, &nd);
+	if (ordered || nd) {
+		if (!ordered)
+			sample_seen(p);
+		return block_hand(p, rec, file_off, ev, &rs);
+	}
+	return p->sink->sample(p->sink->ctx, p, p->st ? stitch_sample(p->st, &rs) : &rs);
+}
+
+/* Every record leaving the ordering queue (a follower's: from the feed). */
+static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
+{
+	struct pipeline *p = ctx;
+	struct perf_event ev;
+	int rc;
+	if (p->lead)
+		publish(p, rec, file_off);
+	/* block mode: a sample changes nothing in the session, so another
+	 * pipeline's is counted and not decoded (a damaged one is its owner's
+	 * error: blocks.c writes nothing after the block of the first) */
+	bool sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
+	if (p->cfg->blocks && sample) {
+		if (!block_take(p, true, &rc))
+			return rc;
+		if (p->follow)
+			prefetch_next(p->follow, p->cfg->blocks->index);
+	}
+	if ((rc = perf_event_decode(input_evlist(p->in), rec, file_off, &ev, p->e)))
+		return rc;
+	apply(p, &ev);
+	/* every pipeline applies every record; the sink gets its own blocks' */
+	if (p->cfg->blocks && !sample && !block_take(p, false, &rc))
+		return rc;
+	return to_sink(p, rec, file_off, &ev);
+}
+
+/* ---- a run ---- */
+
+/* Everything but the input: session, queue, resolver; then the
+ * sink's begin. */
+static int pipeline_start(struct pipeline *p)
+{
+	const struct pipeline_config *c = p->cfg;
+	struct sink *sink = p->sink;
+	p->aux_attr = -1;
+	p->sess = session_new();
+	p->ord = order_new(&c->order, deliver, p);
+	if (sink->sample)
+		p->res = resolver_new(c, p->sess, input_header(p->in));
+	if (sink->sample && c->stitch && !c->blocks)
+		p->st = stitch_new(c->max_frames);
+	if (p->res)
+		resolver_set_warn(p->res, route_warning, (void *)c);
+	if (c->blocks)
+		block_start(p);
+	return sink->begin ? sink->begin(sink->ctx, p) : 0;
+}
+
+/* The sink's end, then everything freed but the pipeline itself (or, when
+ * the process exits after the run, only the caches stored). */
+static int pipeline_finish(struct pipeline *p, int rc)
+{
+	struct err *e = p->e;
+	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
+		struct perf_evlist *el = input_evlist(p->in);
+		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name
+					   ? el->attrs[p->aux_attr].name : "an AUX area event";
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
+			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
+			 (unsigned long long)p->aux_bytes, (unsigned long long)p->aux_records,
+			 (unsigned long long)p->auxtrace_bytes);
+		warn(p, msg);
+	}
+	/* damaged features: said when the file was otherwise read (a fatal
+	 * error stays the one line about the input) */
+	const struct perf_header *hdr = input_header(p->in);
+	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
+		warn(p, hdr->warnings[i]);
+	if (p->cfg->blocks)
+		rc = block_end(p, rc);
+	if (rc > 0)
+		rc = 0; /* a sink asked to stop */
+	if (rc < 0 && !e->set)
+		err_set(e, rc, "analysis failed (%s)", strerror(-rc));
+	if (p->sink->end) {
+		int r2 = p->sink->end(p->sink->ctx, p, rc);
+		if (!rc)
+			rc = r2;
+	}
+	if (p->cfg->exit_after) {
+		resolver_keep(p->res);
+		return rc;
+	}
+	stitch_free(p->st);
+	free(p->view);
+	resolver_free(p->res);
+	order_free(p->ord);
+	session_free(p->sess);
+	/* every follower is done (block_end waited for all): the chunks go
+	 * back to this input's pool before it is freed */
+	feed_release(p->lead);
+	input_free(p->in);
+	return rc;
+}
+
+int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e)
+{
+	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
+	int rc = 0;
+	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", c->tmpdir, e)
+				: input_open(c->input ? c->input : "perf.data", c->tmpdir, e);
+	struct feed *f = c->blocks ? c->blocks->feed : NULL;
+	if (!p.in) {
+		/* the followers meet the leader's error as their own */
+		if (f && !c->blocks->index)
+			feed_end(f, -EINVAL, true, e);
+		else if (f)
+			feed_leave(f, c->blocks->index);
+		if (sink->end)
+			sink->end(sink->ctx, &p, -EINVAL);
+		return -EINVAL;
+	}
+	if (f && !c->blocks->index)
+		p.lead = f;
+	else if (f) {
+		p.follow = f;
+		p.state = &p.cur; /* the leader's records' (pipeline_follow) */
+	}
+	rc = pipeline_start(&p);
+	if (!rc)
+		rc = p.follow ? pipeline_follow(&p) : pipeline_pump(&p);
+	if (!rc)
+		rc = pipeline_flush(&p, rc);
+	return pipeline_finish(&p, rc);
+}
+
+/* ---- fed from memory (live) ---- */
+
+struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink *sink,
+				   const uint8_t *head, size_t n, struct err *e)
+{
+	struct pipeline *p = xcalloc(1, sizeof(*p));
+	*p = (struct pipeline){ .cfg = c, .sink = sink, .e = e };
+	p->in = input_open_feed(c->input ? c->input : "(live)", head, n, e);
+	if (!p->in) {
+		if (sink->end)
+			sink->end(sink->ctx, p, -EINVAL);
+		free(p);
+		return NULL;
+	}
+	int rc = pipeline_start(p);
+	if (!rc)
+		rc = pipeline_pump(p);
+	if (rc) {
+		pipeline_finish(p, rc);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n)
+{
+	input_feed(p->in, data, n);
+	return pipeline_pump(p);
+}
+
+int pipeline_feed_flush(struct pipeline *p)
+{
+	return pipeline_flush(p, 0);
+}
+
+int pipeline_feed_end(struct pipeline *p, int rc)
+{
+	if (!p)
+		return rc;
+	if (!rc)
+		rc = pipeline_flush(p, rc);
+	rc = pipeline_finish(p, rc);
+	free(p);
+	return rc;
+}
+
+
+/* ---- block-parallel runs (cfg->blocks, parallel/blocks.h) ---- */
+
 static bool block_mine(struct pipeline *p, uint64_t blk)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
 	return b->mine(b->ctx, b->index, blk);
 }
 
+/* The current block ends (done, if it is this pipeline's); the next
+ * begins at the next record. The done callback's nonzero return. */
 static int block_next(struct pipeline *p)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
@@ -166,26 +480,41 @@ static int block_next(struct pipeline *p)
 	return 0;
 }
 
-/* Block mode: count the record; whether the sink gets it (else it is in
- * another pipeline's block). *rc: the done callback's nonzero return. */
-static bool block_step(struct pipeline *p, int *rc)
+/* Count the record leaving the queue; whether it is this pipeline's (else
+ * it is in another's block, and a sample there is only seen: sample_seen).
+ * *rc: the done callback's nonzero return. */
+static bool block_take(struct pipeline *p, bool sample, int *rc)
 {
 	const struct pipeline_blocks *b = p->cfg->blocks;
 	*rc = 0;
 	if (p->nrec - p->blk_start >= b->size && (*rc = block_next(p)))
 		return false;
 	p->nrec++;
+	if (!p->blk_mine && sample)
+		sample_seen(p);
 	return p->blk_mine;
 }
 
+/* A record of this pipeline's kept to be written later (rs: its resolved
+ * sample, NULL for other records), with the input state as of now. */
+static int block_hand(struct pipeline *p, const uint8_t *rec, uint64_t file_off,
+		      const struct perf_event *ev, const struct resolved_sample *rs)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	uint32_t nd = 0;
+	const struct resolver_deferred *d = rs ? resolver_deferred(p->res, &nd) : NULL;
+	struct pipeline_recstate st = state_now(p);
+	return b->hand(b->ctx, b->index, p, rec, file_off, ev, rs, d, nd, &st);
+}
+
 /*
- * Block mode: the input is about to change its attrs or header (a
- * HEADER_ATTR, EVENT_UPDATE, ... after records were delivered). Records
- * already delivered but not yet written (kept, to be replayed or named
- * later) must be written as they were delivered, with the attrs and header
- * of before; so the current block ends here (every pipeline reads the same
- * change at the same place, so all cut their blocks alike) and the change
- * waits until every block before it is written.
+ * The input is about to change its attrs or header (a HEADER_ATTR,
+ * EVENT_UPDATE, ... after records were delivered). Records already
+ * delivered but not yet written (kept, to be replayed or named later) must
+ * be written as they were delivered, with the attrs and header of before;
+ * so the current block ends here (every pipeline reads the same change at
+ * the same place, so all cut their blocks alike) and the change waits
+ * until every block before it is written.
  */
 static void block_meta(void *ctx)
 {
@@ -209,10 +538,64 @@ static void block_meta(void *ctx)
 	b->barrier(b->ctx, b->index, p->blk);
 }
 
-static struct rec_state state_now(struct pipeline *p);
-static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off);
-static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_off, bool step);
-static bool block_step(struct pipeline *p, int *rc);
+/* The hooks, before the sink's begin. */
+static void block_start(struct pipeline *p)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	p->blk_mine = block_mine(p, 0);
+	input_set_meta_hook(p->in, block_meta, p);
+	if (p->res) {
+		/* names decided in order across the pipelines */
+		resolver_defer_a2l(p->res);
+		resolver_set_warn(p->res, b->warn, b->ctx);
+		if (b->unwind_share)
+			resolver_set_unwind_share(p->res, b->unwind_share);
+	}
+	if (b->ordered) {
+		p->view = xmalloc(sizeof(*p->view));
+		*p->view = *p;
+		p->view->view = NULL;
+		p->view->res = NULL;
+		p->view->state = &p->view->cur;
+	}
+}
+
+/* After the last record (rc: the run's result so far): the followers
+ * end where this one did (at the input's end or error as they would have
+ * met it, else they stop there); the last block (or the one an error
+ * ended) is written too; returns once every pipeline's blocks are. */
+static int block_end(struct pipeline *p, int rc)
+{
+	const struct pipeline_blocks *b = p->cfg->blocks;
+	if (p->lead)
+		feed_end(p->lead, rc, rc == 0 || p->input_err, p->e);
+	if (p->follow)
+		feed_leave(p->follow, b->index);
+	if (rc < 0)
+		b->failed(b->ctx, b->index, p->blk);
+	if (p->blk_mine && !p->blk_closed) {
+		p->blk_closed = true;
+		int r2 = b->done(b->ctx, b->index, p->blk);
+		if (!rc && r2)
+			rc = r2;
+	}
+	b->finish(b->ctx, b->index, p, rc > 0 ? 0 : rc);
+	return rc;
+}
+
+int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct perf_event *ev,
+		    const struct resolved_sample *rs, const struct pipeline_recstate *st)
+{
+	struct pipeline *v = p->view;
+	struct stitch *sti = p->cfg->blocks ? p->cfg->blocks->stitch : NULL;
+	v->cur = *st;
+	if (sti && !rs)
+		stitch_event(sti, ev);
+	int rc = sink->event ? sink->event(sink->ctx, v, ev) : 0;
+	if (!rc && rs && sink->sample)
+		rc = sink->sample(sink->ctx, v, sti ? stitch_sample(sti, rs) : rs);
+	return rc;
+}
 
 /* Leader: the record leaving the queue now, for the followers. */
 static void publish(struct pipeline *p, const uint8_t *rec, uint64_t file_off)
@@ -280,25 +663,14 @@ static void prefetch_next(struct feed *f, int i)
  * input's end, else as pipeline_pump. */
 static int pipeline_follow(struct pipeline *p)
 {
-	const struct pipeline_blocks *b = p->cfg->blocks;
-	struct feed *f = b->feed;
+	int index = p->cfg->blocks->index;
+	struct feed *f = p->follow;
 	for (;;) {
-		const struct feed_entry *en = feed_next(f, b->index);
+		const struct feed_entry *en = feed_next(f, index);
 		int rc = 0;
 		if (en->kind == FEED_REC) {
-			p->fst = feed_state(f, en);
-			if (en->type == PERF_RECORD_SAMPLE) {
-				/* another pipeline's sample is counted without
-				 * reading it (deliver, not stepping it again) */
-				if (block_step(p, &rc)) {
-					prefetch_next(f, b->index);
-					rc = deliver_step(p, en->rec, en->file_off, false);
-				}
-				else if (!rc && p->sink->jobs && p->sink->jobs->sample_seen)
-					p->sink->jobs->sample_seen(p->sink->ctx, p);
-			} else {
-				rc = deliver(p, en->rec, en->file_off);
-			}
+			p->state = feed_state(f, en);
+			rc = deliver(p, en->rec, en->file_off);
 		} else if (en->kind == FEED_CUT) {
 			block_meta(p);
 		} else if (en->kind == FEED_META) {
@@ -311,334 +683,14 @@ static int pipeline_follow(struct pipeline *p)
 			rc = en->input ? en->rc : 1;
 			if (rc < 0)
 				*p->e = *feed_error(f);
-			p->cur = *p->fst; /* the last record's, past the feed's life */
-			p->fst = &p->cur;
+			p->cur = *p->state; /* the last record's, past the feed's life */
+			p->state = &p->cur;
 		}
 		/* en is the leader's again once consumed (it may refill it) */
 		bool end = en->kind == FEED_END;
-		feed_consumed(f, b->index);
+		feed_consumed(f, index);
 		if (rc || end)
 			return rc;
 	}
 }
 
-/* What a sink may read about the input as of the record leaving the queue now. */
-static struct rec_state state_now(struct pipeline *p)
-{
-	if (p->follow)
-		return *p->fst;
-	return (struct rec_state){ .pos = input_pos(p->in), .os = *order_stats(p->ord) };
-}
-
-static int deliver(void *ctx, const uint8_t *rec, uint64_t file_off)
-{
-	return deliver_step(ctx, rec, file_off, true);
-}
-
-/* step false: a sample already counted (block_step) as this pipeline's. */
-static int deliver_step(struct pipeline *p, const uint8_t *rec, uint64_t file_off, bool step)
-{
-	struct perf_event ev;
-	struct perf_evlist *el = input_evlist(p->in);
-	int rc;
-	if (p->lead)
-		publish(p, rec, file_off);
-	/* block mode: a sample changes nothing in the session, so another
-	 * pipeline's is counted and not decoded (a damaged one is its owner's
-	 * error: blocks.c writes nothing after the block of the first) */
-	bool stepped = p->cfg->blocks && ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
-	if (stepped && step && !block_step(p, &rc)) {
-		if (!rc && p->sink->jobs && p->sink->jobs->sample_seen)
-			p->sink->jobs->sample_seen(p->sink->ctx, p);
-		return rc;
-	}
-	if ((rc = perf_event_decode(el, rec, file_off, &ev, p->e)))
-		return rc;
-	session_apply(p->sess, &ev);
-	if (ev.type == PERF_RECORD_AUX) {
-		p->aux_records++;
-		p->aux_bytes += ev.aux.aux_size;
-		if (p->aux_attr < 0)
-			p->aux_attr = ev.s.attr_idx;
-	} else if (ev.type == PERF_RECORD_AUXTRACE) {
-		p->auxtrace_bytes += ev.auxtrace.size;
-	}
-	if (p->st && stitch_record(&ev))
-		stitch_event(p->st, &ev);
-	if (p->cfg->blocks && !stepped && !block_step(p, &rc))
-		return rc; /* another pipeline's block, or stop */
-	const struct pipeline_blocks *b = p->cfg->blocks;
-	bool ordered = b && b->ordered;
-	if (ordered && !(ev.type == PERF_RECORD_SAMPLE && p->sink->sample)) {
-		struct rec_state st = state_now(p);
-		return b->hand(b->ctx, b->index, p, rec, file_off, &ev, NULL, NULL, 0, &st);
-	}
-	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, &ev)))
-		return rc;
-	if (ev.type == PERF_RECORD_SAMPLE && p->sink->sample) {
-		struct resolved_sample rs;
-		const struct perf_attr *pa = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
-		if ((rc = resolver_resolve(p->res, &ev, pa, &rs)))
-			return err_set(p->e, rc, "out of memory resolving a sample");
-		uint32_t nd = 0;
-		const struct resolver_deferred *d = b ? resolver_deferred(p->res, &nd) : NULL;
-		if (ordered || nd) {
-			/* ordered: for the one sink, in record order
-			 * (pipeline_replay); else names decided at writing */
-			if (!ordered && p->sink->jobs && p->sink->jobs->sample_seen)
-				p->sink->jobs->sample_seen(p->sink->ctx, p);
-			struct rec_state st = state_now(p);
-			return b->hand(b->ctx, b->index, p, rec, file_off, &ev, &rs, d, nd, &st);
-		}
-		rc = p->sink->sample(p->sink->ctx, p, p->st ? stitch_sample(p->st, &rs) : &rs);
-	}
-	return rc;
-}
-
-/* Everything but the input: session, queue, resolver; then the
- * sink's begin. */
-static int pipeline_start(struct pipeline *p)
-{
-	const struct pipeline_config *c = p->cfg;
-	struct sink *sink = p->sink;
-	p->aux_attr = -1;
-	p->sess = session_new();
-	p->ord = order_new(&c->order, deliver, p);
-	if (sink->sample)
-		p->res = resolver_new(c, p->sess, input_header(p->in));
-	if (sink->sample && c->stitch && !c->blocks)
-		p->st = stitch_new(c->max_frames);
-	if (p->res)
-		resolver_set_warn(p->res, route_warning, (void *)c);
-	if (c->blocks) {
-		const struct pipeline_blocks *b = c->blocks;
-		p->blk_mine = b->mine(b->ctx, b->index, 0);
-		input_set_meta_hook(p->in, block_meta, p);
-		if (p->res) {
-			/* names decided in order across the pipelines */
-			resolver_defer_a2l(p->res);
-			resolver_set_warn(p->res, c->blocks->warn, c->blocks->ctx);
-			if (c->blocks->unwind_share)
-				resolver_set_unwind_share(p->res, c->blocks->unwind_share);
-		}
-	}
-	if (c->blocks && c->blocks->ordered) {
-		p->view = xcalloc(1, sizeof(*p->view));
-		*p->view = *p;
-		p->view->view = NULL;
-		p->view->res = NULL;
-		p->view->in_delivery = true;
-		p->view->follow = false;
-		p->view->lead = NULL;
-	}
-	return sink->begin ? sink->begin(sink->ctx, p) : 0;
-}
-
-int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct perf_event *ev,
-		    const struct resolved_sample *rs, const struct pipeline_recstate *st)
-{
-	struct pipeline *v = p->view;
-	struct stitch *sti = p->cfg->blocks ? p->cfg->blocks->stitch : NULL;
-	v->cur = *st;
-	if (sti && !rs)
-		stitch_event(sti, ev);
-	int rc = sink->event ? sink->event(sink->ctx, v, ev) : 0;
-	if (!rc && rs && sink->sample)
-		rc = sink->sample(sink->ctx, v, sti ? stitch_sample(sti, rs) : rs);
-	return rc;
-}
-
-/* Read records until the input has no more (its end, or a fed input's
- * feed used up) into the ordering queue. 0, or an error / a sink's stop. */
-static int pipeline_pump(struct pipeline *p)
-{
-	const struct pipeline_config *c = p->cfg;
-	int rc;
-	for (unsigned n = 0;; n++) {
-		struct input_rec r;
-		rc = input_next(p->in, &r, p->e);
-		if (p->meta_cut && rc > 0)
-			publish_meta(p, &r);
-		p->meta_cut = false;
-		if (rc <= 0) {
-			p->input_err = rc < 0;
-			break;
-		}
-		/* the heap is the process's: one pipeline of several ticks it */
-		if (!(n & 1023) && (!c->blocks || !c->blocks->index))
-			hugeheap_tick();
-		const struct perf_event_header *h = (const void *)r.p;
-		if (h->type == PERF_RECORD_FINISHED_ROUND) {
-			if (c->unordered)
-				continue;
-			rc = order_round(p->ord);
-		} else {
-			uint64_t t = 0;
-			bool has_time = !c->unordered && perf_record_time(input_evlist(p->in), r.p, &t);
-			rc = order_push(p->ord, &r, has_time, t, h->type == PERF_RECORD_SAMPLE);
-		}
-		if (rc)
-			break;
-	}
-	return rc;
-}
-
-/* Deliver what is queued; warn about late MMAPs once. */
-static int pipeline_flush(struct pipeline *p, int rc)
-{
-	if (rc == 0)
-		rc = order_flush_all(p->ord);
-	const struct order_stats *os = order_stats(p->ord);
-	if (rc >= 0 && os->mmap_violations > p->warned_mmap) {
-		char msg[200];
-		snprintf(msg, sizeof(msg),
-			 "%llu MMAP records arrived out of time order (after samples that may need them); "
-			 "raise --buffer-size", (unsigned long long)(os->mmap_violations - p->warned_mmap));
-		warn(p, msg);
-		p->warned_mmap = os->mmap_violations;
-	}
-	return rc;
-}
-
-/* The sink's end, then everything freed but the pipeline itself (or, when
- * the process exits after the run, only the caches stored). */
-static int pipeline_finish(struct pipeline *p, int rc)
-{
-	struct err *e = p->e;
-	const struct pipeline_blocks *b = p->cfg->blocks;
-	/* the followers end where this one did: at the input's end or error
-	 * as they would have met it, else they stop there */
-	if (p->lead)
-		feed_end(p->lead, rc, rc == 0 || p->input_err, e);
-	if (p->follow)
-		feed_leave(b->feed, b->index);
-	if (rc >= 0 && (p->aux_records || p->auxtrace_bytes)) {
-		struct perf_evlist *el = input_evlist(p->in);
-		const char *name = p->aux_attr >= 0 && (size_t)p->aux_attr < el->nr && el->attrs[p->aux_attr].name
-					   ? el->attrs[p->aux_attr].name : "an AUX area event";
-		char msg[300];
-		snprintf(msg, sizeof(msg),
-			 "AUX area data of %s not decoded (Intel PT / CoreSight decoding is not supported): "
-			 "%llu bytes in %llu AUX records, %llu bytes of AUXTRACE data skipped", name,
-			 (unsigned long long)p->aux_bytes, (unsigned long long)p->aux_records,
-			 (unsigned long long)p->auxtrace_bytes);
-		warn(p, msg);
-	}
-	/* damaged features: said when the file was otherwise read (a fatal
-	 * error stays the one line about the input) */
-	const struct perf_header *hdr = input_header(p->in);
-	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
-		warn(p, hdr->warnings[i]);
-	if (b && rc < 0)
-		b->failed(b->ctx, b->index, p->blk);
-	if (b && p->blk_mine && !p->blk_closed) {
-		/* the last block (or the one an error ended) is written too */
-		p->blk_closed = true;
-		int r2 = b->done(b->ctx, b->index, p->blk);
-		if (!rc && r2)
-			rc = r2;
-	}
-	if (b)
-		b->finish(b->ctx, b->index, p, rc > 0 ? 0 : rc);
-	if (rc > 0)
-		rc = 0; /* a sink asked to stop */
-	if (rc < 0 && !e->set)
-		err_set(e, rc, "analysis failed (%s)", strerror(-rc));
-	if (p->sink->end) {
-		int r2 = p->sink->end(p->sink->ctx, p, rc);
-		if (!rc)
-			rc = r2;
-	}
-	if (p->cfg->exit_after) {
-		resolver_keep(p->res);
-		return rc;
-	}
-	stitch_free(p->st);
-	free(p->view);
-	resolver_free(p->res);
-	order_free(p->ord);
-	session_free(p->sess);
-	/* every follower is done (b->finish waited for all): the chunks go
-	 * back to this input's pool before it is freed */
-	feed_release(p->lead);
-	input_free(p->in);
-	return rc;
-}
-
-int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err *e)
-{
-	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
-	int rc = 0;
-	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", c->tmpdir, e)
-				: input_open(c->input ? c->input : "perf.data", c->tmpdir, e);
-	struct feed *f = c->blocks ? c->blocks->feed : NULL;
-	if (!p.in) {
-		/* the followers meet the leader's error as their own */
-		if (f && !c->blocks->index)
-			feed_end(f, -EINVAL, true, e);
-		else if (f)
-			feed_leave(f, c->blocks->index);
-		if (sink->end)
-			sink->end(sink->ctx, &p, -EINVAL);
-		return -EINVAL;
-	}
-	if (f && !c->blocks->index)
-		p.lead = f;
-	else if (f) {
-		p.follow = true; /* the input's state: the leader's (fst) */
-		p.fst = &p.cur;
-	}
-	rc = pipeline_start(&p);
-	if (!rc)
-		rc = p.follow ? pipeline_follow(&p) : pipeline_pump(&p);
-	if (!rc)
-		rc = pipeline_flush(&p, rc);
-	return pipeline_finish(&p, rc);
-}
-
-/* ---- fed from memory (live) ---- */
-
-struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink *sink,
-				   const uint8_t *head, size_t n, struct err *e)
-{
-	struct pipeline *p = xcalloc(1, sizeof(*p));
-	*p = (struct pipeline){ .cfg = c, .sink = sink, .e = e };
-	p->in = input_open_feed(c->input ? c->input : "(live)", head, n, e);
-	if (!p->in) {
-		if (sink->end)
-			sink->end(sink->ctx, p, -EINVAL);
-		free(p);
-		return NULL;
-	}
-	int rc = pipeline_start(p);
-	if (!rc)
-		rc = pipeline_pump(p);
-	if (rc) {
-		pipeline_finish(p, rc);
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-int pipeline_feed(struct pipeline *p, const uint8_t *data, size_t n)
-{
-	input_feed(p->in, data, n);
-	return pipeline_pump(p);
-}
-
-int pipeline_feed_flush(struct pipeline *p)
-{
-	return pipeline_flush(p, 0);
-}
-
-int pipeline_feed_end(struct pipeline *p, int rc)
-{
-	if (!p)
-		return rc;
-	if (!rc)
-		rc = pipeline_flush(p, rc);
-	rc = pipeline_finish(p, rc);
-	free(p);
-	return rc;
-}
