@@ -22,7 +22,7 @@ OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -D_GNU_SOURCE -Isrc -I$(B)/gen $(CONFIG_CFLAGS) -MMD -MP -pthread
 LDLIBS  += $(CONFIG_LIBS) -lpthread -lm -lrt
 
-LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/analyze/*/*.c src/output/*.c src/record/*.c src/live/*.c)
+LIB_SRC := $(wildcard src/util/*.c src/perf/*.c src/analyze/*.c src/analyze/*/*.c src/output/*.c src/record/*.c src/live/*.c src/archive/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)

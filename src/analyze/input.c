@@ -451,7 +451,12 @@ again:
 
 struct input *input_open(const char *path, const char *tmpdir, struct err *e)
 {
-	struct input *in = input_alloc(path);
+	return input_open_named(path, path, tmpdir, e);
+}
+
+struct input *input_open_named(const char *path, const char *name, const char *tmpdir, struct err *e)
+{
+	struct input *in = input_alloc(name);
 	in->tmpdir = tmpdir;
 	if (!strcmp(path, "-")) {
 		in->fd = 0;

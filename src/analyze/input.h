@@ -62,6 +62,9 @@ struct input;
  * A file-format stream is kept in a temporary file in tmpdir (NULL: /tmp;
  * it must outlive the input). Returns NULL with e filled on failure. */
 struct input *input_open(const char *path, const char *tmpdir, struct err *e);
+/* The same, the input named name (input_name) rather than path. */
+struct input *input_open_named(const char *path, const char *name, const char *tmpdir,
+			       struct err *e);
 /* Open from a file descriptor the caller owns (a socket, a pipe). */
 struct input *input_open_fd(int fd, const char *name, const char *tmpdir, struct err *e);
 /* A pipe-format stream fed from memory (the live pipeline): head is its

@@ -371,7 +371,8 @@ int pipeline_run(const struct pipeline_config *c, struct sink *sink, struct err 
 	struct pipeline p = { .cfg = c, .sink = sink, .e = e };
 	int rc = 0;
 	p.in = c->input_fd >= 0 ? input_open_fd(c->input_fd, c->input ? c->input : "-", c->tmpdir, e)
-				: input_open(c->input ? c->input : "perf.data", c->tmpdir, e);
+				: input_open_named(c->input ? pipeline_input_file(c) : "perf.data",
+						   c->input ? c->input : "perf.data", c->tmpdir, e);
 	struct feed *f = c->blocks ? c->blocks->feed : NULL;
 	if (!p.in) {
 		/* the followers meet the leader's error as their own */

@@ -9,6 +9,7 @@
 #define SCORCH_PIPELINE_CONFIG_H
 
 #include "analyze/order.h"
+#include "perf/header.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,12 +27,19 @@ struct resolver_warning;
 struct pipeline_config {
 	const char *input;          /* path or "-" */
 	int input_fd;               /* >= 0: read this fd instead (name in input) */
+	const char *input_file;     /* the file read when it is not input itself (the
+				     * recording unpacked from an archive, input
+				     * naming the archive); NULL: input */
 	struct order_config order;
 	bool unordered;             /* deliver in file order (no queue) */
 	bool resolve;               /* unwind + symbolize (else frames carry raw ips) */
 	/* resolver options (perfparser's names) */
 	const char *sysroot, *debug_paths, *extra_paths, *app_path, *kallsyms;
 	const char *buildid_dir;    /* perf's build-id cache ($HOME/.debug); NULL: none */
+	/* Build ids of DSOs the recording names without one, as if its
+	 * build-id list had them (an archive's: archive/archive.h) */
+	const struct perf_build_id *build_ids;
+	uint32_t nr_build_ids;
 	bool debuginfod;            /* missing files asked of debuginfod (DEBUGINFOD_URLS) */
 	const char *tmpdir;         /* where a file-format stream is kept (input.h); NULL: /tmp */
 	int max_frames;             /* physical frames kept of a stack, leaf first
@@ -75,6 +83,12 @@ struct pipeline_config {
 	 * with SCORCH_TEARDOWN=1. */
 	bool exit_after;
 };
+
+/* The file a run reads (input_file, else input). */
+static inline const char *pipeline_input_file(const struct pipeline_config *c)
+{
+	return c->input_file ? c->input_file : c->input;
+}
 
 /* What a sink may read about the input as of a record leaving the ordering
  * queue (pipeline_input_pos, pipeline_order_stats). */

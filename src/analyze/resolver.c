@@ -197,14 +197,16 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	hmap_init(&r->kmod_ids);
 	hmap_init(&r->jits);
 	r->jit_time = UINT64_MAX;
-	if (h)
-		for (uint32_t i = 0; i < h->nr_build_ids; i++) {
-			const struct perf_build_id *b = &h->build_ids[i];
-			symbols_add_build_id(r->syms, b->filename, b->id, b->size);
-			if (b->filename && b->filename[0] == '/')
-				hmap_put(&r->kmod_ids, hash_bytes(b->filename, strlen(b->filename)),
-					 (void *)symbols_intern(r->syms, b->filename));
-		}
+	/* the recording's build ids, then those it lacks that an archive
+	 * gives (pipeline_config.build_ids) */
+	uint32_t nh = h ? h->nr_build_ids : 0, nx = c ? c->nr_build_ids : 0;
+	for (uint32_t i = 0; i < nh + nx; i++) {
+		const struct perf_build_id *b = i < nh ? &h->build_ids[i] : &c->build_ids[i - nh];
+		symbols_add_build_id(r->syms, b->filename, b->id, b->size);
+		if (b->filename && b->filename[0] == '/')
+			hmap_put(&r->kmod_ids, hash_bytes(b->filename, strlen(b->filename)),
+				 (void *)symbols_intern(r->syms, b->filename));
+	}
 	r->unw = unwinder_new(r->syms);
 	/* the unwinder's register table is x86_64's (unwind_dwarf.c) */
 	if (h && h->arch && *h->arch && strcmp(h->arch, "x86_64")) {
@@ -585,7 +587,8 @@ static const char *base_name(const char *path)
 }
 
 /* A file name met for the first time: a mapped file hotspot-perfparser
- * would not find. */
+ * would not find (one the build-id cache holds by its recorded build id,
+ * as an archive's directory does, is found: scorch reads it from there). */
 static void check_elf(struct resolver *r, const char *path)
 {
 	if (path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/memfd:", 7) ||
@@ -595,7 +598,7 @@ static void check_elf(struct resolver *r, const char *path)
 	struct stat st;
 	const char *sysroot = r->sysroot && *r->sysroot ? r->sysroot : "";
 	snprintf(buf, sizeof(buf), "%s%s", strcmp(sysroot, "/") ? sysroot : "", path);
-	if (!stat(buf, &st))
+	if (!stat(buf, &st) || symbols_cached(r->syms, path))
 		return;
 	const char *dirs[2] = { r->app_path, r->extra_paths };
 	for (int i = 0; i < 2; i++) {

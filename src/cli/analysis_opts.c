@@ -145,6 +145,7 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 	if (cli_env()->progress_delay >= 0) /* tests: draw at once */
 		pr.delay = cli_env()->progress_delay;
 	c->progress = tty;
+	cli_archive_input(c);
 	progress_wrap(&pr, sink, &outer);
 	int rc = pipeline_run(c, &outer, &e);
 	if (rc < 0) {
@@ -159,6 +160,7 @@ int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progr
 int cli_run_plain(struct pipeline_config *c, struct sink *sink)
 {
 	struct err e = { 0 };
+	cli_archive_input(c);
 	if (!pipeline_run(c, sink, &e))
 		return EXIT_OK;
 	if (ferror(stdout) && !e.has_offset) {

@@ -44,6 +44,17 @@ extern const char opts_analysis_help[];
  * are opts_analysis_help). */
 extern const char cli_filter_usage[];
 
+/* The input c->input, when it is an archive (scorch archive): unpacked
+ * into a private directory removed when the process ends (at exit or on
+ * SIGINT/SIGTERM/SIGHUP/SIGPIPE), c->input_file set to its recording and
+ * c->buildid_dir to the directory; the files not found when it was made
+ * said in one line. Done once per archive; anything else is left to the
+ * reader. A damaged archive ends the process: its error in one line, exit
+ * status 2 (1 when unpacking fails for lack of room or rights). Every run
+ * of a reading command goes through here (the runs below, script's -j
+ * runs, perfparser). */
+void cli_archive_input(struct pipeline_config *c);
+
 /* Run the pipeline with sink (wrapped in a progress bar when stderr is a
  * terminal and progress is allowed). Prints the error; returns an exit code. */
 int cli_run_pipeline(struct pipeline_config *c, struct sink *sink, bool no_progress);

@@ -54,6 +54,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_hotspot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 /* The build-id cache (cmd_buildid_cache.c): its directory, $HOME/.debug
  * (false when HOME is not an absolute path or the name does not fit), and

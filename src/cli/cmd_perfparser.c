@@ -6,6 +6,7 @@
  * This file holds the options; the run is output/perfparser_run.c (which
  * also names the exit codes).
  */
+#include "cli/analysis_opts.h"
 #include "cli/cli.h"
 #include "cli/env.h"
 #include "cli/opts.h"
@@ -137,5 +138,9 @@ int cmd_perfparser(int argc, char **argv)
 	pipeline_config_init(&cfg);
 	cfg.exit_after = true; /* one run: the caches stored, nothing freed */
 	cli_env_apply(&cfg);
+	if (a.input && !a.host) {
+		cfg.input = a.input;
+		cli_archive_input(&cfg);
+	}
 	return perfparser_run(&a, &cfg);
 }

@@ -120,6 +120,7 @@ static int run(struct script_cmd *s)
 	 * each resolving the blocks given to it (analyze/parallel/blocks.h);
 	 * where the output cannot be cut so (a pipe, tracepoint fields,
 	 * --raw, --stitch), one thread */
+	cli_archive_input(&s->a.pc);
 	if (s->a.jobs != 1) {
 		struct err e = { 0 };
 		struct blocks_config bc = { .n = s->a.jobs, .size = s->block_records, .make_sink = make_sink,

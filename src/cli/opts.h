@@ -41,6 +41,7 @@ enum {
 	OC_LIST = 1 << 10,
 	OC_BUILDID_CACHE = 1 << 11,
 	OC_ANNOTATE = 1 << 12,
+	OC_ARCHIVE = 1 << 13,
 };
 
 /* Option ids. O_OPERAND, O_UNKNOWN and O_MISSING are not options: the

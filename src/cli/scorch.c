@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "hotspot", cmd_hotspot, "open a profile in hotspot with scorch as its parser", false },
 	{ "list", cmd_list, "list the events record -e accepts", false },
 	{ "buildid-cache", cmd_buildid_cache, "list or prune the build-id cache", false },
+	{ "archive", cmd_archive, "one file with the recording and the files it needs", true },
 };
 
 static void usage(FILE *f)

@@ -719,6 +719,8 @@ int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out)
 			sc.extra_paths = c->pc->extra_paths;
 			sc.app_path = c->pc->app_path;
 			sc.kallsyms = c->pc->kallsyms;
+			sc.buildid_dir = c->pc->buildid_dir;
+			sc.debuginfod = c->pc->debuginfod;
 		}
 		sc.warn = symbols_warned;
 		sc.warn_ctx = a;
@@ -728,6 +730,10 @@ int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out)
 			for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
 				symbols_add_build_id(a->files, h->build_ids[i].filename,
 						     h->build_ids[i].id, h->build_ids[i].size);
+		}
+		for (uint32_t i = 0; c->pc && i < c->pc->nr_build_ids; i++) {
+			const struct perf_build_id *b = &c->pc->build_ids[i];
+			symbols_add_build_id(a->files, b->filename, b->id, b->size);
 		}
 	}
 	/* samples in DSOs whose functions are unknown: why, once per DSO */

@@ -110,7 +110,7 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 	struct err e;
 	memset(&e, 0, sizeof(e));
 	struct input *in = cfg->input_fd >= 0 ? input_open_fd(cfg->input_fd, cfg->input, cfg->tmpdir, &e)
-					      : input_open(cfg->input, cfg->tmpdir, &e);
+					      : input_open_named(pipeline_input_file(cfg), cfg->input, cfg->tmpdir, &e);
 	if (!in) {
 		err_print(cfg->input, &e);
 		return PPX_HEADER_ERROR;
@@ -199,7 +199,7 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 		cfg->input = a->host;
 		cfg->input_fd = in_fd;
 	} else if (a->input) {
-		int fd = open(a->input, O_RDONLY | O_CLOEXEC);
+		int fd = open(cfg->input_file ? cfg->input_file : a->input, O_RDONLY | O_CLOEXEC);
 		struct stat sb;
 		if (fd < 0 || fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
 			fprintf(stderr, "scorch perfparser: %s: %s\n", a->input,

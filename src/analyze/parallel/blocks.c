@@ -769,11 +769,11 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	/* stitching needs each thread's samples in order on one stitcher:
 	 * only an ordered sink's replay has them */
 	if (n < 2 || c->input_fd >= 0 || !c->input || !strcmp(c->input, "-") ||
-	    stat(c->input, &st) || !S_ISREG(st.st_mode) || c->unordered || (c->stitch && !bc->ordered))
+	    stat(pipeline_input_file(c), &st) || !S_ISREG(st.st_mode) || c->unordered || (c->stitch && !bc->ordered))
 		return 1;
 	/* the header and attrs, to ask whether the sink's output can be cut */
 	struct err e0 = { 0 };
-	struct input *in = input_open(c->input, c->tmpdir, &e0);
+	struct input *in = input_open_named(pipeline_input_file(c), c->input, c->tmpdir, &e0);
 	if (!in)
 		return 1; /* pipeline_run says what is wrong */
 	bool ok = !input_header(in)->pipe &&

@@ -780,6 +780,21 @@ struct symbols *symbols_new(const struct symbols_config *c)
 	return s;
 }
 
+bool symbols_cached(struct symbols *s, const char *path)
+{
+	if (!s->files.buildid_dir)
+		return false;
+	struct bid_node *b = hmap_get(&s->bid_by_path, hash_bytes(path, strlen(path)));
+	for (; b; b = b->next)
+		if (!strcmp(b->path, path)) {
+			char hex[41], p[PATH_MAX * 2];
+			elffile_hexid(hex, b->id, b->size);
+			snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/elf", s->files.buildid_dir, hex, hex + 2);
+			return elffile_exists(p);
+		}
+	return false;
+}
+
 void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id, size_t size)
 {
 	if (!path || !size)

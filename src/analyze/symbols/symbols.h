@@ -56,6 +56,9 @@ void symbols_keep(struct symbols *s);
 
 /* Record a build id for a path (from the header's build-id feature). */
 void symbols_add_build_id(struct symbols *s, const char *path, const uint8_t *id, size_t size);
+/* Whether the build-id cache (symbols_config.buildid_dir) holds the ELF
+ * file of path's recorded build id. */
+bool symbols_cached(struct symbols *s, const char *path);
 
 /* The DSO cache entry for a file as mapped (build id may be NULL/0). Loads
  * it on first use. Never NULL. */
