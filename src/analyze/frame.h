@@ -65,7 +65,8 @@ struct resolved_sample {
 	 * its last frame because the copy ended there (unwind.h), with every
 	 * frame it gave in frames. nr_stitched: the frames at the end that
 	 * stitching (analyze/stitch.h) added. physical: frames counted
-	 * against max_frames (an inline chain is one). */
+	 * against max_frames (an inline chain is one; with
+	 * max_frames_per_part, those of the unwound part alone). */
 	uint32_t user_at, nr_stitched, physical;
 	bool copy_end;
 	/* Set only by the off-CPU stage (analyze/offcpu.h), else 0: the

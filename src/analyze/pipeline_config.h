@@ -45,6 +45,12 @@ struct pipeline_config {
 	int max_frames;             /* physical frames kept of a stack, leaf first
 				     * (default PIPELINE_FRAMES_ALL); a stack cut
 				     * here is marked truncated (frame.h) */
+	bool max_frames_per_part;   /* max_frames counts the call chain's frames and
+				     * the frames unwound from the stack copy each on
+				     * their own, as perf script's --max-stack does
+				     * (a DWARF sample keeps up to max_frames kernel
+				     * frames and max_frames user frames); else both
+				     * together */
 	bool no_inline;             /* resolver: no inline frames (perf script --no-inline) */
 	bool ip_only;               /* resolver: each sample's own ip, no call chain or
 				     * unwinding (perf script -G) */

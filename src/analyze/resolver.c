@@ -51,6 +51,7 @@ struct resolver {
 	struct symbols *syms;
 	struct unwinder *unw;
 	int max_frames;
+	bool max_frames_per_part; /* pipeline_config's */
 	bool no_inline;
 	uint8_t frame_lines;     /* PIPELINE_LINES_*, 0: none */
 	bool ip_only;
@@ -162,6 +163,7 @@ struct resolver *resolver_new(const struct pipeline_config *c, struct session *s
 	struct resolver *r = xcalloc(1, sizeof(*r));
 	r->s = s;
 	r->max_frames = c && c->max_frames > 0 ? c->max_frames : PIPELINE_FRAMES_ALL;
+	r->max_frames_per_part = c && c->max_frames_per_part;
 	r->no_inline = c && c->no_inline;
 	r->frame_lines = c && !c->no_srclines ? c->frame_lines : 0;
 	r->ip_only = c && c->ip_only;
@@ -890,6 +892,11 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		}
 		if (rc < 0)
 			return rc;
+		if (rc && dwarf && r->max_frames_per_part) {
+			/* the kernel part is full; the user part has its own */
+			rc = 0;
+			out->truncated = false;
+		}
 		if (!dwarf && !lbr) {
 			r->st.fp_samples++;
 			user_done = true;
@@ -898,6 +905,11 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 	if (!user_done && rc == 0) {
 		if (dwarf) {
 			uint32_t before = out->nr_frames;
+			/* per part: the unwound frames have max_frames of their
+			 * own; physical counts them alone from here (stitching
+			 * extends this part) */
+			if (r->max_frames_per_part)
+				physical = 0;
 			if ((rc = unwind_user(r, attr, s, out, &physical)) < 0)
 				return rc;
 			if (out->nr_frames == before && !chain_nr &&

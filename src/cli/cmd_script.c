@@ -150,6 +150,7 @@ int cmd_script(int argc, char **argv)
 	cli_analysis_init(&s.a, "script");
 	s.a.pc.stitch = false;          /* perf script's stacks; --stitch */
 	s.a.pc.max_frames = 127;        /* perf script prints up to PERF_MAX_STACK_DEPTH entries */
+	s.a.pc.max_frames_per_part = true; /* ...of the call chain and of the unwound stack each */
 	s.a.pc.no_srclines = true;      /* the fields perf script prints by default have none */
 	struct opts p = { .cmd = OC_SCRIPT, .prefix = "scorch script", .usage = usage, .set = set, .ctx = &s };
 	if (!opts_parse(&p, argc, argv)) {

@@ -73,8 +73,8 @@ r_t20=$(awk '$6 == "[truncated]" { sub(/%/, "", $1); print $1; exit }' "$W/r20")
 check "report --max-frames 20: a [truncated] entry of ${r_t20:-none}% (folded: $p_t20%)" within "$r_t20" "$p_t20" 0.1
 
 # ---- script and perfparser keep their peers' depths ----
-# the most user frames a sample shows (perf script's 127 apply to them
-# alone when the sample has kernel frames too; scorch script's to both)
+# the most user frames a sample shows (perf script's 127 and scorch
+# script's apply to them alone when the sample has kernel frames too)
 deepest() { awk 'BEGIN { RS = "" } { n = split($0, l, "\n"); u = 0; for (i = 2; i <= n; i++) if (l[i] !~ /kernel\.kallsyms/) u++; if (u > m) m = u } END { print m + 0 }'; }
 ds=$("$S" script -i "$D" 2> /dev/null | deepest)
 dp=$(perf script -i "$D" 2> /dev/null | deepest)

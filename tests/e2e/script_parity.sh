@@ -93,6 +93,32 @@ if [ $bp = 1 ]; then
 	fi
 fi
 
+# ---- stacks deeper than perf script's 127 frames, under kernel frames -------
+# perf script's --max-stack (default 127) counts a frame-pointer chain's
+# kernel and user frames together (the kernel records 127 in all), but a
+# DWARF sample's kernel frames (its call chain) and user frames (unwound
+# from the stack copy) each on their own: up to 127 of each
+build_workload deep_read.c "$W/deep" -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls
+perf record -q -e cpu-clock -F 999 -g -o "$W/deep-fp.data" "$W/deep" 0.3 200 > /dev/null 2>&1
+perf record -q -e cpu-clock -F 999 --call-graph dwarf,32768 -o "$W/deep-dwarf.data" "$W/deep" 0.3 200 > /dev/null 2>&1
+# samples: kernel frames, user frames (most: 127 user frames under the kernel's)
+kinds() { awk 'BEGIN { RS = "" } { n = split($0, l, "\n"); k = 0; for (i = 2; i <= n; i++) k += l[i] ~ /kernel\.kallsyms/; print k, n - 1 - k }'; }
+for v in fp dwarf; do
+	compare "local/deep-$v" "$W/deep-$v.data"
+	perf script -i "$W/deep-$v.data" 2> /dev/null | kinds | sort | uniq -c | sort -rn > "$W/k"
+	ku=$(awk '$2 > 0 { print $2 + $3; exit }' "$W/k")
+	if [ $v = fp ]; then
+		check "script_parity deep-$v: perf's chains with kernel frames hold 127 frames in all ($(head -3 "$W/k" | tr -s ' ' | tr '\n' ';'))" [ "${ku:-0}" = 127 ]
+	else
+		check "script_parity deep-$v: perf's stacks with kernel frames hold 127 user frames ($(head -3 "$W/k" | tr -s ' ' | tr '\n' ';'))" \
+			[ "$(awk '$2 > 0 { print $3; exit }' "$W/k")" = 127 ]
+	fi
+	perf script --max-stack 5 -i "$W/deep-$v.data" > "$W/perf.txt" 2> /dev/null
+	"$SCORCH" script --max-frames 5 -i "$W/deep-$v.data" > "$W/scorch.txt" 2> /dev/null
+	r=$(python3 "$CMP" "deep-$v-5" "$W/perf.txt" "$W/scorch.txt")
+	check "script_parity deep-$v: --max-frames 5 == perf script --max-stack 5 (${r:0:300})" [ $? = 0 ]
+done
+
 # ---- a damaged optional feature: one warning, the samples all there --------
 if [ -f "$W/switch.data" ]; then
 	python3 - "$W/switch.data" "$W/damaged.data" << 'EOF'
