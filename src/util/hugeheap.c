@@ -92,7 +92,7 @@ void hugeheap_init(void)
 		return;
 	mallopt(M_MMAP_THRESHOLD, MMAP_MAX);
 	mallopt(M_TOP_PAD, HEAP_PAD);
-	/* worker threads (-j) allocate from this heap too, not from arenas of
+	/* the -j threads allocate from this heap too, not from arenas of
 	 * their own that nothing advises (their per-thread caches keep most
 	 * small allocations off the shared lock): a 93 MB build recording,
 	 * perfparser -j 2 0.30 -> 0.22 s */

@@ -1,6 +1,6 @@
 /*
- * synth.h: a small synthetic recording for the resolver, workers and
- * pipeline tests: the unit-test binary's own text mapping (so its symbols
+ * synth.h: a small synthetic recording for the resolver and pipeline
+ * tests: the unit-test binary's own text mapping (so its symbols
  * resolve), three functions of it as a frame-pointer call chain, and a
  * pipe-format stream of those records (header, attr, COMM, MMAP2, samples).
  * Static helpers: each test file that includes it gets its own copy.

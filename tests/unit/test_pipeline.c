@@ -1,9 +1,7 @@
 /* test_pipeline.c: pipeline_run on a synthetic pipe-format stream: the sink
  * sees begin, every record in time order after the session applied it,
- * every sample resolved and in order (inline and with worker threads: the
- * same), end once also after an error; a sink's positive return stops the
- * run without an error; missing files reach file_warn, not the notes; a
- * file that shrinks while read in place ends the run with that error. */
+ * every sample resolved and in order, end once also after an error; a sink's positive return stops the
+ * run without an error; missing files reach file_warn, not the notes. */
 #include "synth.h"
 #include "analyze/pipeline.h"
 #include "analyze/resolver.h"
