@@ -33,8 +33,9 @@ for n in nocg fp fixed dwarf sys tp pipe; do
 done
 
 # same NAME FILE ARGS...: stdout equal line for line, but for the
-# differences script_parity.py explains (scorch names a stripped
-# executable's entry point _start); when perf fails, scorch exits 2 with
+# differences script_parity.py names and explains (the stripped entry
+# point, perf's chains that stop early, PLT entries perf 6.1 does not
+# name...); when perf fails, scorch exits 2 with
 # perf's message (spaces aside: perf 6.1 writes "notselected")
 same() {
 	local n=$1 f=$2
@@ -66,31 +67,17 @@ SPECS="comm,tid,time comm,pid,tid,time,event,ip,sym,dso ip,sym ip ip,dso sym pid
 comm,tid,cpu,time,event,ip,sym,symoff,dso tid,period,event comm,ip,sym,symoff,dso event time
 ip,sym,symoff +pid -time -ip -comm -event -period,-dso +pid,-time,-cpu cpu +cpu addr -sym
 trace comm,tid,trace event,trace +trace -trace ip,sym,dso,trace"
-# A recording's call chains are compared with -F only when perf and
-# scorch print them alike without -F, but for script_parity.py's named
-# kinds (perf stopping at a vtable in the exit handlers of a DWARF
-# recording, a sample perf prints with no frame, the stripped entry
-# point): where a difference no kind explains remains, it is not -F's, and
-# the field lists that print call chains are skipped on that recording,
-# saying why. The lists without chains are compared as ever.
-declare -A chains
+# Every output with call chains is compared as any other: a line that
+# differs from perf's is one of script_parity.py's named kinds (each with
+# the pattern it allows and why perf prints it so), or the check fails.
+# First each recording with the default fields.
 for n in nocg fp fixed dwarf sys tp pipe; do
-	perf script -i "$W/$n.data" > "$W/p.txt" 2> /dev/null
-	"$SCORCH" script -i "$W/$n.data" > "$W/s.txt" 2> /dev/null
-	chains[$n]=same
-	python3 "$TOP/tests/tools/script_parity.py" "$n" "$W/p.txt" "$W/s.txt" > "$W/r" ||
-		chains[$n]="perf and scorch print this recording's chains differently without -F: $(head -1 "$W/r")"
+	same "$n (default fields)" "$W/$n.data"
 done
-# same_rec REC NAME ARGS...: same on recording REC, or SKIP when these
-# ARGS print call chains and REC's differ without them
+# same_rec REC NAME ARGS...: same on recording REC
 same_rec() {
 	local n=$1 name=$2
 	shift 2
-	if [ "${chains[$n]}" != same ] &&
-		"$SCORCH" script -i "$W/$n.data" "$@" 2> /dev/null | grep -q "$(printf '^\t')"; then
-		skip "script_fields $name" "${chains[$n]}"
-		return
-	fi
 	same "$name" "$W/$n.data" "$@"
 }
 for n in nocg fp fixed dwarf sys tp pipe; do
