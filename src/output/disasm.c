@@ -158,8 +158,7 @@ static const char *seg_for(const struct insn_ctx *c, const cs_x86_op *op)
 	return NULL;
 }
 
-static void att_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op *op,
-			struct disasm_insn *di)
+static void att_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op *op)
 {
 	switch (op->type) {
 	case X86_OP_REG: {
@@ -172,8 +171,6 @@ static void att_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op
 	case X86_OP_IMM:
 		if (c->branch) {
 			put(o, "%llx", (unsigned long long)op->imm);
-			di->ref = DISASM_REF_BRANCH;
-			di->ref_addr = (uint64_t)op->imm;
 		} else {
 			put(o, "$0x%llx", (unsigned long long)((uint64_t)op->imm & mask_of(op->size)));
 		}
@@ -198,10 +195,6 @@ static void att_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op
 		if (m->index != X86_REG_INVALID)
 			put(o, ",%%%s,%d", cs_reg_name(c->h, m->index), m->scale);
 		put(o, ")");
-		if (m->base == X86_REG_RIP) {
-			di->ref = DISASM_REF_RIP;
-			di->ref_addr = c->in->address + c->in->size + (uint64_t)m->disp;
-		}
 		break;
 	}
 	default:
@@ -209,8 +202,21 @@ static void att_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op
 	}
 }
 
-static void intel_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op *op,
-			  struct disasm_insn *di)
+/* The address an operand refers to, whatever the syntax: a branch's
+ * target, or what a RIP-relative operand points at (the next
+ * instruction's address plus the displacement). */
+static void operand_ref(const struct insn_ctx *c, const cs_x86_op *op, struct disasm_insn *di)
+{
+	if (op->type == X86_OP_IMM && c->branch) {
+		di->ref = DISASM_REF_BRANCH;
+		di->ref_addr = (uint64_t)op->imm;
+	} else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP) {
+		di->ref = DISASM_REF_RIP;
+		di->ref_addr = c->in->address + c->in->size + (uint64_t)op->mem.disp;
+	}
+}
+
+static void intel_operand(struct out *o, const struct insn_ctx *c, const cs_x86_op *op)
 {
 	switch (op->type) {
 	case X86_OP_REG:
@@ -219,8 +225,6 @@ static void intel_operand(struct out *o, const struct insn_ctx *c, const cs_x86_
 	case X86_OP_IMM:
 		if (c->branch) {
 			put(o, "%llx", (unsigned long long)op->imm);
-			di->ref = DISASM_REF_BRANCH;
-			di->ref_addr = (uint64_t)op->imm;
 		} else if (c->implicit_one) {
 			put(o, "1");
 		} else {
@@ -256,10 +260,6 @@ static void intel_operand(struct out *o, const struct insn_ctx *c, const cs_x86_
 				put(o, "%s0x%llx", any ? "+" : "", (unsigned long long)m->disp);
 		}
 		put(o, "]");
-		if (m->base == X86_REG_RIP) {
-			di->ref = DISASM_REF_RIP;
-			di->ref_addr = c->in->address + c->in->size + (uint64_t)m->disp;
-		}
 		break;
 	}
 	default:
@@ -451,9 +451,10 @@ void disasm_one(struct disasm *d, const uint8_t *code, size_t n, uint64_t addr,
 			if (k)
 				put(&o, ",");
 			if (d->intel)
-				intel_operand(&o, &c, &x->operands[i], di);
+				intel_operand(&o, &c, &x->operands[i]);
 			else
-				att_operand(&o, &c, &x->operands[i], di);
+				att_operand(&o, &c, &x->operands[i]);
+			operand_ref(&c, &x->operands[i], di);
 		}
 	}
 	cs_free(in, 1);
