@@ -94,12 +94,51 @@ static int next(struct dm *d)
 	return c;
 }
 
-static bool enter(struct dm *d)
+/* inner(d, arg) one level deeper: the depth and step limits hold, an
+ * error already set fails */
+static bool nested(struct dm *d, bool (*inner)(struct dm *, bool), bool arg)
 {
 	if (d->err)
 		return false;
 	if (++d->depth > DEPTH_MAX || ++d->steps > STEPS_MAX)
 		return fail(d);
+	bool ok = inner(d, arg) && !d->err;
+	d->depth--;
+	return ok;
+}
+
+/* {digit} "_" in base 62 (0-9a-zA-Z) or 16 (0-9a-f): the value into *v;
+ * more than max_digits digits (0: any number) fail. A value past 64 bits
+ * fails without big; with big, *big is set and *v keeps its low 64 bits. */
+static bool digit_run(struct dm *d, unsigned base, int max_digits, uint64_t *v, bool *big)
+{
+	uint64_t x = 0;
+	int nd = 0;
+	for (;;) {
+		int c = next(d);
+		if (c < 0)
+			return false;
+		if (c == '_')
+			break;
+		unsigned dg;
+		if (c >= '0' && c <= '9')
+			dg = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'z' && 10 + (unsigned)(c - 'a') < base)
+			dg = 10 + (unsigned)(c - 'a');
+		else if (base == 62 && c >= 'A' && c <= 'Z')
+			dg = 36 + (unsigned)(c - 'A');
+		else
+			return fail(d);
+		if (max_digits && ++nd > max_digits)
+			return fail(d);
+		if (x > (UINT64_MAX - dg) / base) {
+			if (!big)
+				return fail(d);
+			*big = true;
+		}
+		x = x * base + dg;
+	}
+	*v = x;
 	return true;
 }
 
@@ -110,26 +149,9 @@ static bool base62(struct dm *d, uint64_t *v)
 		*v = 0;
 		return true;
 	}
-	uint64_t x = 0;
-	for (;;) {
-		int c = next(d);
-		if (c < 0)
-			return false;
-		if (c == '_')
-			break;
-		unsigned dg;
-		if (c >= '0' && c <= '9')
-			dg = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'z')
-			dg = 10 + (unsigned)(c - 'a');
-		else if (c >= 'A' && c <= 'Z')
-			dg = 36 + (unsigned)(c - 'A');
-		else
-			return fail(d);
-		if (x > (UINT64_MAX - dg) / 62)
-			return fail(d);
-		x = x * 62 + dg;
-	}
+	uint64_t x;
+	if (!digit_run(d, 62, 0, &x, NULL))
+		return false;
 	if (x == UINT64_MAX)
 		return fail(d);
 	*v = x + 1;
@@ -371,26 +393,42 @@ static bool binder(struct dm *d)
 	return !d->err;
 }
 
+/* {item} "E", the items printed with sep between them: how many there
+ * were, or -1 */
+static int list(struct dm *d, const char *sep, bool (*item)(struct dm *))
+{
+	int i;
+	for (i = 0; !eat(d, 'E'); i++) {
+		if (d->err || peek(d) < 0) {
+			fail(d);
+			return -1;
+		}
+		if (i)
+			put(d, sep);
+		if (!item(d))
+			return -1;
+	}
+	return i;
+}
+
+/* generic-arg = lifetime | type | "K" const */
+static bool generic_arg(struct dm *d)
+{
+	if (eat(d, 'L')) {
+		uint64_t lt;
+		if (!base62(d, &lt))
+			return false;
+		put_lifetime(d, lt);
+		return true;
+	}
+	if (eat(d, 'K'))
+		return konst(d);
+	return type(d);
+}
+
 static bool generic_args(struct dm *d)
 {
-	for (int i = 0; !eat(d, 'E'); i++) {
-		if (d->err || peek(d) < 0)
-			return fail(d);
-		if (i)
-			put(d, ", ");
-		if (eat(d, 'L')) {
-			uint64_t lt;
-			if (!base62(d, &lt))
-				return false;
-			put_lifetime(d, lt);
-		} else if (eat(d, 'K')) {
-			if (!konst(d))
-				return false;
-		} else if (!type(d)) {
-			return false;
-		}
-	}
-	return !d->err;
+	return list(d, ", ", generic_arg) >= 0 && !d->err;
 }
 
 static bool path_b(struct dm *d, bool in_value)
@@ -480,11 +518,7 @@ static bool path_inner(struct dm *d, bool in_value)
 
 static bool path(struct dm *d, bool in_value)
 {
-	if (!enter(d))
-		return false;
-	bool ok = path_inner(d, in_value) && !d->err;
-	d->depth--;
-	return ok;
+	return nested(d, path_inner, in_value);
 }
 
 static const char *basic_type(int c)
@@ -569,7 +603,7 @@ static bool dyn_trait(struct dm *d)
 	return !d->err;
 }
 
-static bool type_inner(struct dm *d)
+static bool type_inner(struct dm *d, bool unused)
 {
 	int c = next(d);
 	if (c < 0)
@@ -617,16 +651,10 @@ static bool type_inner(struct dm *d)
 		put(d, "]");
 		return true;
 	case 'T': {
-		int i;
 		put(d, "(");
-		for (i = 0; !eat(d, 'E'); i++) {
-			if (d->err || peek(d) < 0)
-				return fail(d);
-			if (i)
-				put(d, ", ");
-			if (!type(d))
-				return false;
-		}
+		int i = list(d, ", ", type);
+		if (i < 0)
+			return false;
 		if (i == 1)
 			put(d, ",");
 		put(d, ")");
@@ -654,14 +682,8 @@ static bool type_inner(struct dm *d)
 			put(d, "\" ");
 		}
 		put(d, "fn(");
-		for (int i = 0; !eat(d, 'E'); i++) {
-			if (d->err || peek(d) < 0)
-				return fail(d);
-			if (i)
-				put(d, ", ");
-			if (!type(d))
-				return false;
-		}
+		if (list(d, ", ", type) < 0)
+			return false;
 		put(d, ")");
 		if (!eat(d, 'u')) {
 			put(d, " -> ");
@@ -676,14 +698,8 @@ static bool type_inner(struct dm *d)
 		put(d, "dyn ");
 		if (!binder(d))
 			return false;
-		for (int i = 0; !eat(d, 'E'); i++) {
-			if (d->err || peek(d) < 0)
-				return fail(d);
-			if (i)
-				put(d, " + ");
-			if (!dyn_trait(d))
-				return false;
-		}
+		if (list(d, " + ", dyn_trait) < 0)
+			return false;
 		d->bound_lt = saved;
 		if (!eat(d, 'L') || !base62(d, &lt))
 			return fail(d);
@@ -710,44 +726,10 @@ static bool type_inner(struct dm *d)
 
 static bool type(struct dm *d)
 {
-	if (!enter(d))
-		return false;
-	bool ok = type_inner(d) && !d->err;
-	d->depth--;
-	return ok;
+	return nested(d, type_inner, false);
 }
 
 /* const-data = ["n"] {hex-digit} "_" */
-/* {hex-digit} "_" (lower case digits): the value into *v; more than
- * max_digits digits (0: any number) fail; *big is set when the value
- * needs more than 64 bits (*v keeps its low 64). */
-static bool hex_run(struct dm *d, int max_digits, uint64_t *v, bool *big)
-{
-	uint64_t x = 0;
-	int nd = 0;
-	for (;;) {
-		int c = next(d);
-		if (c < 0)
-			return false;
-		if (c == '_')
-			break;
-		unsigned dg;
-		if (c >= '0' && c <= '9')
-			dg = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			dg = 10 + (unsigned)(c - 'a');
-		else
-			return fail(d);
-		if (max_digits && ++nd > max_digits)
-			return fail(d);
-		if (x >> 60)
-			*big = true;
-		x = (x << 4) | dg;
-	}
-	*v = x;
-	return true;
-}
-
 static bool const_int(struct dm *d, bool is_signed)
 {
 	bool neg = eat(d, 'n');
@@ -756,7 +738,7 @@ static bool const_int(struct dm *d, bool is_signed)
 	size_t start = d->pos;
 	uint64_t v;
 	bool big = false;
-	if (!hex_run(d, 0, &v, &big))
+	if (!digit_run(d, 16, 0, &v, &big))
 		return false;
 	if (neg)
 		put(d, "-");
@@ -769,7 +751,7 @@ static bool const_int(struct dm *d, bool is_signed)
 	return true;
 }
 
-static bool konst_inner(struct dm *d)
+static bool konst_inner(struct dm *d, bool unused)
 {
 	int c = next(d);
 	if (c < 0)
@@ -795,7 +777,7 @@ static bool konst_inner(struct dm *d)
 	case 'c': {
 		uint64_t v;
 		bool big = false;
-		if (!hex_run(d, 8, &v, &big))
+		if (!digit_run(d, 16, 8, &v, &big))
 			return false;
 		if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
 			return fail(d);
@@ -828,11 +810,7 @@ static bool konst_inner(struct dm *d)
 
 static bool konst(struct dm *d)
 {
-	if (!enter(d))
-		return false;
-	bool ok = konst_inner(d) && !d->err;
-	d->depth--;
-	return ok;
+	return nested(d, konst_inner, false);
 }
 
 static bool is_v0_char(char c)
