@@ -49,14 +49,20 @@ void cacheimg_store(struct cacheimg_path *p, const uint8_t *img, size_t size)
 	cachedir_store(p->dir, p->file, img, size);
 }
 
-bool cacheimg_header_is(const uint8_t *p, size_t size, const char *magic, const void *id,
-			size_t idsize)
+bool cacheimg_header_get(const uint8_t *p, size_t size, const char *magic, const void *id,
+			 size_t idsize, void *f, size_t fsize)
 {
-	return size >= 8 + idsize && !memcmp(p, magic, 8) && !memcmp(p + 8, id, idsize);
+	if (size < cacheimg_header_size(idsize, fsize) || memcmp(p, magic, 8) ||
+	    memcmp(p + 8, id, idsize))
+		return false;
+	memcpy(f, p + 8 + idsize, fsize);
+	return true;
 }
 
-void cacheimg_header_put(uint8_t *p, const char *magic, const void *id, size_t idsize)
+void cacheimg_header_put(uint8_t *p, const char *magic, const void *id, size_t idsize,
+			 const void *f, size_t fsize)
 {
 	memcpy(p, magic, 8);
 	memcpy(p + 8, id, idsize);
+	memcpy(p + 8 + idsize, f, fsize);
 }

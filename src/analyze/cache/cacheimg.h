@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* What identifies a source file's content: device, inode, size and
@@ -59,12 +60,41 @@ void *cacheimg_load(const struct cacheimg_path *p, uint64_t max,
  * cap. Failures are silent: a cache is only a shortcut. */
 void cacheimg_store(struct cacheimg_path *p, const uint8_t *img, size_t size);
 
-/* Whether the image p (size bytes) starts with magic (8 bytes) and then
- * the identity id (idsize bytes). */
-bool cacheimg_header_is(const uint8_t *p, size_t size, const char *magic, const void *id,
-			size_t idsize);
-/* Write that header at p (idsize + 8 bytes). */
-void cacheimg_header_put(uint8_t *p, const char *magic, const void *id, size_t idsize);
+/* An image's header: magic (8 bytes), the identity (idsize bytes), then
+ * the cache's fields (fsize bytes: a struct of u64 counts and sizes). Its
+ * size: */
+static inline size_t cacheimg_header_size(size_t idsize, size_t fsize)
+{
+	return 8 + idsize + fsize;
+}
+
+/* Whether the image p (size bytes) starts with magic and then the
+ * identity id; its fields into f. */
+bool cacheimg_header_get(const uint8_t *p, size_t size, const char *magic, const void *id,
+			 size_t idsize, void *f, size_t fsize);
+/* Write that header at p. */
+void cacheimg_header_put(uint8_t *p, const char *magic, const void *id, size_t idsize,
+			 const void *f, size_t fsize);
+
+/* A names section (NUL-terminated strings, each named by its u32 offset
+ * into the section): whether its last byte is a NUL, so that every name
+ * found at an offset inside it ends inside it. */
+static inline bool cacheimg_names_ok(const uint8_t *names, uint64_t size)
+{
+	return size && !names[size - 1];
+}
+
+/* Put the name s (len bytes and a NUL) at names + *at, its offset (u32)
+ * at off; *at moves past it. */
+static inline void cacheimg_name_put(uint8_t *names, size_t *at, const char *s, size_t len,
+				     uint8_t *off)
+{
+	uint32_t o = (uint32_t)*at;
+	memcpy(off, &o, 4);
+	memcpy(names + *at, s, len);
+	names[*at + len] = 0;
+	*at += len + 1;
+}
 
 /* n rounded up to a multiple of 8 (the sections of an image start there). */
 static inline size_t cacheimg_pad8(size_t n)

@@ -41,6 +41,7 @@
  * unwinder's rules of a DSO's CFI (unwind_dwarf.c), keyed by that file.
  */
 #include "analyze/cache/dwindex.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/cachedir.h"
 #include "util/hash.h"
@@ -74,11 +75,11 @@ void dwindex_unlock(void)
 	pthread_mutex_unlock(&store_mu);
 }
 
+/* the header's fields, after the magic and the file's identity */
 struct dx_hdr {
-	char magic[8];
-	struct cacheimg_id id;
 	uint64_t n, size;
 };
+#define HDR_SIZE cacheimg_header_size(sizeof(struct cacheimg_id), sizeof(struct dx_hdr))
 
 struct dx_entry {
 	uint64_t key, at, size;
@@ -107,14 +108,12 @@ struct dwindex {
 static bool parse(struct dwindex *x, const struct cacheimg_id *id, const void *p, size_t size)
 {
 	struct dx_hdr h;
-	if (size < sizeof h || (uintptr_t)p % 8)
+	if ((uintptr_t)p % 8 ||
+	    !cacheimg_header_get(p, size, magic, id, sizeof *id, &h, sizeof h) || h.size != size ||
+	    h.n > DWINDEX_MAX_ENTRIES || h.n > (size - HDR_SIZE) / sizeof(struct dx_entry))
 		return false;
-	memcpy(&h, p, sizeof h);
-	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || h.size != size || h.n > DWINDEX_MAX_ENTRIES ||
-	    h.n > (size - sizeof h) / sizeof(struct dx_entry))
-		return false;
-	const struct dx_entry *e = (const void *)((const uint8_t *)p + sizeof h);
-	size_t data = sizeof h + (size_t)h.n * sizeof *e;
+	const struct dx_entry *e = (const void *)((const uint8_t *)p + HDR_SIZE);
+	size_t data = HDR_SIZE + (size_t)h.n * sizeof *e;
 	for (size_t i = 0; i < h.n; i++)
 		if ((i && e[i].key <= e[i - 1].key) || e[i].at % 8 || e[i].at < data ||
 		    e[i].at > size || e[i].size > size - e[i].at)
@@ -199,18 +198,13 @@ const void *dwindex_find(const struct dwindex *x, enum dwindex_kind kind, uint64
 	uint64_t key;
 	if (!key_of(kind, off, &key))
 		return NULL;
-	size_t lo = 0, hi = x->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->e[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == x->n || x->e[lo].key != key)
+	/* the keys strictly increase: the entry is the last one at or
+	 * before key, if its key is key */
+	size_t i = UPPER_BOUND(x->e, x->n, key, key);
+	if (!i || x->e[i - 1].key != key)
 		return NULL;
-	*size = (size_t)x->e[lo].size;
-	return x->img + x->e[lo].at;
+	*size = (size_t)x->e[i - 1].size;
+	return x->img + x->e[i - 1].at;
 }
 
 void dwindex_add(struct dwindex *x, enum dwindex_kind kind, uint64_t off, void *p, size_t size)
@@ -230,7 +224,7 @@ uint8_t *dwindex_image(const struct cacheimg_id *id, size_t n, const uint64_t *k
 {
 	if (n > DWINDEX_MAX_ENTRIES)
 		return NULL;
-	size_t total = sizeof(struct dx_hdr) + n * sizeof(struct dx_entry);
+	size_t total = HDR_SIZE + n * sizeof(struct dx_entry);
 	for (size_t i = 0; i < n; i++) {
 		if ((i && keys[i] <= keys[i - 1]) || sizes[i] > DWINDEX_MAX_SIZE)
 			return NULL;
@@ -240,18 +234,13 @@ uint8_t *dwindex_image(const struct cacheimg_id *id, size_t n, const uint64_t *k
 	}
 	total = cacheimg_pad8(total);
 	uint8_t *img = xcalloc(1, total);
-	struct dx_hdr h;
-	memset(&h, 0, sizeof h);
-	memcpy(h.magic, magic, sizeof magic);
-	h.id = *id;
-	h.n = n;
-	h.size = total;
-	memcpy(img, &h, sizeof h);
-	size_t at = sizeof h + n * sizeof(struct dx_entry);
+	struct dx_hdr h = { .n = n, .size = total };
+	cacheimg_header_put(img, magic, id, sizeof *id, &h, sizeof h);
+	size_t at = HDR_SIZE + n * sizeof(struct dx_entry);
 	for (size_t i = 0; i < n; i++) {
 		at = cacheimg_pad8(at);
 		struct dx_entry e = { keys[i], at, sizes[i] };
-		memcpy(img + sizeof h + i * sizeof e, &e, sizeof e);
+		memcpy(img + HDR_SIZE + i * sizeof e, &e, sizeof e);
 		if (sizes[i])
 			memcpy(img + at, p[i], sizes[i]);
 		at += sizes[i];

@@ -53,11 +53,11 @@
 
 static const char magic[8] = { 'S', 'C', 'K', 'S', 'Y', 'M', 'S', '1' };
 
+/* the header's fields, after the magic and the source's identity */
 struct kscache_hdr {
-	char magic[8];
-	struct cacheimg_id id;
 	uint64_t nsyms, nmods, names_size;
 };
+#define HDR_SIZE cacheimg_header_size(sizeof(struct cacheimg_id), sizeof(struct kscache_hdr))
 
 /* Byte offsets of the parts of an image of n symbols and m modules. */
 struct layout {
@@ -68,7 +68,7 @@ static bool layout_of(uint64_t n, uint64_t m, uint64_t names_size, struct layout
 {
 	if (n > KSCACHE_MAX_SYMS || m > 0xfffe || names_size > KSCACHE_MAX_NAMES)
 		return false;
-	l->start = sizeof(struct kscache_hdr);
+	l->start = HDR_SIZE;
 	l->end = l->start + n * 8;
 	l->name = l->end + n * 8;
 	l->mod = l->name + n * 4;
@@ -83,12 +83,9 @@ int kscache_parse(struct kallsyms *k, const uint8_t *p, size_t size, const struc
 	memset(k, 0, sizeof *k);
 	struct kscache_hdr h;
 	struct layout l;
-	if (size < sizeof h)
-		return -1;
-	memcpy(&h, p, sizeof h);
-	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || !h.nsyms ||
-	    !layout_of(h.nsyms, h.nmods, h.names_size, &l) || l.total != size || !h.names_size ||
-	    p[l.names + h.names_size - 1] != 0)
+	if (!cacheimg_header_get(p, size, magic, id, sizeof *id, &h, sizeof h) || !h.nsyms ||
+	    !layout_of(h.nsyms, h.nmods, h.names_size, &l) || l.total != size ||
+	    !cacheimg_names_ok(p + l.names, h.names_size))
 		return -1;
 	/* the names end inside the image (its last byte is a NUL); the
 	 * symbols' entries are checked when a lookup finds them
@@ -172,37 +169,22 @@ uint8_t *kscache_image(const struct kallsyms *k, const struct cacheimg_id *id, s
 	memset(img, 0, l.start);
 	memset(img + l.mod + n * 2, 0, l.modname - (l.mod + n * 2));
 	memset(img + l.modname + m * 4, 0, l.names - (l.modname + m * 4));
-	struct kscache_hdr h;
-	memset(&h, 0, sizeof h);
-	memcpy(h.magic, magic, sizeof magic);
-	h.id = *id;
-	h.nsyms = n;
-	h.nmods = m;
-	h.names_size = names_size;
-	memcpy(img, &h, sizeof h);
+	struct kscache_hdr h = { .nsyms = n, .nmods = m, .names_size = names_size };
+	cacheimg_header_put(img, magic, id, sizeof *id, &h, sizeof h);
 	size_t at = 0;
-	char *names = (char *)img + l.names;
+	uint8_t *names = img + l.names;
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct sym *y = &k->t.syms[i];
-		uint32_t off = (uint32_t)at;
 		uint16_t mod = k->mod ? k->mod[i] : 0;
 		ok = ok && (!i || y->start > k->t.syms[i - 1].start);
 		memcpy(img + l.start + 8 * i, &y->start, 8);
 		memcpy(img + l.end + 8 * i, &y->end, 8);
-		memcpy(img + l.name + 4 * i, &off, 4);
 		memcpy(img + l.mod + 2 * i, &mod, 2);
-		memcpy(names + at, y->name, len[i] - 1);
-		names[at + len[i] - 1] = 0;
-		at += len[i];
+		cacheimg_name_put(names, &at, y->name, len[i] - 1, img + l.name + 4 * i);
 	}
-	for (size_t i = 0; i < m; i++) {
-		uint32_t off = (uint32_t)at;
-		memcpy(img + l.modname + 4 * i, &off, 4);
-		memcpy(names + at, k->mod_names[i], len[n + i] - 1);
-		names[at + len[n + i] - 1] = 0;
-		at += len[n + i];
-	}
+	for (size_t i = 0; i < m; i++)
+		cacheimg_name_put(names, &at, k->mod_names[i], len[n + i] - 1, img + l.modname + 4 * i);
 	free(len);
 	if (!ok) {
 		free(img);

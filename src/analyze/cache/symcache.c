@@ -50,9 +50,8 @@
 
 static const char magic[8] = { 'S', 'C', 'S', 'Y', 'M', 'T', 'B', '1' };
 
+/* the header's fields, after the magic and the files' identity */
 struct symcache_hdr {
-	char magic[8];
-	struct symcache_id id;
 	uint64_t nsyms, names_size;
 };
 
@@ -80,7 +79,7 @@ static bool layout_of(uint64_t n, uint64_t names_size, struct layout *l)
 {
 	if (n > SYMCACHE_MAX_SYMS || names_size > SYMCACHE_MAX_NAMES)
 		return false;
-	l->start = sizeof(struct symcache_hdr);
+	l->start = cacheimg_header_size(sizeof(struct symcache_id), sizeof(struct symcache_hdr));
 	l->end = l->start + n * 8;
 	l->name = l->end + n * 8;
 	l->names = cacheimg_pad8(l->name + n * 4);
@@ -93,12 +92,9 @@ int symcache_parse(struct symtab *t, const uint8_t *p, size_t size, const struct
 	memset(t, 0, sizeof *t);
 	struct symcache_hdr h;
 	struct layout l;
-	if (size < sizeof h)
-		return -1;
-	memcpy(&h, p, sizeof h);
-	if (!cacheimg_header_is(p, size, magic, id, sizeof *id) || !h.nsyms ||
-	    !layout_of(h.nsyms, h.names_size, &l) || l.total != size || !h.names_size ||
-	    p[l.names + h.names_size - 1] != 0)
+	if (!cacheimg_header_get(p, size, magic, id, sizeof *id, &h, sizeof h) || !h.nsyms ||
+	    !layout_of(h.nsyms, h.names_size, &l) || l.total != size ||
+	    !cacheimg_names_ok(p + l.names, h.names_size))
 		return -1;
 	size_t n = (size_t)h.nsyms;
 	const char *names = (const char *)p + l.names;
@@ -178,24 +174,14 @@ uint8_t *symcache_image(const struct symtab *t, const struct symcache_id *id, si
 	}
 	uint8_t *img = xmalloc(l.total);
 	memset(img, 0, l.names); /* the header's spare bytes, the padding */
-	struct symcache_hdr h;
-	memset(&h, 0, sizeof h);
-	memcpy(h.magic, magic, sizeof magic);
-	h.id = *id;
-	h.nsyms = n;
-	h.names_size = names_size;
-	memcpy(img, &h, sizeof h);
-	char *names = (char *)img + l.names;
+	struct symcache_hdr h = { .nsyms = n, .names_size = names_size };
+	cacheimg_header_put(img, magic, id, sizeof *id, &h, sizeof h);
 	size_t at = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct sym *y = &t->syms[i];
-		uint32_t off = (uint32_t)at;
 		memcpy(img + l.start + 8 * i, &y->start, 8);
 		memcpy(img + l.end + 8 * i, &y->end, 8);
-		memcpy(img + l.name + 4 * i, &off, 4);
-		memcpy(names + at, y->name, len[i] - 1);
-		names[at + len[i] - 1] = 0;
-		at += len[i];
+		cacheimg_name_put(img + l.names, &at, y->name, len[i] - 1, img + l.name + 4 * i);
 	}
 	free(len);
 	*size = l.total;
