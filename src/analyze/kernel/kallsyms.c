@@ -277,16 +277,7 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			end = (raw[i].start & ~4095ULL) + 4096;
 		raw[i].size = end - raw[i].start;
 	}
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (w && raw[w - 1].start == raw[i].start) {
-			if (!rawsym_better(&raw[w - 1], &raw[i]))
-				raw[w - 1] = raw[i];
-			continue;
-		}
-		raw[w++] = raw[i];
-	}
-	n = w;
+	n = rawsym_drop_aliases(raw, n);
 	uint16_t *modno = xcalloc(n ? n : 1, sizeof *modno);
 	for (size_t i = 0; i < n; i++)
 		modno[i] = raw[i].aux;

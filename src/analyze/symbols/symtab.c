@@ -37,7 +37,8 @@ static int underscores(const char *s)
 	return n;
 }
 
-bool rawsym_better(const struct rawsym *a, const struct rawsym *b)
+/* perf's choose_best_symbol: true when a beats b (same start). */
+static bool rawsym_better(const struct rawsym *a, const struct rawsym *b)
 {
 	if (a->size && !b->size)
 		return true;
@@ -66,12 +67,8 @@ bool rawsym_better(const struct rawsym *a, const struct rawsym *b)
 	return true; /* the first one */
 }
 
-/* Sort, drop aliases (perf's rule), give unsized symbols the next symbol's
- * start as end (the page end for the last one). Names are demangled later,
- * on first lookup (dso_find_sym). */
-void symtab_build(struct symtab *t, struct rawsym *raw, size_t n)
+size_t rawsym_drop_aliases(struct rawsym *raw, size_t n)
 {
-	ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (w && raw[w - 1].start == raw[i].start) {
@@ -81,6 +78,16 @@ void symtab_build(struct symtab *t, struct rawsym *raw, size_t n)
 		}
 		raw[w++] = raw[i];
 	}
+	return w;
+}
+
+/* Sort, drop aliases (perf's rule), give unsized symbols the next symbol's
+ * start as end (the page end for the last one). Names are demangled later,
+ * on first lookup (dso_find_sym). */
+void symtab_build(struct symtab *t, struct rawsym *raw, size_t n)
+{
+	ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
+	size_t w = rawsym_drop_aliases(raw, n);
 	t->syms = xcalloc(w ? w : 1, sizeof *t->syms);
 	t->nr = w;
 	for (size_t i = 0; i < w; i++) {

@@ -61,8 +61,9 @@ static inline struct rawsym *rawsyms_push(struct rawsyms *r)
 
 /* qsort order: start, then table order. */
 int rawsym_cmp(const void *a, const void *b);
-/* perf's choose_best_symbol: true when a beats b (same start). */
-bool rawsym_better(const struct rawsym *a, const struct rawsym *b);
+/* Of each run of symbols of one start in raw[0..n) (sorted by start), keep
+ * the best (perf's choose_best_symbol) in place; how many are left. */
+size_t rawsym_drop_aliases(struct rawsym *raw, size_t n);
 
 /* Build t from raw[0..n) (sorted here; raw is reordered). */
 void symtab_build(struct symtab *t, struct rawsym *raw, size_t n);
