@@ -231,10 +231,13 @@ struct tpformat {
 	bool dead;
 };
 
-static int read_all(int fd, void *p, size_t n)
+/* Move all n bytes of p over the socket, in (read) or out (send: no
+ * SIGPIPE when the other side is gone); EINTR retried. 0 or -1. */
+static int move_all(int fd, void *p, size_t n, bool out)
 {
 	for (size_t k = 0; k < n;) {
-		ssize_t r = read(fd, (char *)p + k, n - k);
+		ssize_t r = out ? send(fd, (char *)p + k, n - k, MSG_NOSIGNAL)
+				: read(fd, (char *)p + k, n - k);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -244,17 +247,14 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
+static int read_all(int fd, void *p, size_t n)
+{
+	return move_all(fd, p, n, false);
+}
+
 static int write_all(int fd, const void *p, size_t n)
 {
-	for (size_t k = 0; k < n;) {
-		ssize_t r = send(fd, (const char *)p + k, n - k, MSG_NOSIGNAL);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		k += (size_t)r;
-	}
-	return 0;
+	return move_all(fd, (void *)p, n, true);
 }
 
 /* The child: { u32 id, cpu, size; raw } in, { u32 len; text } out, until EOF. */
