@@ -221,48 +221,76 @@ static int cmp_map(const void *a, const void *b, void *arg)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, struct buf *out)
-{
-	const struct profile *p = &s->prof;
-	struct pbw w, m, tmp;
+/* One encoding: the messages being written and what numbers them. */
+struct enc {
+	struct pprof *pp;
+	const struct profile_sink *s;
+	const struct profile *p;
+	struct pbw w;          /* the Profile */
+	struct pbw m, tmp;     /* the message being built, scratch */
+	struct pbw funs, locs; /* Functions and Locations, in the order met */
 	struct strtab st;
-	pbw_init(&w);
-	pbw_init(&m);
-	pbw_init(&tmp);
-	strtab_init(&st);
-	str_index(&st, "");
+	bool tm; /* --off-cpu, --wall: cpu, off_cpu and wall values */
+	uint64_t s_vtype, s_vunit, s_off, s_wall, s_pid, s_tid, s_comm, s_host, s_hostv;
+	/* functions (name, file) and locations (outer frame, innermost frame)
+	 * are numbered as they are first met while the samples are written */
+	struct hmap fun_ids, loc_ids;
+	uint64_t next_fun, next_loc;
+	uint64_t *loc_list, *fr_list;
+	size_t cap_loc, cap_fr;
+};
 
-	bool ns = profile_sink_period_is_ns(s);
-	/* --off-cpu, --wall: samples/count cpu/nanoseconds off_cpu/nanoseconds
-	 * wall/nanoseconds; a stack is off-CPU when its leaf is PF_OFFCPU */
-	bool tm = s->offcpu != NULL;
-	uint64_t s_samples = str_index(&st, "samples"), s_count = str_index(&st, "count");
-	uint64_t s_vtype = str_index(&st, ns || tm ? "cpu" : (s->event_name ? s->event_name : "events"));
-	uint64_t s_vunit = str_index(&st, ns || tm ? "nanoseconds" : "count");
-	uint64_t s_off = tm ? str_index(&st, "off_cpu") : 0, s_wall = tm ? str_index(&st, "wall") : 0;
-	uint64_t s_pid = str_index(&st, "pid"), s_tid = str_index(&st, "tid");
-	uint64_t s_comm = str_index(&st, "comm");
-	uint64_t s_host = pp->host ? str_index(&st, "host") : 0;
-	uint64_t s_hostv = pp->host ? str_index(&st, pp->host) : 0;
+/* A ValueType {type, unit} as field of w. */
+static void put_value_type(struct enc *e, struct pbw *w, unsigned field, uint64_t type,
+			   uint64_t unit)
+{
+	pb_u64(&e->m, 1, type);
+	pb_u64(&e->m, 2, unit);
+	pb_msg(w, field, &e->m);
+}
 
-	/* sample_type: samples/count, cpu/nanoseconds (or event/count) */
-	pb_u64(&m, 1, s_samples);
-	pb_u64(&m, 2, s_count);
-	pb_msg(&w, 1, &m);
-	pb_u64(&m, 1, s_vtype);
-	pb_u64(&m, 2, s_vunit);
-	pb_msg(&w, 1, &m);
-	if (tm) {
-		pb_u64(&m, 1, s_off);
-		pb_u64(&m, 2, s_vunit);
-		pb_msg(&w, 1, &m);
-		pb_u64(&m, 1, s_wall);
-		pb_u64(&m, 2, s_vunit);
-		pb_msg(&w, 1, &m);
+/* A Label {key, str or num} of the sample in e->m. */
+static void put_label(struct enc *e, uint64_t key, uint64_t str, uint64_t num)
+{
+	pb_u64(&e->tmp, 1, key);
+	pb_u64(&e->tmp, 2, str);
+	pb_u64(&e->tmp, 3, num);
+	pb_msg(&e->m, 3, &e->tmp);
+}
+
+/* The strings every profile names (first in the table), then
+ * sample_type: samples/count, cpu/nanoseconds (or event/count); with
+ * --off-cpu or --wall also off_cpu/nanoseconds and wall/nanoseconds, a
+ * stack being off-CPU when its leaf is PF_OFFCPU. */
+static void put_sample_types(struct enc *e)
+{
+	struct strtab *st = &e->st;
+	bool ns = profile_sink_period_is_ns(e->s);
+	str_index(st, "");
+	uint64_t s_samples = str_index(st, "samples"), s_count = str_index(st, "count");
+	e->s_vtype = str_index(st, ns || e->tm ? "cpu"
+				  : (e->s->event_name ? e->s->event_name : "events"));
+	e->s_vunit = str_index(st, ns || e->tm ? "nanoseconds" : "count");
+	e->s_off = e->tm ? str_index(st, "off_cpu") : 0;
+	e->s_wall = e->tm ? str_index(st, "wall") : 0;
+	e->s_pid = str_index(st, "pid");
+	e->s_tid = str_index(st, "tid");
+	e->s_comm = str_index(st, "comm");
+	e->s_host = e->pp->host ? str_index(st, "host") : 0;
+	e->s_hostv = e->pp->host ? str_index(st, e->pp->host) : 0;
+	put_value_type(e, &e->w, 1, s_samples, s_count);
+	put_value_type(e, &e->w, 1, e->s_vtype, e->s_vunit);
+	if (e->tm) {
+		put_value_type(e, &e->w, 1, e->s_off, e->s_vunit);
+		put_value_type(e, &e->w, 1, e->s_wall, e->s_vunit);
 	}
+}
 
-	/* mappings: readers take the first for the main binary, so the one
-	 * with the most samples (user space before the kernel) goes first */
+/* The mappings: readers take the first for the main binary, so the one
+ * with the most samples (user space before the kernel) goes first. */
+static void put_mappings(struct enc *e)
+{
+	struct pprof *pp = e->pp;
 	uint32_t *mo = xcalloc(pp->nr_maps ? pp->nr_maps : 1, sizeof(uint32_t));
 	for (size_t i = 0; i < pp->nr_maps; i++)
 		mo[i] = (uint32_t)i;
@@ -271,204 +299,224 @@ int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, stru
 		pp->maps[mo[i]].id = (uint32_t)i + 1;
 	for (size_t i = 0; i < pp->nr_maps; i++) {
 		const struct pprof_mapping *mp = &pp->maps[mo[i]];
-		pb_u64(&m, 1, mp->id);
-		pb_u64(&m, 2, mp->start);
-		pb_u64(&m, 3, mp->limit);
-		pb_u64(&m, 4, mp->pgoff);
-		pb_u64(&m, 5, str_index(&st, mp->dso));
-		pb_u64(&m, 6, str_index(&st, mp->build_id));
-		pb_bool(&m, 7, mp->has_functions);
-		pb_bool(&m, 8, mp->has_filenames);
-		pb_bool(&m, 9, mp->has_lines);
-		pb_bool(&m, 10, mp->has_inline);
-		pb_msg(&w, 3, &m);
+		pb_u64(&e->m, 1, mp->id);
+		pb_u64(&e->m, 2, mp->start);
+		pb_u64(&e->m, 3, mp->limit);
+		pb_u64(&e->m, 4, mp->pgoff);
+		pb_u64(&e->m, 5, str_index(&e->st, mp->dso));
+		pb_u64(&e->m, 6, str_index(&e->st, mp->build_id));
+		pb_bool(&e->m, 7, mp->has_functions);
+		pb_bool(&e->m, 8, mp->has_filenames);
+		pb_bool(&e->m, 9, mp->has_lines);
+		pb_bool(&e->m, 10, mp->has_inline);
+		pb_msg(&e->w, 3, &e->m);
 	}
 	free(mo);
+}
 
-	/* functions (name, file) and locations (outer frame, innermost frame)
-	 * are numbered as they are first met while the samples are written */
-	struct hmap fun_ids, loc_ids;
-	hmap_init(&fun_ids);
-	hmap_init(&loc_ids);
-	uint64_t next_fun = 1, next_loc = 1;
-	struct pbw funs, locs;
-	pbw_init(&funs);
-	pbw_init(&locs);
-	uint64_t *loc_list = NULL, *fr_list = NULL;
-	size_t cap_loc = 0, cap_fr = 0;
-	uint64_t values[4];
+/* The id of f's Function, written to e->funs when first met. */
+static uint64_t function_id(struct enc *e, const struct pframe *f)
+{
+	uintptr_t fid = (uintptr_t)hmap_get(&e->fun_ids, (uintptr_t)f->name);
+	if (fid)
+		return fid;
+	fid = e->next_fun++;
+	hmap_put(&e->fun_ids, (uintptr_t)f->name, (void *)fid);
+	pb_u64(&e->tmp, 1, fid);
+	pb_u64(&e->tmp, 2, str_index(&e->st, f->name));
+	pb_u64(&e->tmp, 3, str_index(&e->st, f->name));
+	pb_u64(&e->tmp, 4, str_index(&e->st, f->file));
+	pb_msg(&e->funs, 5, &e->tmp);
+	return fid;
+}
 
-	for (size_t id = 1; id < p->nr_nodes; id++) {
-		const struct pnode *n = &p->nodes[id];
-		if (!n->self_samples)
-			continue;
-		/* frames leaf first, up to (not including) the thread node */
-		size_t nf = 0;
-		uint32_t thread_node = PROFILE_NONE;
-		for (uint32_t a = (uint32_t)id; a && a != PROFILE_NONE; a = p->nodes[a].parent) {
-			if (p->nodes[a].depth == 1) {
-				thread_node = a;
-				break;
-			}
-			if (ARRAY_GROW(fr_list, cap_fr, nf + 1, PROFILE_MAX_NODES))
-				xalloc_die();
-			fr_list[nf++] = p->nodes[a].frame;
-		}
-		size_t nl = 0;
-		for (size_t k = 0; k < nf;) {
-			/* the group at one address: inlined frames, then their caller */
-			size_t g = k;
-			while (g + 1 < nf && p->frames[fr_list[g]].inlined &&
-			       p->frames[fr_list[g + 1]].addr == p->frames[fr_list[g]].addr &&
-			       p->frames[fr_list[g + 1]].dso == p->frames[fr_list[g]].dso)
-				g++;
-			uint64_t key = fr_list[g] << 32 | fr_list[k];
-			uintptr_t lid = (uintptr_t)hmap_get(&loc_ids, key);
-			if (!lid) {
-				lid = next_loc++;
-				hmap_put(&loc_ids, key, (void *)lid);
-				const struct pframe *outer = &p->frames[fr_list[g]];
-				uintptr_t mi = outer->dso ? (uintptr_t)hmap_get(&pp->map_by_dso,
-										(uintptr_t)outer->dso) : 0;
-				uint64_t mid = mi ? pp->maps[mi - 1].id : 0;
-				/* processes map a DSO at different addresses: give the
-				 * address in the mapping that is written (the first seen),
-				 * through the file offset, so readers symbolize it right */
-				uint64_t addr = outer->ip;
-				if (mi && outer->file_off) {
-					const struct pprof_mapping *mp = &pp->maps[mi - 1];
-					uint64_t a = mp->start + outer->file_off - mp->pgoff;
-					if (outer->file_off >= mp->pgoff && a >= mp->start && a < mp->limit)
-						addr = a;
-				}
-				pb_u64(&m, 1, lid);
-				pb_u64(&m, 2, mid);
-				pb_u64(&m, 3, addr);
-				for (size_t j = k; j <= g; j++) {
-					const struct pframe *f = &p->frames[fr_list[j]];
-					if (f->unknown)
-						continue; /* address only: readers show it as hex */
-					uintptr_t fid = (uintptr_t)hmap_get(&fun_ids, (uintptr_t)f->name);
-					if (!fid) {
-						fid = next_fun++;
-						hmap_put(&fun_ids, (uintptr_t)f->name, (void *)fid);
-						pb_u64(&tmp, 1, fid);
-						pb_u64(&tmp, 2, str_index(&st, f->name));
-						pb_u64(&tmp, 3, str_index(&st, f->name));
-						pb_u64(&tmp, 4, str_index(&st, f->file));
-						pb_msg(&funs, 5, &tmp);
-					}
-					struct pbw line;
-					pbw_init(&line);
-					pb_u64(&line, 1, fid);
-					pb_u64(&line, 2, f->line);
-					pb_msg(&m, 4, &line);
-					buf_release(&line.b);
-				}
-				pb_msg(&locs, 4, &m);
-			}
-			if (ARRAY_GROW(loc_list, cap_loc, nl + 1, PROFILE_MAX_NODES))
-				xalloc_die();
-			loc_list[nl++] = lid;
-			k = g + 1;
-		}
-		/* the sample */
-		pb_packed(&m, 1, loc_list, nl, &tmp);
-		values[0] = n->self_samples;
-		values[1] = n->self_period;
-		if (tm) {
-			bool off = p->frames[n->frame].kind == PF_OFFCPU;
-			values[1] = off ? 0 : n->self_period;
-			values[2] = off ? n->self_period : 0;
-			values[3] = n->self_period;
-		}
-		pb_packed(&m, 2, values, tm ? 4 : 2, &tmp);
-		if (thread_node != PROFILE_NONE) {
-			const struct pframe *t = &p->frames[p->nodes[thread_node].frame];
-			struct pbw lab;
-			pbw_init(&lab);
-			pb_u64(&lab, 1, s_pid);
-			pb_u64(&lab, 3, t->addr >> 32);
-			pb_msg(&m, 3, &lab);
-			pb_u64(&lab, 1, s_tid);
-			pb_u64(&lab, 3, t->addr & 0xffffffffu);
-			pb_msg(&m, 3, &lab);
-			pb_u64(&lab, 1, s_comm);
-			pb_u64(&lab, 2, str_index(&st, t->name));
-			pb_msg(&m, 3, &lab);
-			if (pp->host) {
-				pb_u64(&lab, 1, s_host);
-				pb_u64(&lab, 2, s_hostv);
-				pb_msg(&m, 3, &lab);
-			}
-			buf_release(&lab.b);
-		}
-		pb_msg(&w, 2, &m);
+/* The id of the Location of frames fr_list[k..g] (inlined frames, then
+ * their caller, at one address), written to e->locs when first met. */
+static uint64_t location_id(struct enc *e, size_t k, size_t g)
+{
+	const struct profile *p = e->p;
+	struct pprof *pp = e->pp;
+	uint64_t key = e->fr_list[g] << 32 | e->fr_list[k];
+	uintptr_t lid = (uintptr_t)hmap_get(&e->loc_ids, key);
+	if (lid)
+		return lid;
+	lid = e->next_loc++;
+	hmap_put(&e->loc_ids, key, (void *)lid);
+	const struct pframe *outer = &p->frames[e->fr_list[g]];
+	uintptr_t mi = outer->dso ? (uintptr_t)hmap_get(&pp->map_by_dso, (uintptr_t)outer->dso) : 0;
+	uint64_t mid = mi ? pp->maps[mi - 1].id : 0;
+	/* processes map a DSO at different addresses: give the address in
+	 * the mapping that is written (the first seen), through the file
+	 * offset, so readers symbolize it right */
+	uint64_t addr = outer->ip;
+	if (mi && outer->file_off) {
+		const struct pprof_mapping *mp = &pp->maps[mi - 1];
+		uint64_t a = mp->start + outer->file_off - mp->pgoff;
+		if (outer->file_off >= mp->pgoff && a >= mp->start && a < mp->limit)
+			addr = a;
 	}
-	put_raw(&w, locs.b.data, locs.b.len);
-	put_raw(&w, funs.b.data, funs.b.len);
-	if (locs.err || funs.err)
-		w.err = w.err ? w.err : -E2BIG;
+	pb_u64(&e->m, 1, lid);
+	pb_u64(&e->m, 2, mid);
+	pb_u64(&e->m, 3, addr);
+	for (size_t j = k; j <= g; j++) {
+		const struct pframe *f = &p->frames[e->fr_list[j]];
+		if (f->unknown)
+			continue; /* address only: readers show it as hex */
+		uint64_t fid = function_id(e, f);
+		struct pbw line;
+		pbw_init(&line);
+		pb_u64(&line, 1, fid);
+		pb_u64(&line, 2, f->line);
+		pb_msg(&e->m, 4, &line);
+		buf_release(&line.b);
+	}
+	pb_msg(&e->locs, 4, &e->m);
+	return lid;
+}
 
+/* The Sample of node id (which has samples of its own): its locations,
+ * leaf first, its values, its thread's labels. */
+static void put_sample(struct enc *e, size_t id)
+{
+	const struct profile *p = e->p;
+	const struct pnode *n = &p->nodes[id];
+	/* frames leaf first, up to (not including) the thread node */
+	size_t nf = 0;
+	uint32_t thread_node = PROFILE_NONE;
+	for (uint32_t a = (uint32_t)id; a && a != PROFILE_NONE; a = p->nodes[a].parent) {
+		if (p->nodes[a].depth == 1) {
+			thread_node = a;
+			break;
+		}
+		if (ARRAY_GROW(e->fr_list, e->cap_fr, nf + 1, PROFILE_MAX_NODES))
+			xalloc_die();
+		e->fr_list[nf++] = p->nodes[a].frame;
+	}
+	size_t nl = 0;
+	for (size_t k = 0; k < nf;) {
+		/* the group at one address: inlined frames, then their caller */
+		size_t g = k;
+		const uint64_t *fl = e->fr_list;
+		while (g + 1 < nf && p->frames[fl[g]].inlined &&
+		       p->frames[fl[g + 1]].addr == p->frames[fl[g]].addr &&
+		       p->frames[fl[g + 1]].dso == p->frames[fl[g]].dso)
+			g++;
+		uint64_t lid = location_id(e, k, g);
+		if (ARRAY_GROW(e->loc_list, e->cap_loc, nl + 1, PROFILE_MAX_NODES))
+			xalloc_die();
+		e->loc_list[nl++] = lid;
+		k = g + 1;
+	}
+	pb_packed(&e->m, 1, e->loc_list, nl, &e->tmp);
+	uint64_t values[4] = { n->self_samples, n->self_period };
+	if (e->tm) {
+		bool off = p->frames[n->frame].kind == PF_OFFCPU;
+		values[1] = off ? 0 : n->self_period;
+		values[2] = off ? n->self_period : 0;
+		values[3] = n->self_period;
+	}
+	pb_packed(&e->m, 2, values, e->tm ? 4 : 2, &e->tmp);
+	if (thread_node != PROFILE_NONE) {
+		const struct pframe *t = &p->frames[p->nodes[thread_node].frame];
+		put_label(e, e->s_pid, 0, t->addr >> 32);
+		put_label(e, e->s_tid, 0, t->addr & 0xffffffffu);
+		put_label(e, e->s_comm, str_index(&e->st, t->name), 0);
+		if (e->pp->host)
+			put_label(e, e->s_host, e->s_hostv, 0);
+	}
+	pb_msg(&e->w, 2, &e->m);
+}
+
+/* After the samples: the times, period_type and period, the comment,
+ * default_sample_type, and the string table last (every index is known
+ * now). */
+static void put_trailer(struct enc *e)
+{
+	const struct profile_sink *s = e->s;
+	struct pprof *pp = e->pp;
 	if (pp->time_nanos)
-		pb_u64(&w, 9, (uint64_t)pp->time_nanos);
+		pb_u64(&e->w, 9, (uint64_t)pp->time_nanos);
 	if (pp->duration_nanos)
-		pb_u64(&w, 10, (uint64_t)pp->duration_nanos);
+		pb_u64(&e->w, 10, (uint64_t)pp->duration_nanos);
 	else if (s->time_last > s->time_first)
-		pb_u64(&w, 10, s->time_last - s->time_first);
-	/* period_type, period */
-	pb_u64(&m, 1, tm ? s_wall : s_vtype);
-	pb_u64(&m, 2, s_vunit);
-	pb_msg(&w, 11, &m);
-	if (p->samples)
-		pb_u64(&w, 12, p->period / p->samples);
+		pb_u64(&e->w, 10, s->time_last - s->time_first);
+	put_value_type(e, &e->w, 11, e->tm ? e->s_wall : e->s_vtype, e->s_vunit);
+	if (e->p->samples)
+		pb_u64(&e->w, 12, e->p->period / e->p->samples);
 	char comment[600];
 	if (pp->comment)
 		snprintf(comment, sizeof(comment), "%s", pp->comment);
 	else
 		snprintf(comment, sizeof(comment), "scorch export -f pprof%s%s", pp->input ? " -i " : "",
 			 pp->input ? pp->input : "");
-	pb_u64(&w, 13, str_index(&st, comment));
-	pb_u64(&w, 14, !tm ? s_vtype
-			   : s->cfg.filter.time_mode == OFFCPU_MODE_OFF_CPU ? s_off : s_wall);
-	/* the string table last: every index is known now */
-	for (size_t i = 0; i < st.n; i++)
-		pb_bytes(&w, 6, st.v[i], strlen(st.v[i]));
+	pb_u64(&e->w, 13, str_index(&e->st, comment));
+	pb_u64(&e->w, 14, !e->tm ? e->s_vtype
+			   : s->cfg.filter.time_mode == OFFCPU_MODE_OFF_CPU ? e->s_off : e->s_wall);
+	for (size_t i = 0; i < e->st.n; i++)
+		pb_bytes(&e->w, 6, e->st.v[i], strlen(e->st.v[i]));
+}
 
-	int rc = w.err;
-	if (!rc && !gzip) {
-		rc = buf_append(out, w.b.data, w.b.len);
-	} else if (!rc) {
-		z_stream z;
-		memset(&z, 0, sizeof(z));
-		if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			rc = -ENOMEM;
-		} else {
-			uLong bound = deflateBound(&z, (uLong)w.b.len);
-			rc = buf_reserve(out, bound + 64);
-			if (!rc) {
-				z.next_in = w.b.data;
-				z.avail_in = (uInt)w.b.len;
-				z.next_out = out->data + out->len;
-				z.avail_out = (uInt)(out->cap - out->len);
-				if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-					rc = -EIO;
-				else
-					out->len += z.total_out;
-			}
-			deflateEnd(&z);
-		}
+/* The len bytes at p, gzip'd, appended to out. 0 or -errno. */
+static int gzip_into(const uint8_t *p, size_t len, struct buf *out)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	uLong bound = deflateBound(&z, (uLong)len);
+	int rc = buf_reserve(out, bound + 64);
+	if (!rc) {
+		z.next_in = (Bytef *)p;
+		z.avail_in = (uInt)len;
+		z.next_out = out->data + out->len;
+		z.avail_out = (uInt)(out->cap - out->len);
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+			rc = -EIO;
+		else
+			out->len += z.total_out;
 	}
-	free(loc_list);
-	free(fr_list);
-	hmap_release(&fun_ids);
-	hmap_release(&loc_ids);
-	buf_release(&funs.b);
-	buf_release(&locs.b);
-	buf_release(&w.b);
-	buf_release(&m.b);
-	buf_release(&tmp.b);
-	strtab_release(&st);
+	deflateEnd(&z);
+	return rc;
+}
+
+int pprof_encode(struct pprof *pp, const struct profile_sink *s, bool gzip, struct buf *out)
+{
+	struct enc e = { .pp = pp, .s = s, .p = &s->prof, .tm = s->offcpu != NULL,
+			 .next_fun = 1, .next_loc = 1 };
+	pbw_init(&e.w);
+	pbw_init(&e.m);
+	pbw_init(&e.tmp);
+	pbw_init(&e.funs);
+	pbw_init(&e.locs);
+	strtab_init(&e.st);
+	hmap_init(&e.fun_ids);
+	hmap_init(&e.loc_ids);
+
+	put_sample_types(&e);
+	put_mappings(&e);
+	for (size_t id = 1; id < e.p->nr_nodes; id++)
+		if (e.p->nodes[id].self_samples)
+			put_sample(&e, id);
+	put_raw(&e.w, e.locs.b.data, e.locs.b.len);
+	put_raw(&e.w, e.funs.b.data, e.funs.b.len);
+	if (e.locs.err || e.funs.err)
+		e.w.err = e.w.err ? e.w.err : -E2BIG;
+	put_trailer(&e);
+
+	int rc = e.w.err;
+	if (!rc)
+		rc = gzip ? gzip_into(e.w.b.data, e.w.b.len, out)
+			  : buf_append(out, e.w.b.data, e.w.b.len);
+	free(e.loc_list);
+	free(e.fr_list);
+	hmap_release(&e.fun_ids);
+	hmap_release(&e.loc_ids);
+	buf_release(&e.funs.b);
+	buf_release(&e.locs.b);
+	buf_release(&e.w.b);
+	buf_release(&e.m.b);
+	buf_release(&e.tmp.b);
+	strtab_release(&e.st);
 	return rc;
 }
 
