@@ -103,9 +103,98 @@ static int wrap_end(void *ctx, struct pipeline *p, int rc)
 	return w->inner.end ? w->inner.end(w->inner.ctx, p, rc) : 0;
 }
 
+/* One run: its descriptors, its stream writer and its numbers. */
+struct run {
+	int out_fd, in_fd;
+	struct perfparser *pp; /* NULL with --print-stats */
+	uint32_t buffer_kb, max_buffer_kb, jobs, block_records;
+	int32_t max_frames;
+};
+
+static void run_close(struct run *r)
+{
+	if (r->in_fd >= 0)
+		close(r->in_fd);
+	if (r->out_fd != 1)
+		close(r->out_fd);
+}
+
+/* The reference's message for an option value it cannot parse. */
+static bool bad_value(const char *name, const char *expected, const char *v)
+{
+	fprintf(stderr, "Failed to parse %s argument. Expected %s, got: \"%s\"\n", name, expected, v);
+	return false;
+}
+
+/* The numeric options, as QString parses them; false: message printed. */
+static bool parse_numbers(const struct pp_args *a, struct run *r)
+{
+	if (!parse_uint(a->buffer_size, &r->buffer_kb))
+		return bad_value("buffer-size", "unsigned integer", a->buffer_size);
+	if (!parse_uint(a->max_buffer_size, &r->max_buffer_kb))
+		return bad_value("buffer-size", "unsigned integer", a->max_buffer_size);
+	if (!parse_int(a->max_frames, &r->max_frames))
+		return bad_value("max-frames", "integer", a->max_frames);
+	if (!parse_uint(a->jobs, &r->jobs) || r->jobs > 4096)
+		return bad_value("jobs", "unsigned integer", a->jobs);
+	if (a->block_records && (!parse_uint(a->block_records, &r->block_records) || !r->block_records))
+		return bad_value("block-records", "positive integer", a->block_records);
+	return true;
+}
+
+/* The input: a TCP connection (--host), a file that must open and not be
+ * a folder, or stdin. PPX_NO_ERROR or the exit code (message printed). */
+static int open_input(const struct pp_args *a, struct pipeline_config *cfg, struct run *r)
+{
+	if (a->host) {
+		r->in_fd = tcp_connect(a->host, a->port, 10, socket_error, NULL);
+		if (r->in_fd < 0)
+			return PPX_TCP_SOCKET_ERROR;
+		cfg->input = a->host;
+		cfg->input_fd = r->in_fd;
+	} else if (a->input) {
+		int fd = open(cfg->input_file ? cfg->input_file : a->input, O_RDONLY | O_CLOEXEC);
+		struct stat sb;
+		if (fd < 0 || fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "scorch perfparser: %s: %s\n", a->input,
+				fd < 0 ? strerror(errno) : "is a directory");
+			if (fd >= 0)
+				close(fd);
+			return PPX_CANNOT_OPEN;
+		}
+		close(fd);
+		cfg->input = a->input;
+	} else {
+		cfg->input = "-";
+	}
+	return PPX_NO_ERROR;
+}
+
+/* The analysis as the options ask (the input is set). */
+static void configure(const struct pp_args *a, const struct run *r, struct pipeline_config *cfg)
+{
+	cfg->sysroot = a->sysroot;
+	cfg->debug_paths = a->debug;
+	cfg->extra_paths = a->extra;
+	cfg->app_path = a->app;
+	cfg->kallsyms = a->kallsyms;
+	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
+	cfg->max_frames = r->max_frames < 0 || r->max_frames > PIPELINE_FRAMES_ALL
+				  ? PIPELINE_FRAMES_ALL
+				  : r->max_frames ? r->max_frames : 1;
+	/* 0: buffer until FINISHED_ROUND, as with hotspot-perfparser */
+	cfg->order.buffer_size = (uint64_t)r->buffer_kb * 1024;
+	if (r->max_buffer_kb)
+		cfg->order.max_buffer_size = (uint64_t)r->max_buffer_kb * 1024;
+	if (cfg->order.buffer_size > cfg->order.max_buffer_size)
+		cfg->order.buffer_size = cfg->order.max_buffer_size;
+	cfg->resolve = true;
+	cfg->stitch = !a->no_stitch;
+}
+
 /* --print-stats: replay hotspot-perfparser's buffering over the records. */
 static int print_stats(const struct pipeline_config *cfg, const struct pp_args *a,
-		       uint32_t buffer_kb, uint32_t max_buffer_kb, int out_fd)
+		       const struct run *r)
 {
 	struct err e;
 	memset(&e, 0, sizeof(e));
@@ -121,14 +210,15 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 		input_free(in);
 		return PPX_MISSING_DATA;
 	}
-	struct perfparser_stats *st = perfparser_stats_new(buffer_kb * 1024u, max_buffer_kb * 1024u);
+	struct perfparser_stats *st = perfparser_stats_new(r->buffer_kb * 1024u,
+							   r->max_buffer_kb * 1024u);
 	int rc = perfparser_stats_run(st, in, &e);
 	int code = PPX_NO_ERROR;
 	if (rc < 0) {
 		err_print(cfg->input, &e);
 		code = PPX_DATA_ERROR;
 	} else {
-		FILE *f = fdopen(dup(out_fd), "w");
+		FILE *f = fdopen(dup(r->out_fd), "w");
 		if (f) {
 			perfparser_stats_print(st, f);
 			if (fclose(f))
@@ -140,121 +230,12 @@ static int print_stats(const struct pipeline_config *cfg, const struct pp_args *
 	return code;
 }
 
-int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
+/* The stream: the records through the output sink (wrapped), on -j N
+ * threads for a file. The exit code. */
+static int stream(const struct pp_args *a, struct pipeline_config *cfg, struct run *r)
 {
-	/* output first, like the reference: it cannot be opened -> 2 */
-	int out_fd = 1;
-	if (a->output) {
-		out_fd = open(a->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (out_fd < 0) {
-			fprintf(stderr, "scorch perfparser: %s: %s\n", a->output, strerror(errno));
-			return PPX_CANNOT_OPEN;
-		}
-	}
-
-	uint32_t buffer_kb, max_buffer_kb, jobs, block_records = 0;
-	int32_t max_frames;
-	if (!parse_uint(a->buffer_size, &buffer_kb)) {
-		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
-			a->buffer_size);
-		return PPX_INVALID_OPTION;
-	}
-	if (!parse_uint(a->max_buffer_size, &max_buffer_kb)) {
-		fprintf(stderr, "Failed to parse buffer-size argument. Expected unsigned integer, got: \"%s\"\n",
-			a->max_buffer_size);
-		return PPX_INVALID_OPTION;
-	}
-	if (!parse_int(a->max_frames, &max_frames)) {
-		fprintf(stderr, "Failed to parse max-frames argument. Expected integer, got: \"%s\"\n",
-			a->max_frames);
-		return PPX_INVALID_OPTION;
-	}
-	if (!parse_uint(a->jobs, &jobs) || jobs > 4096) {
-		fprintf(stderr, "Failed to parse jobs argument. Expected unsigned integer, got: \"%s\"\n",
-			a->jobs);
-		return PPX_INVALID_OPTION;
-	}
-	if (a->block_records && (!parse_uint(a->block_records, &block_records) || !block_records)) {
-		fprintf(stderr, "Failed to parse block-records argument. Expected positive integer, got: \"%s\"\n",
-			a->block_records);
-		return PPX_INVALID_OPTION;
-	}
-
-	struct perfparser *pp = NULL;
-	if (!a->print_stats) {
-		struct perfparser_opts o;
-		perfparser_opts_init(&o);
-		o.fd = out_fd;
-		pp = perfparser_new(&o);
-		perfparser_flush(pp, false); /* the magic goes out at once, as with the reference */
-	}
-
-	int in_fd = -1;
-	if (a->host) {
-		in_fd = tcp_connect(a->host, a->port, 10, socket_error, NULL);
-		if (in_fd < 0) {
-			perfparser_free(pp);
-			return PPX_TCP_SOCKET_ERROR;
-		}
-		cfg->input = a->host;
-		cfg->input_fd = in_fd;
-	} else if (a->input) {
-		int fd = open(cfg->input_file ? cfg->input_file : a->input, O_RDONLY | O_CLOEXEC);
-		struct stat sb;
-		if (fd < 0 || fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
-			fprintf(stderr, "scorch perfparser: %s: %s\n", a->input,
-				fd < 0 ? strerror(errno) : "is a directory");
-			if (fd >= 0)
-				close(fd);
-			perfparser_free(pp);
-			return PPX_CANNOT_OPEN;
-		}
-		close(fd);
-		cfg->input = a->input;
-	} else {
-		cfg->input = "-";
-	}
-	cfg->sysroot = a->sysroot;
-	cfg->debug_paths = a->debug;
-	cfg->extra_paths = a->extra;
-	cfg->app_path = a->app;
-	cfg->kallsyms = a->kallsyms;
-	/* -1: as many as possible (bounded like `scorch script --max-frames -1`) */
-	cfg->max_frames = max_frames < 0 || max_frames > PIPELINE_FRAMES_ALL ? PIPELINE_FRAMES_ALL
-									  : max_frames ? max_frames : 1;
-	/* 0: buffer until FINISHED_ROUND, as with hotspot-perfparser */
-	cfg->order.buffer_size = (uint64_t)buffer_kb * 1024;
-	if (max_buffer_kb)
-		cfg->order.max_buffer_size = (uint64_t)max_buffer_kb * 1024;
-	if (cfg->order.buffer_size > cfg->order.max_buffer_size)
-		cfg->order.buffer_size = cfg->order.max_buffer_size;
-	cfg->resolve = true;
-	cfg->stitch = !a->no_stitch;
-	if (a->stack_limit) {
-		uint32_t lim;
-		if (!parse_uint(a->stack_limit, &lim)) {
-			fprintf(stderr, "Failed to parse stack-limit argument. Expected unsigned integer, got: \"%s\"\n",
-				a->stack_limit);
-			perfparser_free(pp);
-			if (in_fd >= 0)
-				close(in_fd);
-			if (out_fd != 1)
-				close(out_fd);
-			return PPX_TCP_SOCKET_ERROR;
-		}
-		cfg->stack_limit = lim;
-	}
-	if (a->print_stats) {
-		int code = print_stats(cfg, a, buffer_kb, max_buffer_kb, out_fd);
-		if (in_fd >= 0)
-			close(in_fd);
-		if (out_fd != 1)
-			close(out_fd);
-		return code;
-	}
-
 	struct sink out_sink;
-	perfparser_sink_init(pp, a->arch, cfg, &out_sink);
+	perfparser_sink_init(r->pp, a->arch, cfg, &out_sink);
 	struct wrap w = { out_sink, a->arch, false };
 	struct sink sink = { .ctx = &w, .begin = wrap_begin, .event = wrap_event,
 			     .sample = out_sink.sample ? wrap_sample : NULL, .end = wrap_end,
@@ -265,8 +246,8 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 	 * resolves the blocks given to it; the stream is made in record
 	 * order from what they keep (analyze/parallel/blocks.h); from a
 	 * pipe, one thread */
-	struct blocks_config bc = { .n = (int)jobs, .size = block_records, .ordered = &sink };
-	int rc = jobs != 1 ? blocks_run(cfg, &bc, &e) : 1;
+	struct blocks_config bc = { .n = (int)r->jobs, .size = r->block_records, .ordered = &sink };
+	int rc = r->jobs != 1 ? blocks_run(cfg, &bc, &e) : 1;
 	if (rc == 1)
 		rc = pipeline_run(cfg, &sink, &e);
 	int code = PPX_NO_ERROR;
@@ -277,17 +258,52 @@ int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
 			err_print(cfg->input, &e);
 		else
 			fprintf(stderr, "scorch perfparser: %s: %s\n", cfg->input, strerror(-rc));
-		if (pp && perfparser_error_state(pp) && w.begun)
+		if (r->pp && perfparser_error_state(r->pp) && w.begun)
 			code = PPX_DATA_ERROR; /* the reader went away */
 		else
 			code = w.begun ? PPX_DATA_ERROR : PPX_HEADER_ERROR;
 	}
-	if (pp && perfparser_flush(pp, true) && code == PPX_NO_ERROR)
+	if (r->pp && perfparser_flush(r->pp, true) && code == PPX_NO_ERROR)
 		code = PPX_DATA_ERROR;
-	perfparser_free(pp);
-	if (in_fd >= 0)
-		close(in_fd);
-	if (out_fd != 1)
-		close(out_fd);
+	return code;
+}
+
+int perfparser_run(const struct pp_args *a, struct pipeline_config *cfg)
+{
+	struct run r = { .out_fd = 1, .in_fd = -1 };
+	/* output first, like the reference: it cannot be opened -> 2 */
+	if (a->output) {
+		r.out_fd = open(a->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (r.out_fd < 0) {
+			fprintf(stderr, "scorch perfparser: %s: %s\n", a->output, strerror(errno));
+			return PPX_CANNOT_OPEN;
+		}
+	}
+	if (!parse_numbers(a, &r))
+		return PPX_INVALID_OPTION;
+	if (!a->print_stats) {
+		struct perfparser_opts o;
+		perfparser_opts_init(&o);
+		o.fd = r.out_fd;
+		r.pp = perfparser_new(&o);
+		perfparser_flush(r.pp, false); /* the magic goes out at once, as with the reference */
+	}
+	int code = open_input(a, cfg, &r);
+	if (code != PPX_NO_ERROR) {
+		perfparser_free(r.pp);
+		return code;
+	}
+	configure(a, &r, cfg);
+	uint32_t lim;
+	if (a->stack_limit && !parse_uint(a->stack_limit, &lim)) {
+		bad_value("stack-limit", "unsigned integer", a->stack_limit);
+		code = PPX_TCP_SOCKET_ERROR;
+	} else {
+		if (a->stack_limit)
+			cfg->stack_limit = lim;
+		code = a->print_stats ? print_stats(cfg, a, &r) : stream(a, cfg, &r);
+	}
+	perfparser_free(r.pp);
+	run_close(&r);
 	return code;
 }
