@@ -151,28 +151,129 @@ static inline __attribute__((always_inline)) char *find_line_end(char *p, char *
 #endif
 }
 
+/* What a read keeps between lines. */
+struct kread {
+	struct kallsyms *k;
+	struct arena *a;
+	struct rawsyms rs;
+	/* modules by number: a symbol keeps 2 bytes (rawsym.aux), not a
+	 * pointer; the last one looked up is remembered (a module's lines
+	 * come together), others found through a map of the interned names */
+	struct hmap mod_of;
+	size_t mods_cap;
+	const char *last_mod;
+	uint16_t last_no;
+	bool all_zero, in_order;
+	uint64_t prev;
+};
+
+/* The number of module mod (1 up; 0 when the table of modules is full). */
+static uint16_t module_no(struct kread *r, const char *mod)
+{
+	struct kallsyms *k = r->k;
+	if (!r->last_mod || strcmp(mod, r->last_mod)) {
+		const char *m = arena_intern(r->a, mod);
+		uintptr_t v = (uintptr_t)hmap_get(&r->mod_of, (uint64_t)(uintptr_t)m);
+		if (!v && !ARRAY_GROW(k->mod_names, r->mods_cap, k->nr_mods + 1, 0xfffe)) {
+			k->mod_names[k->nr_mods++] = m;
+			v = k->nr_mods;
+			hmap_put(&r->mod_of, (uint64_t)(uintptr_t)m, (void *)v);
+		}
+		r->last_mod = m;
+		r->last_no = (uint16_t)v;
+	}
+	return r->last_no;
+}
+
+/* One line p..nl ("ADDR TYPE NAME[\tMODULE]", NUL at nl; tab: a tab in
+ * it, or NULL): a function or data symbol is added, its name left in
+ * the window. Whether it was. */
+static inline bool read_line(struct kread *r, char *p, char *nl, char *tab)
+{
+	uint64_t addr;
+	char *end;
+	if (nl - p > 16 && p[16] == ' ' && parse_hex16(p, &addr))
+		end = p + 16;
+	else
+		end = (char *)parse_hex(p, &addr);
+	if (end == p || *end != ' ')
+		return false;
+	char type = end[1];
+	if (!type || end[2] != ' ')
+		return false;
+	char t = type & ~0x20; /* upper case, for letters */
+	if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+		return false;
+	char *name = end + 3;
+	if (tab && tab < name) /* a tab before the name: look again */
+		tab = memchr(name, '\t', (size_t)(nl - name));
+	char *mod = NULL;
+	if (tab) {
+		*tab = 0;
+		mod = tab + 1;
+	}
+	if (addr)
+		r->all_zero = false;
+	if (addr < r->prev)
+		r->in_order = false;
+	r->prev = addr;
+	struct rawsym *y = rawsyms_push(&r->rs);
+	y->start = addr;
+	y->name = name;
+	y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
+	y->aux = mod ? module_no(r, mod) : 0;
+	return true;
+}
+
+/* perf (kallsyms): sort, extend unsized symbols to the next one (page
+ * rounding where vmlinux meets a module), then drop aliases, so of
+ * symbols sharing an address only the last one has a size and wins. The
+ * table is built over the raw array, in place (~120k symbols: a second
+ * array of them was a thousand page faults). */
+static void build_table(struct kallsyms *k, struct rawsym *raw, size_t n, bool in_order)
+{
+	if (n && !in_order)
+		ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end;
+		if (i + 1 < n) {
+			end = raw[i + 1].start;
+			if ((!raw[i].aux) != (!raw[i + 1].aux))
+				end = ((raw[i].start + 4096) + 4095) & ~4095ULL;
+		} else
+			end = (raw[i].start & ~4095ULL) + 4096;
+		raw[i].size = end - raw[i].start;
+	}
+	n = rawsym_drop_aliases(raw, n);
+	uint16_t *modno = xcalloc(n ? n : 1, sizeof *modno);
+	for (size_t i = 0; i < n; i++)
+		modno[i] = raw[i].aux;
+	_Static_assert(sizeof(struct sym) <= sizeof(struct rawsym), "sym fits in rawsym");
+	struct sym *syms = (struct sym *)raw;
+	for (size_t i = 0; i < n; i++) {
+		struct rawsym r = raw[i];
+		syms[i] = (struct sym){ .start = r.start, .end = r.start + r.size, .name = r.name };
+	}
+	k->t.syms = n ? xrealloc(syms, n * sizeof *syms) : (free(syms), xcalloc(1, sizeof *syms));
+	k->t.nr = n;
+	k->mod = modno;
+}
+
 int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 {
 	memset(k, 0, sizeof(*k));
-	struct rawsyms rs = { 0 };
+	struct kread r = { .k = k, .a = a, .all_zero = true, .in_order = true };
 	/* a regular file's size says about how many lines (~40 bytes each) */
 	struct stat st;
 	int fd = fileno(f);
 	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
 		size_t guess = (size_t)st.st_size / 32 + 16;
-		rs.cap = guess < (1u << 18) ? guess : (1u << 18);
-		rs.v = xmalloc(rs.cap * sizeof *rs.v);
+		r.rs.cap = guess < (1u << 18) ? guess : (1u << 18);
+		r.rs.v = xmalloc(r.rs.cap * sizeof *r.rs.v);
 	}
-	/* modules by number: a symbol keeps 2 bytes (rawsym.aux), not a
-	 * pointer; the last one looked up is remembered (a module's lines
-	 * come together), others found through a map of the interned names */
-	struct hmap mod_of;
-	hmap_init(&mod_of);
-	size_t mods_cap = 0, have = 0;
-	const char *last_mod = NULL;
-	uint16_t last_no = 0;
-	bool all_zero = true, in_order = true, eof = false, pinned = false;
-	uint64_t prev = 0;
+	hmap_init(&r.mod_of);
+	size_t have = 0;
+	bool eof = false, pinned = false;
 	/* lines are cut in place in a 64 KB read window; a partial line at its
 	 * end moves to the front of the next window (a new one when this one
 	 * holds names) before the next read; a line longer than the window is
@@ -192,55 +293,8 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			if (nl == e && !eof && (p > buf || have < KCHUNK))
 				break; /* the rest of this line is still to read */
 			*nl = 0;
-			uint64_t addr;
-			char *end;
-			if (nl - p > 16 && p[16] == ' ' && parse_hex16(p, &addr))
-				end = p + 16;
-			else
-				end = (char *)parse_hex(p, &addr);
-			if (end == p || *end != ' ')
-				continue;
-			char type = end[1];
-			if (!type || end[2] != ' ')
-				continue;
-			char t = type & ~0x20; /* upper case, for letters */
-			if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
-				continue;
-			char *name = end + 3;
-			if (tab && tab < name) /* a tab before the name: look again */
-				tab = memchr(name, '\t', (size_t)(nl - name));
-			char *mod = NULL;
-			if (tab) {
-				*tab = 0;
-				mod = tab + 1;
-			}
-			if (addr)
-				all_zero = false;
-			if (addr < prev)
-				in_order = false;
-			prev = addr;
-			uint16_t no = 0;
-			if (mod) {
-				if (!last_mod || strcmp(mod, last_mod)) {
-					const char *m = arena_intern(a, mod);
-					uintptr_t v = (uintptr_t)hmap_get(&mod_of, (uint64_t)(uintptr_t)m);
-					if (!v && !ARRAY_GROW(k->mod_names, mods_cap, k->nr_mods + 1,
-							      0xfffe)) {
-						k->mod_names[k->nr_mods++] = m;
-						v = k->nr_mods;
-						hmap_put(&mod_of, (uint64_t)(uintptr_t)m, (void *)v);
-					}
-					last_mod = m;
-					last_no = (uint16_t)v;
-				}
-				no = last_no;
-			}
-			struct rawsym *y = rawsyms_push(&rs);
-			y->start = addr;
-			y->name = name;
-			y->bind = t == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
-			y->aux = no;
-			pinned = true;
+			if (read_line(&r, p, nl, tab))
+				pinned = true;
 		}
 		if (p > e)
 			p = e;
@@ -254,44 +308,13 @@ int kallsyms_read(struct kallsyms *k, FILE *f, struct arena *a)
 			memmove(buf, p, have);
 		}
 	}
-	hmap_release(&mod_of);
-	if (all_zero) {
-		free(rs.v);
+	hmap_release(&r.mod_of);
+	if (r.all_zero) {
+		free(r.rs.v);
 		kallsyms_release(k);
 		return KALLSYMS_HIDDEN;
 	}
-	struct rawsym *raw = rs.v;
-	size_t n = rs.n;
-	/* perf (kallsyms): sort, extend unsized symbols to the next one (page
-	 * rounding where vmlinux meets a module), then drop aliases, so of
-	 * symbols sharing an address only the last one has a size and wins. */
-	if (n && !in_order)
-		ksort_u64(raw, n, sizeof *raw, offsetof(struct rawsym, start), rawsym_cmp);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end;
-		if (i + 1 < n) {
-			end = raw[i + 1].start;
-			if ((!raw[i].aux) != (!raw[i + 1].aux))
-				end = ((raw[i].start + 4096) + 4095) & ~4095ULL;
-		} else
-			end = (raw[i].start & ~4095ULL) + 4096;
-		raw[i].size = end - raw[i].start;
-	}
-	n = rawsym_drop_aliases(raw, n);
-	uint16_t *modno = xcalloc(n ? n : 1, sizeof *modno);
-	for (size_t i = 0; i < n; i++)
-		modno[i] = raw[i].aux;
-	/* the table is built over the raw array, in place (~120k symbols: a
-	 * second array of them was a thousand page faults) */
-	_Static_assert(sizeof(struct sym) <= sizeof(struct rawsym), "sym fits in rawsym");
-	struct sym *syms = (struct sym *)raw;
-	for (size_t i = 0; i < n; i++) {
-		struct rawsym r = raw[i];
-		syms[i] = (struct sym){ .start = r.start, .end = r.start + r.size, .name = r.name };
-	}
-	k->t.syms = n ? xrealloc(syms, n * sizeof *syms) : (free(syms), xcalloc(1, sizeof *syms));
-	k->t.nr = n;
-	k->mod = modno;
+	build_table(k, r.rs.v, r.rs.n, r.in_order);
 	return 0;
 }
 
