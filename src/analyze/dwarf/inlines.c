@@ -994,6 +994,119 @@ static bool dwdie_chain(struct dso_dwarf *dw, struct cu_index *ix, uint64_t fn_o
 	return true;
 }
 
+/* The scopes at svma by libdw (the CU's whole DIE tree): from the
+ * innermost function or inline, its concrete nesting. False: none (an
+ * address without one is remembered unless the CU index has it). */
+static bool libdw_chain(struct dso_dwarf *dw, Dwarf_Die *cu, uint64_t svma, bool in_index,
+			struct chain *ch)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, svma, &scopes);
+	Dwarf_Die inner;
+	bool found = false;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			inner = scopes[i];
+			found = true;
+			break;
+		}
+	}
+	free(scopes);
+	scopes = NULL;
+	if (!found) {
+		if (!in_index)
+			noscope_add(dw, svma);
+		return false;
+	}
+	if (dwarf_tag(&inner) == DW_TAG_subprogram)
+		last_alias(cu, &inner, svma);
+	/* the concrete nesting (dwarf_getscopes follows abstract origins) */
+	n = dwarf_getscopes_die(&inner, &scopes);
+	if (n <= 0) {
+		free(scopes);
+		return false;
+	}
+	*ch = (struct chain){ n, scopes, NULL, NULL };
+	return true;
+}
+
+/* The scopes at svma in CU lc, innermost first, into ch (its info and
+ * offs in the caller's offs/info, 64 each; ch->scopes for the caller to
+ * free); *ixp: the CU's index, if it has one. False: none. */
+static bool scope_chain(struct dso_dwarf *dw, struct lazy_cu *lc, uint64_t svma,
+			struct cu_index **ixp, uint64_t *offs, struct dwdie_info *info,
+			struct chain *ch)
+{
+	Dwarf_Die *cu, fn, path[64];
+	uint64_t fn_off;
+	int n;
+	*ch = (struct chain){ 0 };
+	bool in_index = index_find(dw, lc, svma, &fn_off, ixp);
+	struct cu_index *ix = *ixp;
+	if (!in_index && noscope_known(dw, svma))
+		return false; /* as dwarf_getscopes below found in an earlier run */
+	if (in_index && ix->dc && dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
+		/* fast path: the function from the CU index, its inlines and
+		 * what each scope says, all read by dwdie */
+		*ch = (struct chain){ n, NULL, info, offs };
+		return true;
+	}
+	if (!(cu = lcu(lc)))
+		return false;
+	if (!in_index || !dwarf_offdie(dw->dwarf, fn_off, &fn))
+		return libdw_chain(dw, cu, svma, in_index, ch);
+	/* the function from the CU index, then its inlines (dwdie's walk,
+	 * else libdw's); scopes innermost first, as dwarf_getscopes_die
+	 * gives them */
+	int np = ix->dc ? dwdie_path(dw, ix->dc, &fn, svma, path, 64) : -1;
+	if (np < 0)
+		np = descend_inlines(&fn, svma, path, 64);
+	Dwarf_Die *scopes = xmalloc((size_t)np * sizeof(*scopes));
+	for (int i = 0; i < np; i++)
+		scopes[i] = path[np - 1 - i];
+	*ch = (struct chain){ np, scopes, NULL, NULL };
+	return true;
+}
+
+/* The file:line:column of svma, the innermost frame's, from the line
+ * table (libdw decodes and sorts a CU's whole table on its first lookup,
+ * and the file table of call sites needs it too: outputs that print no
+ * file:line skip both). */
+static void innermost_line(struct symbols *s, struct dso_dwarf *dw, struct cu_index *ix,
+			   struct lazy_cu *lc, uint64_t svma, const char **file, int *line, int *col)
+{
+	struct dwline *lt = ix_lines(dw, ix, lc);
+	Dwarf_Die *cu;
+	Dwarf_Line *dl;
+	if (lt) {
+		struct dwline_row row;
+		if (dwline_find(lt, svma, &row)) {
+			/* as dwarf_linesrc: no name for a bad file index */
+			*file = symbols_intern(s, dwline_file(lt, row.file));
+			*line = row.line;
+			*col = row.column;
+		}
+	} else if ((cu = lcu(lc)) && (dl = dwarf_getsrc_die(cu, svma))) {
+		*file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
+		dwarf_lineno(dl, line);
+		dwarf_linecol(dl, col);
+	}
+}
+
+/* The CU's DW_AT_language (0: none). */
+static Dwarf_Word cu_language(struct cu_index *ix, struct lazy_cu *lc)
+{
+	Dwarf_Word lang = 0;
+	Dwarf_Attribute a;
+	Dwarf_Die *cu;
+	if (ix)
+		lang = ix->lang;
+	else if ((cu = lcu(lc)) && dwarf_attr(cu, DW_AT_language, &a))
+		dwarf_formudata(&a, &lang);
+	return lang;
+}
+
 static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint64_t rel)
 {
 	uint64_t svma;
@@ -1010,92 +1123,20 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 			return NULL;
 		lazy_cu_of_die(&lc, dw->dwarf, &c);
 	}
-	Dwarf_Die *cu = NULL;
-	Dwarf_Die *scopes = NULL;
-	int n;
-	Dwarf_Die fn, path[64];
 	struct cu_index *ix = NULL;
-	uint64_t fn_off, offs[64];
+	uint64_t offs[64];
 	struct dwdie_info info[64];
-	struct chain ch = { 0 };
-	bool in_index = index_find(dw, &lc, svma, &fn_off, &ix);
-	if (!in_index && noscope_known(dw, svma))
-		return NULL; /* as dwarf_getscopes below found in an earlier run */
-	if (in_index && ix->dc && dwdie_chain(dw, ix, fn_off, svma, offs, info, &n)) {
-		/* fast path: the function from the CU index, its inlines and
-		 * what each scope says, all read by dwdie */
-		ch = (struct chain){ n, NULL, info, offs };
-	} else if (!(cu = lcu(&lc))) {
+	struct chain ch;
+	if (!scope_chain(dw, &lc, svma, &ix, offs, info, &ch))
 		return NULL;
-	} else if (in_index && dwarf_offdie(dw->dwarf, fn_off, &fn)) {
-		/* the function from the CU index, then its inlines (dwdie's
-		 * walk, else libdw's); scopes innermost first, as
-		 * dwarf_getscopes_die gives them */
-		int np = ix->dc ? dwdie_path(dw, ix->dc, &fn, svma, path, 64) : -1;
-		if (np < 0)
-			np = descend_inlines(&fn, svma, path, 64);
-		scopes = xmalloc((size_t)np * sizeof(*scopes));
-		for (int i = 0; i < np; i++)
-			scopes[i] = path[np - 1 - i];
-		ch = (struct chain){ np, scopes, NULL, NULL };
-	} else {
-		n = dwarf_getscopes(cu, svma, &scopes);
-		Dwarf_Die inner;
-		bool found = false;
-		for (int i = 0; i < n; i++) {
-			int tag = dwarf_tag(&scopes[i]);
-			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-				inner = scopes[i];
-				found = true;
-				break;
-			}
-		}
-		free(scopes);
-		scopes = NULL;
-		if (!found) {
-			if (!in_index)
-				noscope_add(dw, svma);
-			return NULL;
-		}
-		if (dwarf_tag(&inner) == DW_TAG_subprogram)
-			last_alias(cu, &inner, svma);
-		/* the concrete nesting (dwarf_getscopes follows abstract origins) */
-		n = dwarf_getscopes_die(&inner, &scopes);
-		if (n <= 0) {
-			free(scopes);
-			return NULL;
-		}
-		ch = (struct chain){ n, scopes, NULL, NULL };
-	}
 	struct inline_entry tmp[64];
 	unsigned k = 0;
-	/* line of the innermost: from the line table (libdw decodes and sorts
-	 * a CU's whole table on its first lookup, and the file table of call
-	 * sites needs it too: outputs that print no file:line skip both) */
 	bool lines = symbols_want_lines(s);
 	const char *file = NULL;
 	int line = 0, col = 0;
-	struct dwline *lt = lines ? ix_lines(dw, ix, &lc) : NULL;
-	Dwarf_Line *dl;
-	if (lt) {
-		struct dwline_row row;
-		if (dwline_find(lt, svma, &row)) {
-			/* as dwarf_linesrc: no name for a bad file index */
-			file = symbols_intern(s, dwline_file(lt, row.file));
-			line = row.line;
-			col = row.column;
-		}
-	} else if (lines && (cu = lcu(&lc)) && (dl = dwarf_getsrc_die(cu, svma))) {
-		file = symbols_intern(s, dwarf_linesrc(dl, NULL, NULL));
-		dwarf_lineno(dl, &line);
-		dwarf_linecol(dl, &col);
-	}
-	Dwarf_Word lang = 0;
-	Dwarf_Attribute a;
-	if (ix)
-		lang = ix->lang;
-	else if ((cu = lcu(&lc)) && dwarf_attr(cu, DW_AT_language, &a))
-		dwarf_formudata(&a, &lang);
+	if (lines)
+		innermost_line(s, dw, ix, &lc, svma, &file, &line, &col);
+	Dwarf_Word lang = cu_language(ix, &lc);
 	for (int i = 0; i < ch.n && k < 64; i++) {
 		int tag = chain_tag(&ch, i);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
@@ -1125,7 +1166,7 @@ static struct inl_result *compute_inlines(struct symbols *s, struct dso *d, uint
 		if (chain_call(&ch, i, 2, &w))
 			col = (int)w;
 	}
-	free(scopes);
+	free(ch.scopes);
 	if (!k)
 		return NULL;
 	struct inl_result *r = arena_alloc(symbols_arena(s), sizeof *r + k * sizeof(struct inline_entry));
