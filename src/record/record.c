@@ -817,46 +817,60 @@ static bool targets_alive(struct rec *r)
 
 /* ---- the run ---- */
 
-static int setup(struct rec *r, int *go_fd, int *exec_fd)
+/* The workload (a command started stopped) and the tasks to record: its
+ * pid, or -p/-t/-a's. */
+static int setup_targets(struct rec *r, int *go_fd, int *exec_fd)
 {
 	const struct record_opts *o = r->o;
-	int cpus[1024];
-	size_t ncpu;
-	if (o->nr_cpus) {
-		ncpu = o->nr_cpus;
-		memcpy(cpus, o->cpus, ncpu * sizeof(int));
-	} else {
-		int n = events_online_cpus(cpus, 1024);
-		ncpu = n > 0 ? (size_t)n : 0;
-	}
-	if (!ncpu)
-		return err_set(r->e, -EINVAL, "no CPUs to record on");
 	int rc;
-	r->cons = o->consumer;
-	r->pipe = r->cons || !strcmp(o->output, "-");
 	if (o->cmd && o->cmd[0]) {
 		if ((rc = start_child(r, go_fd, exec_fd)))
 			return err_set(r->e, rc, "cannot start '%s': %s", o->cmd[0], strerror(-rc));
 	}
-	if (o->system_wide || o->nr_targets) {
-		if ((rc = resolve_targets(r)))
-			return rc;
-	} else if (r->child > 0) {
-		r->pids = xcalloc(1, sizeof(pid_t));
-		r->pids[0] = r->child;
-		r->nr_pids = 1;
-	} else {
+	if (o->system_wide || o->nr_targets)
+		return resolve_targets(r);
+	if (r->child <= 0)
 		return err_set(r->e, -EINVAL, "nothing to record: give a command, -p PID, -t TID or -a");
+	r->pids = xcalloc(1, sizeof(pid_t));
+	r->pids[0] = r->child;
+	r->nr_pids = 1;
+	return 0;
+}
+
+/* The CPUs to record on (-C's, else every online one) into cpus (1024);
+ * how many. */
+static size_t record_cpus(const struct record_opts *o, int *cpus)
+{
+	if (o->nr_cpus) {
+		memcpy(cpus, o->cpus, o->nr_cpus * sizeof(int));
+		return o->nr_cpus;
 	}
+	int n = events_online_cpus(cpus, 1024);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The events opened on the CPUs, and what the header says of them. */
+static int setup_events(struct rec *r, const int *cpus, size_t ncpu)
+{
+	const struct record_opts *o = r->o;
 	bool on_exec = r->child > 0 && !o->system_wide && !o->nr_targets;
-	if ((rc = events_open(&r->ev, o, r->pids, r->nr_pids, cpus, ncpu, on_exec, r->e)))
+	int rc = events_open(&r->ev, o, r->pids, r->nr_pids, cpus, ncpu, on_exec, r->e);
+	if (rc)
 		return rc;
 	snprintf(r->res->event, sizeof(r->res->event), "%s", r->ev.ev[0].name);
 	for (size_t i = 0; i < r->ev.nr_ev; i++)
 		r->wattrs[i] = (struct perf_wattr){ r->ev.ev[i].attr, r->ev.ev[i].name, r->ev.ev[i].ids,
 						    r->ev.ev[i].nr_ids };
 	r->synth_id = r->ev.ev[0].nr_ids ? r->ev.ev[0].ids[0] : 0;
+	return 0;
+}
 
+/* The output file and the header's features: the host, the events'
+ * descriptions, the tracepoints' formats. */
+static int setup_header(struct rec *r)
+{
+	const struct record_opts *o = r->o;
+	int rc;
 	if (!r->cons && (rc = open_output(r, o->output)))
 		return rc;
 	if (readlink("/proc/self/exe", r->exe, sizeof(r->exe) - 1) < 0)
@@ -866,7 +880,6 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	if ((rc = host_add_features(&r->feats, &r->host)) ||
 	    (rc = perf_feats_add_event_desc(&r->feats, r->wattrs, r->ev.nr_ev)))
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
-
 	const char *tps[RECORD_MAX_EVENTS];
 	size_t ntp = 0;
 	for (size_t i = 0; i < o->nr_events; i++)
@@ -875,8 +888,17 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	if (ntp && (rc = tpinfo_build(perf_feats_begin(&r->feats, HEADER_TRACING_DATA), tps, ntp,
 				      r->e)))
 		return rc;
+	return 0;
+}
 
+/* The write buffers (twice a ring, at least 4 MiB; as many as the writes
+ * in flight + the one being filled + one spare, within 256 MiB), zstd's
+ * context with -z, and the writer. */
+static int setup_writer(struct rec *r)
+{
+	const struct record_opts *o = r->o;
 	uint64_t ring = r->ev.rings[0].size;
+	int rc;
 	r->buf_size = (size_t)(2 * ring + 128 * 1024);
 	if (r->buf_size < (4u << 20))
 		r->buf_size = 4u << 20;
@@ -893,7 +915,6 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 		return err_set(r->e, rc, "building header features: %s", strerror(-rc));
 	unsigned aio_n = o->aio_n ? o->aio_n : 2;
 	r->depth = o->io == RECORD_IO_AIO ? aio_n * (unsigned)r->ev.nr_rings : 8;
-	/* writes in flight + the one being filled + one spare, within 256 MiB */
 	r->max_bufs = r->depth + 2;
 	size_t cap_bufs = ((size_t)256 << 20) / r->buf_size;
 	if (r->max_bufs > cap_bufs)
@@ -901,28 +922,35 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	r->w = r->cons ? writer_call_new(r->cons, rec_done, r)
 		       : writer_open(o->io, r->fd, r->pipe, r->depth, rec_done, r);
 	r->res->io_used = r->w->ops->name;
-	if ((rc = begin_file(r)))
-		return rc;
+	return 0;
+}
+
+/*
+ * The reader's priority and way of waiting, and its poll set.
+ *
+ * When a ring holds fewer than 4 samples (the stress case: -m 8 with
+ * 16 KiB stack copies holds one), a sample is lost unless the ring is
+ * emptied before the next one, within one sampling period; a poll
+ * wakeup takes longer than that on a loaded machine. Then the reader
+ * polls the rings busily at the lowest real-time priority, so it is on
+ * a CPU when the data arrives (measured here: at normal priority a busy
+ * reader shares a CPU with the workload and loses nearly everything;
+ * real-time + poll() still loses ~40%; real-time + busy ~5-15%, the
+ * rest mostly the kernel's RT throttling, 50 ms a second). Children
+ * never inherit it (SCHED_RESET_ON_FORK). Without the privilege, with
+ * -r 0, or on one CPU, it stays with poll(). The real-time priority
+ * itself (perf's -r) is taken whenever allowed: a sleeping reader costs
+ * nothing at it, and its wakeups are then not delayed behind other
+ * work (default setting on a loaded VM: 0.4% lost at normal priority).
+ */
+static void setup_reader(struct rec *r)
+{
+	const struct record_opts *o = r->o;
+	uint64_t ring = r->ev.rings[0].size;
 	/* a sample's size at most: fixed fields, callchain, regs, stack copy */
 	uint64_t sample_max = 64 + 8 * 130;
 	if (o->cg == RECORD_CG_DWARF)
 		sample_max += 8 * 20 + 16 + (o->dwarf_size ? o->dwarf_size : RECORD_DWARF_SIZE);
-	/*
-	 * When a ring holds fewer than 4 samples (the stress case: -m 8 with
-	 * 16 KiB stack copies holds one), a sample is lost unless the ring is
-	 * emptied before the next one, within one sampling period; a poll
-	 * wakeup takes longer than that on a loaded machine. Then the reader
-	 * polls the rings busily at the lowest real-time priority, so it is on
-	 * a CPU when the data arrives (measured here: at normal priority a busy
-	 * reader shares a CPU with the workload and loses nearly everything;
-	 * real-time + poll() still loses ~40%; real-time + busy ~5-15%, the
-	 * rest mostly the kernel's RT throttling, 50 ms a second). Children
-	 * never inherit it (SCHED_RESET_ON_FORK). Without the privilege, with
-	 * -r 0, or on one CPU, it stays with poll(). The real-time priority
-	 * itself (perf's -r) is taken whenever allowed: a sleeping reader costs
-	 * nothing at it, and its wakeups are then not delayed behind other
-	 * work (default setting on a loaded VM: 0.4% lost at normal priority).
-	 */
 	r->spin = false;
 	bool rt = false;
 	if (o->rt_prio > 0) {
@@ -948,6 +976,21 @@ static int setup(struct rec *r, int *go_fd, int *exec_fd)
 	r->pfds = xcalloc(r->ev.nr_rings, sizeof(*r->pfds));
 	for (size_t i = 0; i < r->ev.nr_rings; i++)
 		r->pfds[i] = (struct pollfd){ .fd = r->ev.rings[i].fd, .events = POLLIN };
+}
+
+static int setup(struct rec *r, int *go_fd, int *exec_fd)
+{
+	const struct record_opts *o = r->o;
+	int cpus[1024], rc;
+	size_t ncpu = record_cpus(o, cpus);
+	if (!ncpu)
+		return err_set(r->e, -EINVAL, "no CPUs to record on");
+	r->cons = o->consumer;
+	r->pipe = r->cons || !strcmp(o->output, "-");
+	if ((rc = setup_targets(r, go_fd, exec_fd)) || (rc = setup_events(r, cpus, ncpu)) ||
+	    (rc = setup_header(r)) || (rc = setup_writer(r)) || (rc = begin_file(r)))
+		return rc;
+	setup_reader(r);
 	return synthesize(r, true);
 }
 
