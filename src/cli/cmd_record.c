@@ -1,7 +1,8 @@
 /*
  * cmd_record.c: `scorch record`: perf record's flags (cli/opts.c's table)
  * into struct record_opts, signal handlers that set the flags record_run
- * polls (globals, as only the CLI may have them), then the summary line.
+ * polls (globals, as only the CLI may have them), then record_run (or
+ * continuous_run) and its summary (record_summary, continuous_summary).
  * What top takes the same way (the recorder's flags, the signals) is
  * exported as cli_record_* (cli.h). Bad flags and impossible requests: one
  * line on stderr, exit status 2.
@@ -23,7 +24,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,12 +528,6 @@ static bool is_bad_request(int rc)
 	       rc == -EMFILE || rc == -E2BIG;
 }
 
-static void cont_log(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fprintf(stderr, "[ scorch record: %s ]\n", msg);
-}
-
 static int run_continuous(struct record_cmd *c)
 {
 	struct record_opts *o = &c->o;
@@ -544,21 +538,12 @@ static int run_continuous(struct record_cmd *c)
 		cont->interval_ms = 60000;
 	if (!cont->keep)
 		cont->keep = 60;
-	cont->log = o->quiet ? NULL : cont_log;
+	cont->log = o->quiet ? NULL : log_line;
 	struct record_result res;
 	struct continuous_result cr;
 	struct err e = { 0 };
 	int rc = continuous_run(o, cont, &res, &cr, &e);
-	if (!o->quiet) {
-		fprintf(stderr, "[ scorch record: %u profiles in %s, %llu samples, %llu lost",
-			cr.profiles, cont->dir, (unsigned long long)res.samples,
-			(unsigned long long)res.lost);
-		if (cont->push_url)
-			fprintf(stderr, "; pushed %llu, dropped %llu, given up %llu",
-				(unsigned long long)cr.push.sent, (unsigned long long)cr.push.dropped,
-				(unsigned long long)cr.push.given_up);
-		fprintf(stderr, " ]\n");
-	}
+	continuous_summary(stderr, o, cont, &res, &cr);
 	if (rc) {
 		fprintf(stderr, "scorch record: %s\n", e.set ? e.msg : strerror(-rc));
 		return is_bad_request(rc) && !cr.profiles ? EXIT_BADINPUT : EXIT_FAIL;
@@ -592,35 +577,7 @@ int cmd_record(int argc, char **argv)
 	}
 	int rc = record_run(o, &res, &e);
 
-	if (res.files && !o->quiet) {
-		double mb = (double)res.bytes / (1024.0 * 1024.0);
-		double pct = res.samples + res.lost
-				     ? 100.0 * (double)res.lost / (double)(res.samples + res.lost)
-				     : 0.0;
-		fprintf(stderr, "[ scorch record: Woken up %llu times to write data (%s writer) ]\n",
-			(unsigned long long)res.wakeups, res.io_used ? res.io_used : "?");
-		if (o->comp_level && res.comp_out)
-			fprintf(stderr,
-				"[ scorch record: Captured and wrote %.3f MB %s (%llu samples), compressed (original %.3f MB, ratio is %.3f) ]\n",
-				mb, res.last_file, (unsigned long long)res.samples,
-				(double)res.comp_in / (1024.0 * 1024.0),
-				(double)res.comp_in / (double)res.comp_out);
-		else
-			fprintf(stderr, "[ scorch record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-				mb, res.last_file, (unsigned long long)res.samples);
-		if (res.lost)
-			fprintf(stderr, "[ scorch record: Lost %llu samples (%.2f%%), recorded as LOST records ]\n",
-				(unsigned long long)res.lost, pct);
-	}
-	if (res.child_ran && !o->quiet) {
-		int st = res.child_status;
-		if (WIFSIGNALED(st))
-			fprintf(stderr, "[ scorch record: command terminated by signal %d (%s) ]\n",
-				WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else if (WIFEXITED(st) && WEXITSTATUS(st))
-			fprintf(stderr, "[ scorch record: command exited with status %d ]\n",
-				WEXITSTATUS(st));
-	}
+	record_summary(stderr, o, &res);
 	if (rc) {
 		fprintf(stderr, "scorch record: %s\n", e.set ? e.msg : strerror(-rc));
 		return is_bad_request(rc) && !res.files ? EXIT_BADINPUT : EXIT_FAIL;

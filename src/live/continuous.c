@@ -279,3 +279,17 @@ int continuous_run(const struct record_opts *ro, const struct continuous_config 
 	buf_release(&x.body);
 	return rc;
 }
+
+void continuous_summary(FILE *f, const struct record_opts *ro, const struct continuous_config *c,
+			const struct record_result *res, const struct continuous_result *cres)
+{
+	if (ro->quiet)
+		return;
+	fprintf(f, "[ scorch record: %u profiles in %s, %llu samples, %llu lost", cres->profiles,
+		c->dir, (unsigned long long)res->samples, (unsigned long long)res->lost);
+	if (c->push_url)
+		fprintf(f, "; pushed %llu, dropped %llu, given up %llu",
+			(unsigned long long)cres->push.sent, (unsigned long long)cres->push.dropped,
+			(unsigned long long)cres->push.given_up);
+	fprintf(f, " ]\n");
+}

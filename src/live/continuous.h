@@ -46,4 +46,10 @@ struct continuous_result {
 int continuous_run(const struct record_opts *ro, const struct continuous_config *c,
 		   struct record_result *res, struct continuous_result *cres, struct err *e);
 
+/* The line after a continuous run, on f: profiles written, samples, lost
+ * ones, and with --push what was pushed, dropped and given up. Nothing
+ * with ro->quiet. */
+void continuous_summary(FILE *f, const struct record_opts *ro, const struct continuous_config *c,
+			const struct record_result *res, const struct continuous_result *cres);
+
 #endif

@@ -1207,3 +1207,38 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 		err_set(e, rc, "%s", strerror(-rc));
 	return rc;
 }
+
+void record_summary(FILE *f, const struct record_opts *o, const struct record_result *res)
+{
+	if (o->quiet)
+		return;
+	if (res->files) {
+		double mb = (double)res->bytes / (1024.0 * 1024.0);
+		double pct = res->samples + res->lost
+				     ? 100.0 * (double)res->lost / (double)(res->samples + res->lost)
+				     : 0.0;
+		fprintf(f, "[ scorch record: Woken up %llu times to write data (%s writer) ]\n",
+			(unsigned long long)res->wakeups, res->io_used ? res->io_used : "?");
+		if (o->comp_level && res->comp_out)
+			fprintf(f,
+				"[ scorch record: Captured and wrote %.3f MB %s (%llu samples), compressed (original %.3f MB, ratio is %.3f) ]\n",
+				mb, res->last_file, (unsigned long long)res->samples,
+				(double)res->comp_in / (1024.0 * 1024.0),
+				(double)res->comp_in / (double)res->comp_out);
+		else
+			fprintf(f, "[ scorch record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+				mb, res->last_file, (unsigned long long)res->samples);
+		if (res->lost)
+			fprintf(f, "[ scorch record: Lost %llu samples (%.2f%%), recorded as LOST records ]\n",
+				(unsigned long long)res->lost, pct);
+	}
+	if (res->child_ran) {
+		int st = res->child_status;
+		if (WIFSIGNALED(st))
+			fprintf(f, "[ scorch record: command terminated by signal %d (%s) ]\n",
+				WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else if (WIFEXITED(st) && WEXITSTATUS(st))
+			fprintf(f, "[ scorch record: command exited with status %d ]\n",
+				WEXITSTATUS(st));
+	}
+}

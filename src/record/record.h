@@ -20,6 +20,7 @@
 #include "util/err.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct record_result {
 	uint64_t samples;
@@ -46,5 +47,11 @@ void record_opts_init(struct record_opts *o);
  * request (the CLI exits 2), others are I/O failures. res is filled either way
  * with what was done. */
 int record_run(const struct record_opts *o, struct record_result *res, struct err *e);
+
+/* What perf record says after a recording, on f, one "[ scorch record:
+ * ... ]" line each: the wakeups and the writer, the size and samples
+ * written (and the compression), the samples lost, how the command
+ * ended (killed, or a non-zero exit status). Nothing with o->quiet. */
+void record_summary(FILE *f, const struct record_opts *o, const struct record_result *res);
 
 #endif
