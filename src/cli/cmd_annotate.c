@@ -29,6 +29,8 @@ static void usage(FILE *f, void *ctx)
 		   "                         paths of the debug information)\n"
 		   "  --prefix-strip N       with --prefix: drop the first N directories of\n"
 		   "                         those paths first\n"
+		   "  --kcore FILE           kernel code from FILE, a copy of /proc/kcore\n"
+		   "                         (default /proc/kcore)\n"
 		   "  -o FILE                write to FILE\n"
 		   "  --stdio                accepted for perf compatibility (the only view)\n"
 		   "%s%s", opts_analysis_help, cli_filter_usage);
@@ -84,6 +86,7 @@ static int set(void *ctx, struct opts *p, int id, const char *v)
 		r->ac.percent = (enum annotate_percent)t;
 		return 0;
 	case O_SRC_PREFIX: r->ac.prefix = v; return 0;
+	case O_KCORE: r->ac.kcore = v; return 0;
 	case O_SRC_PREFIX_STRIP:
 		if (cli_num(p->name, v, false, &d))
 			return EXIT_BADINPUT;

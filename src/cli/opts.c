@@ -91,6 +91,7 @@ static const struct opt table[] = {
 	{ O_PERCENT_TYPE, 0, "percent-type", ARG_YES, OC_ANNOTATE },
 	{ O_SRC_PREFIX, 0, "prefix", ARG_YES, OC_ANNOTATE },
 	{ O_SRC_PREFIX_STRIP, 0, "prefix-strip", ARG_YES, OC_ANNOTATE },
+	{ O_KCORE, 0, "kcore", ARG_YES, OC_ANNOTATE },
 	{ O_IP, 0, "ip", ARG_NO, OC_SCRIPT },
 	{ O_RAW, 0, "raw", ARG_NO, OC_SCRIPT },
 	{ O_HEADERS_ONLY, 0, "headers-only", ARG_NO, OC_SCRIPT },

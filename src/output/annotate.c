@@ -13,6 +13,8 @@
  */
 #include "output/annotate.h"
 #include "analyze/dwarf/inlines.h"
+#include "analyze/kernel/kcore.h"
+#include "analyze/kernel/kident.h"
 #include "analyze/symbols/symbols.h"
 #include "output/disasm.h"
 #include "util/hash.h"
@@ -70,6 +72,10 @@ struct annotate {
 	unsigned dis_machine;
 	const char *warn_name;   /* the DSO being opened (its warning's owner) */
 	char *warn_msg;
+	/* kernel code: the memory image, once decided usable (kcore_why: why not) */
+	struct kcore *kcore;
+	bool kcore_tried;
+	char kcore_why[400];
 };
 
 void annotate_config_init(struct annotate_config *c)
@@ -77,6 +83,8 @@ void annotate_config_init(struct annotate_config *c)
 	memset(c, 0, sizeof(*c));
 	c->percent = ANNOTATE_LOCAL_PERIOD;
 	c->percent_limit = 0.5;
+	c->kcore = "/proc/kcore";
+	c->kernel_notes = "/sys/kernel/notes";
 }
 
 int annotate_percent_parse(const char *v)
@@ -429,10 +437,13 @@ static void target_name(struct dso *dd, uint64_t svma, char *b, size_t cap)
 	const struct sym *y = dso_find_sym(dd, rel);
 	if (!y)
 		return;
+	int n;
 	if (rel == y->start)
-		snprintf(b, cap, "<%s>", y->name);
+		n = snprintf(b, cap, "<%s>", y->name);
 	else
-		snprintf(b, cap, "<%s+0x%" PRIx64 ">", y->name, rel - y->start);
+		n = snprintf(b, cap, "<%s+0x%" PRIx64 ">", y->name, rel - y->start);
+	if (n > 0 && (size_t)n >= cap && cap > 5)
+		memcpy(b + cap - 5, "...>", 5); /* a name cut short still closes */
 }
 
 static void write_head(struct annotate *a, FILE *out, const struct totals *t, const struct asym *y,
@@ -526,7 +537,7 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 		}
 		matched += w->samples;
 		const struct inline_entry *e;
-		unsigned ne = dso_inlines(dd, w->rel, &e);
+		unsigned ne = dd ? dso_inlines(dd, w->rel, &e) : 0;
 		if (ne) {
 			w->file = e[0].file;
 			w->line = e[0].line;
@@ -582,7 +593,7 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 			fprintf(out, "%-21s ", hex);
 		}
 		fputs(w->in.text, out);
-		char tn[300];
+		char tn[1024];
 		if (w->in.ref == DISASM_REF_BRANCH) {
 			target_name(dd, w->in.ref_addr, tn, sizeof(tn));
 			if (tn[0])
@@ -664,6 +675,119 @@ static void write_elf_sym(struct annotate *a, FILE *out, const struct totals *t,
 		len = (uint64_t)got;
 	}
 	write_insns(a, out, t, y, dd, code, len, svma0, tr);
+	free(code);
+}
+
+static void hexid(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n && i < 20; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * (n < 20 ? n : 20)] = 0;
+}
+
+/* Once: the kernel memory image, when it holds the recording's kernel:
+ * the kernel build id the recording names ([kernel.kallsyms] in its
+ * build ids) is the image's own (a VMCOREINFO BUILD-ID) or, without one,
+ * the running kernel's (kernel_notes). Else kcore_why says why not. */
+static void kcore_prepare(struct annotate *a, struct profile_sink *s)
+{
+	const struct annotate_config *c = a->cfg;
+	a->kcore_tried = true;
+	const uint8_t *rid = NULL;
+	size_t rn = 0;
+	const struct perf_header *h = s->pipeline ? input_header(pipeline_input(s->pipeline)) : NULL;
+	for (uint32_t i = 0; h && i < h->nr_build_ids; i++)
+		if (h->build_ids[i].filename && !strcmp(h->build_ids[i].filename, "[kernel.kallsyms]")) {
+			rid = h->build_ids[i].id;
+			rn = h->build_ids[i].size <= 20 ? h->build_ids[i].size : 20;
+		}
+	char why[300];
+	if (!c->kcore) {
+		snprintf(a->kcore_why, sizeof(a->kcore_why), "kernel code (no kernel memory image to read)");
+		return;
+	}
+	struct kcore *k = kcore_open(c->kcore, why, sizeof(why));
+	if (!k) {
+		snprintf(a->kcore_why, sizeof(a->kcore_why), "kernel code (%s)", why);
+		return;
+	}
+	uint8_t id[20];
+	size_t idn = kcore_build_id(k, id);
+	if (!idn && (!c->kernel_notes || kident_running_build_id(c->kernel_notes, id, &idn)))
+		idn = 0;
+	char rh[41], ih[41];
+	if (!rn || !idn) {
+		snprintf(a->kcore_why, sizeof(a->kcore_why),
+			 "kernel code (%s: no kernel build id %s to tell whether %s holds the recorded kernel)",
+			 c->kcore, rn ? "of the image" : "in the recording", c->kcore);
+	} else if (rn != idn || memcmp(rid, id, rn)) {
+		hexid(rh, rid, rn);
+		hexid(ih, id, idn);
+		snprintf(a->kcore_why, sizeof(a->kcore_why),
+			 "kernel code (the recording's kernel, build id %s, is not the one in %s, %s)", rh,
+			 c->kcore, ih);
+	} else {
+		a->kcore = k;
+		return;
+	}
+	kcore_free(k);
+}
+
+/* A kernel symbol's code from the kernel memory image (kcore.h). */
+static void write_kernel_sym(struct annotate *a, FILE *out, const struct totals *t,
+			     struct asym *y, struct profile_sink *s)
+{
+	if (!a->kcore_tried)
+		kcore_prepare(a, s);
+	if (!a->kcore) {
+		write_addresses(a, out, t, y, NULL, a->kcore_why);
+		return;
+	}
+	uint64_t end = 0;
+	const struct sym *ks = symbols_kernel_find(a->files, y->start);
+	if (ks && ks->start == y->start)
+		end = ks->end;
+	for (size_t i = 0; i < y->n; i++)
+		if (y->c[i].addr + 1 > end)
+			end = y->c[i].addr + 1;
+	uint64_t len = end - y->start;
+	if (len > ANNOTATE_MAX_SYM_BYTES) {
+		write_addresses(a, out, t, y, NULL, "the symbol is too large to disassemble");
+		return;
+	}
+	unsigned machine = kcore_machine(a->kcore);
+	if (!a->dis || a->dis_machine != machine) {
+		disasm_free(a->dis);
+		a->dis = disasm_new(machine, a->cfg->intel, a->dis_why, sizeof(a->dis_why));
+		a->dis_machine = machine;
+	}
+	if (!a->dis) {
+		write_addresses(a, out, t, y, NULL, a->dis_why);
+		return;
+	}
+	uint8_t *code = xmalloc_input(len ? len : 1, ANNOTATE_MAX_SYM_BYTES);
+	if (!code) {
+		write_addresses(a, out, t, y, NULL, "no memory for the symbol's bytes");
+		return;
+	}
+	size_t got = kcore_read(a->kcore, y->start, code, (size_t)len);
+	if (!got) {
+		char why[200];
+		snprintf(why, sizeof(why), "kernel code (%s maps no memory at %" PRIx64 ")", a->cfg->kcore,
+			 y->start);
+		free(code);
+		write_addresses(a, out, t, y, NULL, why);
+		return;
+	}
+	char trailer[200];
+	const char *tr = NULL;
+	if (got < len) {
+		snprintf(trailer, sizeof(trailer),
+			 "%s ends inside the function: %zu of its %" PRIu64 " bytes", a->cfg->kcore, got, len);
+		tr = trailer;
+	}
+	/* kernel addresses: rel and svma are the address itself */
+	write_insns(a, out, t, y, NULL, code, got, y->start, tr);
 	free(code);
 }
 
@@ -769,9 +893,10 @@ int annotate_write(struct annotate *a, struct profile_sink *s, FILE *out)
 		struct adso *d = &a->dsos[y->dso];
 		write_head(a, out, &t, y, d);
 		shown++;
-		if (d->kind != FRAME_USER && d->kind != FRAME_GUEST_USER)
-			write_addresses(a, out, &t, y, NULL,
-					"kernel code (scorch reads no kernel image: no vmlinux, no /proc/kcore)");
+		if (d->kind == FRAME_KERNEL)
+			write_kernel_sym(a, out, &t, y, s);
+		else if (d->kind != FRAME_USER && d->kind != FRAME_GUEST_USER)
+			write_addresses(a, out, &t, y, NULL, "guest or hypervisor code (no image of its memory)");
 		else if (!d->elf)
 			write_addresses(a, out, &t, y, NULL,
 					"JIT code named by a perf map: its bytes are not in the recording");

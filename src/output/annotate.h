@@ -16,7 +16,9 @@
  * from it at their file offsets and disassembled (disasm.h), each address
  * given its source line and inline chain (inlines.h). What cannot be
  * disassembled still shows its samples by address with a one-line reason:
- * JIT code from a perf map (no bytes), kernel code, another architecture,
+ * JIT code from a perf map (no bytes), kernel code without a usable
+ * /proc/kcore (its build id is checked against the recording's), another
+ * architecture,
  * a missing or rebuilt binary, a file that ends inside the function.
  */
 #ifndef SCORCH_ANNOTATE_OUT_H
@@ -47,6 +49,12 @@ struct annotate_config {
 	double percent_limit; /* symbols below this share of the profile are left out */
 	const char *prefix;   /* --prefix: source files are looked up under it */
 	unsigned prefix_strip; /* --prefix-strip: leading directories dropped first */
+	/* Kernel code: read from this memory image (kcore.h) when it holds the
+	 * recorded kernel: its own build id, or without one the running
+	 * kernel's from kernel_notes (NULL: none), equals the recording's.
+	 * annotate_config_init: /proc/kcore, /sys/kernel/notes. */
+	const char *kcore;
+	const char *kernel_notes;
 	bool quiet;           /* nothing on stderr when the symbols asked for have no samples */
 	/* Where files are found: the pipeline's configuration (sysroot, debug,
 	 * extra, app paths), and the header's build ids (set by the sink). */

@@ -417,6 +417,11 @@ void disasm_one(struct disasm *d, const uint8_t *code, size_t n, uint64_t addr,
 		cs_free(in, 1);
 		return;
 	}
+	/* objdump names the flags pushes without a size in 64-bit code */
+	if (in->id == X86_INS_PUSHFQ)
+		mn = "pushf";
+	else if (in->id == X86_INS_POPFQ)
+		mn = "popf";
 	if (d->intel) {
 		if (c.string_op) {
 			put(&m, "%.*s", (int)strlen(mn) - 1, mn);
@@ -441,6 +446,10 @@ void disasm_one(struct disasm *d, const uint8_t *code, size_t n, uint64_t addr,
 	unsigned nops = x->op_count;
 	if (c.implicit_one && !d->intel)
 		nops = 1;
+	/* xchg with the accumulator, one-byte form (0x91-0x97): objdump puts
+	 * the register of the opcode first in Intel order, Capstone second */
+	bool swap = in->id == X86_INS_XCHG && x->opcode[0] >= 0x91 && x->opcode[0] <= 0x97 &&
+		    nops == 2;
 	if (!nops) {
 		put(&o, "%s", mbuf);
 	} else {
@@ -448,6 +457,8 @@ void disasm_one(struct disasm *d, const uint8_t *code, size_t n, uint64_t addr,
 		for (unsigned k = 0; k < nops; k++) {
 			/* AT&T: source first, the reverse of Intel's order */
 			unsigned i = d->intel ? k : (c.implicit_one ? 0 : nops - 1 - k);
+			if (swap)
+				i = nops - 1 - i;
 			if (k)
 				put(&o, ",");
 			if (d->intel)

@@ -17,11 +17,18 @@ command -v objdump > /dev/null || { skip "annotate" "no objdump"; exit 0; }
 build_workload annotate_hot.c "$W/fp" -O1 -g -fno-omit-frame-pointer -fno-inline
 build_workload annotate_hot.c "$W/inl" -O2 -g
 
-for v in fp inl; do
+# (and the C++ workload, DWARF call graphs: the comparison with perf
+# annotate and objdump only)
+for v in fp inl cxx; do
 	D=$W/$v.data
+	bin=$W/$v args=() rec=(-F 4000 -g)
+	if [ $v = cxx ]; then
+		bin=$TOP/build/workloads/cxx args=(150 2) rec=(-F 2000 --call-graph dwarf,8192)
+		[ -x "$bin" ] || { skip "annotate cxx" "no $bin (make)"; continue; }
+	fi
 	# -N: no copy in perf's build-id cache, where scorch would find the
 	# binary removed or rebuilt below
-	if ! perf record -q -N -e cpu-clock -F 4000 -g -o "$D" "$W/$v" > /dev/null 2> "$W/rec.err"; then
+	if ! perf record -q -N -e cpu-clock "${rec[@]}" -o "$D" "$bin" "${args[@]}" > /dev/null 2> "$W/rec.err"; then
 		skip "annotate $v" "perf record failed: $(head -1 "$W/rec.err")"
 		continue
 	fi
@@ -30,7 +37,11 @@ for v in fp inl; do
 	nerr=$(wc -l < "$W/$v.err")
 	check "annotate $v: runs (exit $rc, $nerr lines on stderr)" [ "$rc$nerr" = 00 ]
 	$CHK syms "$W/$v.s" 5 > "$W/$v.syms"
-	check "annotate $v: hot_loop and warm annotated" grep -qP '^hot_loop\t' "$W/$v.syms"
+	if [ $v = cxx ]; then
+		check "annotate cxx: C++ functions annotated ($(cut -f1 "$W/$v.syms" | grep -c '::') of 5)" grep -q '::' "$W/$v.syms"
+	else
+		check "annotate $v: hot_loop annotated" grep -qP '^hot_loop\t' "$W/$v.syms"
+	fi
 	same=0 all=0 notes=
 	while IFS=$'\t' read -r name dso first last; do
 		perf annotate -i "$D" --stdio -n -d "$(basename "$dso")" "$name" > "$W/p.txt" 2> /dev/null
@@ -44,6 +55,7 @@ for v in fp inl; do
 	done < "$W/$v.syms"
 	check "annotate $v: instruction text of the top symbols == objdump for >= 99% ($same of $all)${notes:+; differences:$notes}" \
 		[ "$all" -gt 0 -a $((same * 100)) -ge $((all * 99)) ]
+	[ $v = cxx ] && continue
 	# report --sort srcline, sym,srcline: the shares of perf report's
 	for k in srcline sym,srcline; do
 		"$S" report -i "$D" --no-children --sort $k --top 0 > "$W/rs.txt"
@@ -140,8 +152,10 @@ fi
 # kernel code: its samples by address after the one-line reason
 if [ -s "$W/fp.s" ] && grep -q '^## .*  \[\[kernel' "$W/fp.s"; then
 	nk=$(grep -c '^## .*  \[\[kernel' "$W/fp.s")
-	nr=$(grep -A2 '^## .*  \[\[kernel' "$W/fp.s" | grep -c '^## not disassembled: kernel code')
-	check "annotate fp: $nk kernel symbols, each with the kernel reason ($nr)" [ "$nk" = "$nr" ]
+	# (disassembled where /proc/kcore holds the recorded kernel)
+	nr=$(awk '/^## .*  \[\[kernel/ { k = 1; next } k && /^## not disassembled: kernel code|Disassembly of/ { n++; k = 0 }
+		/^$/ { k = 0 } END { print n + 0 }' "$W/fp.s")
+	check "annotate fp: $nk kernel symbols, each with the kernel reason or its code ($nr)" [ "$nk" = "$nr" ]
 else
 	skip "annotate kernel symbols" "no kernel samples in the recording"
 fi
@@ -160,4 +174,81 @@ if perf record -q -N -e cpu-clock -F 2000 -o "$W/jit.data" "$W/jit" 200 > /dev/n
 		[ "$rc$ok" = 00 -a "${tot:-x}" = "$sum" ]
 else
 	skip "annotate JIT" "perf record failed"
+fi
+
+# kernel code from a kernel memory image (/proc/kcore's form): a recording
+# of dd (its time is in the kernel); the hottest kernel symbol's bytes are
+# made up and put at its address twice: in an image for --kcore
+# (tests/tools/mkkcore.py) and in an ELF file with the symbol that perf
+# annotate reads as the vmlinux. The made-up code is one-byte instructions
+# of many kinds, so that every sampled address starts an instruction.
+# Per-instruction counts == perf annotate --vmlinux, text == objdump.
+kernel_image() { # SYM START SIZE BUILD_ID: $W/kcode.bin and $W/fake.vmlinux
+	python3 -c 'import sys; k = bytes(range(0x50, 0x60)) + bytes([0x90, 0x91, 0x93, 0x96, 0x98, 0x99, 0x9c, 0x9d, 0x9e, 0x9f, 0xc3, 0xc9, 0xf5, 0xf8, 0xf9, 0xfc, 0xfd])
+n = int(sys.argv[1]); open(sys.argv[2], "wb").write((k * (n // len(k) + 1))[:n])' "$3" "$W/kcode.bin" &&
+	{ printf '.text\n.globl %s\n.type %s,@function\n%s:\n' "$1" "$1" "$1"
+	  od -An -v -tu1 "$W/kcode.bin" | awk '{ for (i = 1; i <= NF; i++) print ".byte " $i }'
+	  printf '.size %s, .-%s\n' "$1" "$1"; } > "$W/fake.s" &&
+	as -o "$W/fake.o" "$W/fake.s" && ld -o "$W/fake.vmlinux" -e "$1" -Ttext=0x"$2" --build-id=0x"$4" "$W/fake.o"
+}
+if perf record -q -N -e cpu-clock -F 4000 -o "$W/k.data" -- dd if=/dev/zero of=/dev/null bs=64k count=40000 > /dev/null 2>&1; then
+	"$S" annotate -i "$W/k.data" -n > "$W/k.s" 2> /dev/null
+	kbid=$(perf buildid-list -i "$W/k.data" 2> /dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
+	# the kernel symbol with samples at the most addresses whose name is
+	# once in kallsyms: its start and size (to the next symbol)
+	awk '/^## .*  \[\[kernel\.kallsyms\]\]$/ { s = $2; next } /^## / { next } s && /^ +[0-9]+ : +[0-9a-f]+$/ { n[s]++ }
+		END { for (k in n) print n[k], k }' "$W/k.s" | sort -k1,1nr -k2 | head -5 > "$W/kcand"
+	read -r ksym kstart kend < <(awk 'NR == FNR { want[$2] = NR; next } ($3 in want) { n[$3]++; a[$3] = $1 }
+		{ all[++m] = $1 } END { best = ""; for (s in n) if (n[s] == 1 && (best == "" || want[s] < want[best])) best = s
+		if (best == "") exit; e = ""; for (i = 1; i <= m; i++) if (all[i] > a[best] && (e == "" || all[i] < e)) e = all[i]
+		print best, a[best], e }' "$W/kcand" /proc/kallsyms)
+	ksize=$(( ${kend:+0x$kend} - ${kstart:+0x$kstart} ))
+	if [ -z "$ksym" ] || [ -z "$kbid" ] || [ -z "$kstart" ] || [ "$ksize" -le 0 -o "$ksize" -gt 65536 ]; then
+		skip "annotate --kcore" "no kernel symbol of a known size with samples, or no kernel build id (${ksym:-none} ${kbid:-none} ${kstart:-?} $ksize)"
+	elif ! kernel_image "$ksym" "$kstart" "$ksize" "$kbid"; then
+		fail "annotate --kcore: could not make the kernel image of $ksym"
+	else
+		python3 "$TOP/tests/tools/mkkcore.py" "$W/kcore" "$kbid" "$kstart" "$W/kcode.bin"
+		"$S" annotate -i "$W/k.data" --kcore "$W/kcore" -n "$ksym" > "$W/kc.s" 2> "$W/kc.err"
+		rc=$?
+		perf annotate -i "$W/k.data" --vmlinux "$W/fake.vmlinux" --stdio -n "$ksym" > "$W/kp.txt" 2> /dev/null
+		[ "$rc" = 0 ] && ! grep -q '^## not disassembled' "$W/kc.s" && $CHK counts "$W/kc.s" "$W/kp.txt" "$ksym" > /dev/null
+		ok=$?
+		check "annotate --kcore: $ksym disassembled, exit $rc, per-instruction samples == perf annotate --vmlinux ($($CHK counts "$W/kc.s" "$W/kp.txt" "$ksym" | head -c 300))" \
+			[ $ok = 0 ]
+		objdump -d --no-show-raw-insn "$W/fake.vmlinux" > "$W/ko.txt"
+		check "annotate --kcore: $ksym text == objdump ($($CHK text "$W/kc.s" "$W/ko.txt" "$ksym" 99 | head -c 200))" \
+			$CHK text "$W/kc.s" "$W/ko.txt" "$ksym" 99
+		# another kernel's image; an image that ends inside the function
+		python3 "$TOP/tests/tools/mkkcore.py" "$W/kcore2" 0123456789abcdef0123456789abcdef01234567 "$kstart" "$W/kcode.bin"
+		"$S" annotate -i "$W/k.data" --kcore "$W/kcore2" "$ksym" > "$W/kc2.s" 2> /dev/null
+		rc=$?
+		line=$(grep -m1 '^## not disassembled' "$W/kc2.s")
+		[ "$rc" = 0 ] && [[ $line == *"is not the one in $W/kcore2"* ]]
+		ok=$?
+		check "annotate --kcore, another kernel's image: exit $rc, one line says why ($line)" [ $ok = 0 ]
+		python3 "$TOP/tests/tools/mkkcore.py" "$W/kcore3" "$kbid" "$kstart" "$W/kcode.bin" $((ksize / 2))
+		"$S" annotate -i "$W/k.data" --kcore "$W/kcore3" "$ksym" > "$W/kc3.s" 2> /dev/null
+		rc=$?
+		line=$(grep -m1 'ends inside the function' "$W/kc3.s")
+		check "annotate --kcore, image ends inside the function: exit $rc, one line says so ($line)" \
+			[ "$rc" = 0 -a -n "$line" ]
+	fi
+	# this machine's /proc/kcore, when readable and of the recorded kernel:
+	# counts and text == perf annotate's (perf reads /proc/kcore too)
+	nbid=$(od -An -v -tx1 /sys/kernel/notes 2> /dev/null | tr -d ' \n')
+	if [ -n "$ksym" ] && [ -n "$kbid" ] && [ -r /proc/kcore ] && [[ $nbid == *"$kbid"* ]] &&
+		head -c 64 /proc/kcore > /dev/null 2>&1; then
+		"$S" annotate -i "$W/k.data" -n "$ksym" > "$W/kr.s" 2> /dev/null
+		perf annotate -i "$W/k.data" --stdio -n "$ksym" > "$W/kpr.txt" 2> /dev/null
+		sed -nE 's/^ *[0-9.]+ : +([0-9a-f]+): +/\1:\t/p' "$W/kpr.txt" > "$W/kpr.obj"
+		check "annotate, /proc/kcore: $ksym per-instruction samples == perf annotate ($($CHK counts "$W/kr.s" "$W/kpr.txt" "$ksym" | head -c 300))" \
+			$CHK counts "$W/kr.s" "$W/kpr.txt" "$ksym"
+		check "annotate, /proc/kcore: $ksym text == perf annotate's ($($CHK text "$W/kr.s" "$W/kpr.obj" "$ksym" 99 | head -c 200))" \
+			$CHK text "$W/kr.s" "$W/kpr.obj" "$ksym" 99
+	else
+		skip "annotate /proc/kcore" "not readable here, or another kernel than the recording's"
+	fi
+else
+	skip "annotate --kcore" "perf record failed"
 fi

@@ -21,7 +21,7 @@ for h in "${harnesses[@]}"; do
 	i=0
 	perfdata="tests/data/peer/*.data* tests/data/peer/*/*.data*"
 	case $n in
-	fuzz_demangle | fuzz_kallsyms | fuzz_perfmap | fuzz_jitdump | fuzz_dwline | fuzz_dwdie | fuzz_unwind | fuzz_disasm | fuzz_archive)
+	fuzz_demangle | fuzz_kallsyms | fuzz_perfmap | fuzz_jitdump | fuzz_dwline | fuzz_dwdie | fuzz_unwind | fuzz_disasm | fuzz_archive | fuzz_kcore)
 		cp tests/fuzz/corpus/$n/* "$c/"
 		perfdata=/nonexistent ;;
 	esac

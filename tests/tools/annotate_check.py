@@ -55,7 +55,7 @@ def sections(path):
 
 def norm(t):
     t = re.sub(r'\s+#.*$', '', t)
-    t = re.sub(r'\s+<[^>]*>$', '', t)
+    t = re.sub(r'\s+<.*>$', '', t)  # (C++ names hold '>')
     return re.sub(r'\s+', ' ', t).strip()
 
 

@@ -36,7 +36,7 @@ int kident_notes_build_id(const uint8_t *p, size_t n, uint8_t id[20], size_t *id
 	return -1;
 }
 
-static int running_build_id(const char *path, uint8_t id[20], size_t *idn)
+int kident_running_build_id(const char *path, uint8_t id[20], size_t *idn)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -91,7 +91,7 @@ bool kident_same(const struct kident_evidence *ev, const struct kident_paths *pa
 		size_t idn = 0;
 		char a[41], b[41];
 		hex(a, ev->build_id, ev->build_id_size);
-		if (running_build_id(notes, id, &idn)) {
+		if (kident_running_build_id(notes, id, &idn)) {
 			snprintf(why, n, "the recording's kernel has build id %s, the running kernel's "
 				 "cannot be read (%s)", a, notes);
 			return false;

@@ -42,6 +42,10 @@ struct kident_paths {
 /* The GNU build id in a notes section: 0 with id/idn set, or -1. */
 int kident_notes_build_id(const uint8_t *p, size_t n, uint8_t id[20], size_t *idn);
 
+/* The running kernel's build id from its notes file (/sys/kernel/notes):
+ * 0 with id/idn set, or -1. */
+int kident_running_build_id(const char *notes, uint8_t id[20], size_t *idn);
+
 /* true: the recorded kernel is the running one (or nothing says it is
  * not). false: why says how they differ. */
 bool kident_same(const struct kident_evidence *ev, const struct kident_paths *paths, char *why,
