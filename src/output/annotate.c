@@ -466,14 +466,19 @@ static void write_addresses(struct annotate *a, FILE *out, const struct totals *
 			    struct asym *y, struct dso *dd, const char *why)
 {
 	fprintf(out, "## not disassembled: %s\n", why);
-	qsort(y->c, y->n, sizeof(*y->c), cmp_count_addr);
+	/* a sorted copy: y->c's order is what y->at indexes (scorch top
+	 * keeps counting after a write) */
+	struct acount *c = xmalloc((y->n ? y->n : 1) * sizeof(*c));
+	memcpy(c, y->c, y->n * sizeof(*c));
+	qsort(c, y->n, sizeof(*c), cmp_count_addr);
 	for (size_t i = 0; i < y->n; i++) {
-		uint64_t addr = y->c[i].addr;
+		uint64_t addr = c[i].addr;
 		if (dd && a->dsos[y->dso].elf)
 			dso_rel_to_svma(dd, addr, &addr);
-		put_value(a, out, t, y, y->c[i].samples, y->c[i].period);
+		put_value(a, out, t, y, c[i].samples, c[i].period);
 		fprintf(out, "   %" PRIx64 "\n", addr);
 	}
+	free(c);
 }
 
 static void write_lines_summary(struct annotate *a, FILE *out, const struct totals *t,
@@ -550,9 +555,18 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 		off += sz;
 	}
 	write_lines_summary(a, out, t, y, r, n);
-	if (matched < y->samples)
+	/* with the file cut short (trailer), samples past its end are listed
+	 * by address after the instructions */
+	uint64_t past = 0;
+	for (size_t i = 0; trailer && i < y->n; i++)
+		if (y->c[i].addr >= y->start + len)
+			past += y->c[i].samples;
+	if (past)
+		fprintf(out, "## %" PRIu64 " samples are past the end of the file's bytes (by address "
+			     "at the end)\n", past);
+	if (matched + past < y->samples)
 		fprintf(out, "## %" PRIu64 " samples fall outside the symbol's bytes\n",
-			y->samples - matched);
+			y->samples - matched - past);
 	if (bad)
 		fprintf(out, "## %zu bytes were no instruction the disassembler knows (the text after "
 			     "them may be out of step)\n", bad);
@@ -603,6 +617,20 @@ static void write_insns(struct annotate *a, FILE *out, const struct totals *t, s
 			fprintf(out, "        # %" PRIx64 "%s%s", w->in.ref_addr, tn[0] ? " " : "", tn);
 		}
 		fputc('\n', out);
+	}
+	if (past) {
+		/* a sorted copy: y->c's order is what y->at indexes */
+		struct acount *pc = xmalloc((y->n ? y->n : 1) * sizeof(*pc));
+		size_t np = 0;
+		for (size_t i = 0; i < y->n; i++)
+			if (y->c[i].addr >= y->start + len)
+				pc[np++] = y->c[i];
+		qsort(pc, np, sizeof(*pc), cmp_count_addr);
+		for (size_t i = 0; i < np; i++) {
+			put_value(a, out, t, y, pc[i].samples, pc[i].period);
+			fprintf(out, "   %*" PRIx64 "\n", aw, svma0 + (pc[i].addr - y->start));
+		}
+		free(pc);
 	}
 	free(r);
 }

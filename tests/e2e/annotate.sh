@@ -5,7 +5,7 @@
 # helper): per-instruction sample counts of the top symbols equal perf's,
 # the instruction text is objdump's (AT&T and -M intel) for >= 99% of the
 # instructions shown, the source lines and the inlined function appear,
-# and a missing, rebuilt or stripped binary gets a one-line reason with
+# and a missing, rebuilt, stripped or cut binary gets a one-line reason with
 # exit status 0.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/e2e/lib.sh"
@@ -106,6 +106,22 @@ if [ -s "$W/inl.s" ]; then
 		"$S" annotate -i "$W/pfx.data" --prefix-strip 2 hot_loop > /dev/null 2> "$W/pfx.err"
 		rc=$?
 		check "annotate --prefix-strip without --prefix: exit $rc ($(cat "$W/pfx.err"))" [ $rc = 2 ]
+		# a binary cut short inside hot_loop, its symbols in a debug file
+		# found by build id (--debug DIR/.build-id/xx/rest.debug)
+		bid=$(readelf -n "$W/pfxbin" | sed -n 's/.*Build ID: //p')
+		mkdir -p "$W/dbg/.build-id/${bid:0:2}"
+		objcopy --only-keep-debug "$W/pfxbin" "$W/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+		start=$(nm "$W/pfxbin" | awk '$3 == "hot_loop" { print $1 }')
+		truncate -s $((0x$start + 16)) "$W/pfxbin"
+		"$S" annotate -i "$W/pfx.data" -n --debug "$W/dbg" hot_loop warm > "$W/cut" 2> /dev/null
+		rc=$?
+		line=$(grep -m1 '^## the file ends inside the function' "$W/cut")
+		wline=$(awk '/^## warm / { w = 1 } w && /^## not disassembled/ { print; exit }' "$W/cut")
+		tot=$(sed -nE 's/^## ([0-9]+) samples, .*/\1/p' "$W/cut" | head -1)
+		sum=$(awk '/^## warm / { exit } /^ +[0-9]+ : +[0-9a-f]+(:|$)/ { n += $1 } END { print n + 0 }' "$W/cut")
+		[ "$rc" = 0 ] && [[ $line == *": 16 of its "*" bytes" ]] && [[ $wline == *"holds none of its bytes" ]] && [ "${tot:-x}" = "$sum" ]
+		ok=$?
+		check "annotate, binary cut inside hot_loop: exit $rc, its line ($line), warm's ($wline), hot_loop's samples shown ($sum of ${tot:-none})" [ $ok = 0 ]
 	else
 		skip "annotate --prefix" "perf record failed"
 	fi
