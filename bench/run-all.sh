@@ -124,6 +124,20 @@ row "perfparser -j 2, against -j 1" build "scorch perfparser -j 1" \
 # stitching (on by default in report) against the same report without it
 row "report, stitching against --no-stitch" build "scorch report --no-stitch" \
 	-- "$S" report -i "$W/build.data" -- "$S" report --no-stitch -i "$W/build.data"
+# annotate: the top 10 symbols in one run against perf annotate --stdio, a
+# run a symbol (bench/annotate_bench.sh), one round: perf takes minutes
+log "timing annotate against perf annotate"
+SCORCH=$S bench/annotate_bench.sh "$W/build.data" 10 > "$W/ann" 2> /dev/null
+if read -r _ sw sc pw pc ns cut < <(grep '^result: ' "$W/ann"); then
+	lb=$([ "$cut" -gt 0 ] && echo ">= ")
+	rw=$(awk -v p="$pw" -v s="$sw" 'BEGIN { printf "%.2f", p / (s > 0 ? s : 0.001) }')
+	rc=$(awk -v p="$pc" -v s="$sc" 'BEGIN { printf "%.2f", p / (s > 0 ? s : 0.001) }')
+	rows+=("| annotate top $ns symbols vs perf annotate --stdio (one round$([ "$cut" -gt 0 ] && echo ", $cut perf runs cut at ${PERF_TIMEOUT:-120} s")) | build | $sw s | $sc s | perf annotate --stdio, a run a symbol | $pw s | $pc s | ${lb}${rw}x | ${lb}${rc}x |")
+	short+=("| annotate top $ns symbols | perf annotate --stdio | ${lb}${rc}x |")
+	log "annotate: $sw s, perf annotate $pw s"
+else
+	rows+=("| annotate top 10 symbols vs perf annotate --stdio | build | (annotate_bench.sh failed) | | | | | | |")
+fi
 # what recording's build-id step adds, scorch's against perf's
 log "timing the build-id step of record"
 RUNS=$((RUNS < 5 ? 5 : RUNS)) SCORCH=$S bench/buildid_bench.sh > "$W/bid" 2> /dev/null || echo "(buildid_bench.sh failed)" > "$W/bid"
