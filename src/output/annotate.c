@@ -964,6 +964,7 @@ void annotate_free(struct annotate *a)
 	free(a->syms);
 	free(a->dsos);
 	disasm_free(a->dis);
+	kcore_free(a->kcore);
 	if (a->files)
 		symbols_free(a->files);
 	free(a->warn_msg);
