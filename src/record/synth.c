@@ -38,50 +38,43 @@ static int put_str8(struct buf *out, const char *s)
 	return 0;
 }
 
-static void fix_size(struct buf *out, size_t start)
-{
-	struct perf_event_header *h = (void *)(out->data + start);
-	h->size = (uint16_t)(out->len - start);
-}
-
-static int put_mmap(struct buf *out, uint16_t misc, pid_t pid, pid_t tid, uint64_t start,
-		    uint64_t len, uint64_t pgoff, const char *name, uint64_t id)
+/* One record: header (type, misc; its size set at the end), pid and
+ * tid, the fixed fields (blen bytes), a name (padded to 8) and the
+ * sample_id trailer. */
+static int put_record(struct buf *out, uint32_t type, uint16_t misc, pid_t pid, pid_t tid,
+		      const void *body, size_t blen, const char *name, uint64_t id)
 {
 	size_t at = out->len;
-	struct perf_event_header h = { PERF_RECORD_MMAP, misc, 0 };
+	struct perf_event_header h = { type, misc, 0 };
 	uint32_t pt[2] = { (uint32_t)pid, (uint32_t)tid };
-	uint64_t v[3] = { start, len, pgoff };
 	int rc = buf_append(out, &h, 8);
 	if (!rc)
 		rc = buf_append(out, pt, 8);
-	if (!rc)
-		rc = buf_append(out, v, 24);
+	if (!rc && blen)
+		rc = buf_append(out, body, blen);
 	if (!rc)
 		rc = put_str8(out, name);
 	if (!rc)
 		rc = put_trailer(out, pid, tid, id);
 	if (!rc)
-		fix_size(out, at);
+		((struct perf_event_header *)(void *)(out->data + at))->size = (uint16_t)(out->len - at);
 	return rc;
+}
+
+static int put_mmap(struct buf *out, uint16_t misc, pid_t pid, pid_t tid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *name, uint64_t id)
+{
+	uint64_t v[3] = { start, len, pgoff };
+	return put_record(out, PERF_RECORD_MMAP, misc, pid, tid, v, sizeof v, name, id);
 }
 
 int synth_comm(struct buf *out, pid_t pid, pid_t tid, const char *comm, uint64_t id)
 {
-	size_t at = out->len;
-	struct perf_event_header h = { PERF_RECORD_COMM, 0, 0 };
-	uint32_t pt[2] = { (uint32_t)pid, (uint32_t)tid };
-	char c[16];
-	snprintf(c, sizeof(c), "%s", comm);
-	int rc = buf_append(out, &h, 8);
-	if (!rc)
-		rc = buf_append(out, pt, 8);
-	if (!rc)
-		rc = put_str8(out, c);
-	if (!rc)
-		rc = put_trailer(out, pid, tid, id);
-	if (!rc)
-		fix_size(out, at);
-	return rc;
+	char c[16]; /* the kernel's TASK_COMM_LEN */
+	size_t n = strnlen(comm, sizeof c - 1);
+	memcpy(c, comm, n);
+	c[n] = 0;
+	return put_record(out, PERF_RECORD_COMM, 0, pid, tid, NULL, 0, c, id);
 }
 
 /* Length of the kernel's text from /proc/iomem ("Kernel code" spans _text
@@ -240,21 +233,16 @@ static int synth_maps(struct buf *out, pid_t pid, bool data, uint64_t id)
 		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 				(exec ? PROT_EXEC : 0);
 		uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		size_t at = out->len;
-		struct perf_event_header h = { PERF_RECORD_MMAP2,
-					       PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-					       0 };
-		uint32_t pt[2] = { (uint32_t)pid, (uint32_t)pid };
-		uint64_t v[3] = { start, end - start, pgoff };
-		uint32_t mm[2] = { maj, min };
-		uint64_t ig[2] = { ino, 0 };
-		uint32_t pf[2] = { prot, flags };
-		if ((rc = buf_append(out, &h, 8)) || (rc = buf_append(out, pt, 8)) ||
-		    (rc = buf_append(out, v, 24)) || (rc = buf_append(out, mm, 8)) ||
-		    (rc = buf_append(out, ig, 16)) || (rc = buf_append(out, pf, 8)) ||
-		    (rc = put_str8(out, name)) || (rc = put_trailer(out, pid, pid, id)))
-			break;
-		fix_size(out, at);
+		struct {
+			uint64_t start, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint32_t prot, flags;
+		} b = { start, end - start, pgoff, maj, min, ino, 0, prot, flags };
+		_Static_assert(sizeof b == 56, "MMAP2's fixed fields");
+		rc = put_record(out, PERF_RECORD_MMAP2,
+				PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA), pid, pid,
+				&b, sizeof b, name, id);
 	}
 	fclose(fp);
 	return rc;
