@@ -11,6 +11,7 @@
  */
 #include "analyze/dwarf/dwline.h"
 #include "analyze/symbols/elffile.h"
+#include "util/bsearch.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 
@@ -1206,28 +1207,14 @@ static void decode_block(struct dwline_lazy *z, size_t c, uint32_t seq_end)
 static bool lazy_find(struct dwline_lazy *z, uint64_t addr, struct dwline_row *out)
 {
 	/* the last sequence starting at or below addr: the row is in it */
-	size_t lo = 0, hi = z->nsq;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (z->sq[mid].fm.addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = UPPER_BOUND(z->sq, z->nsq, fm.addr, addr);
 	if (!lo)
 		return false;
 	const struct lseq *q = &z->sq[lo - 1];
 	bool last_seq = lo == z->nsq;
 	/* the last of its checkpoints at or below addr (addresses rise
 	 * inside a sequence) */
-	size_t a = q->c0, e = q->c1;
-	while (a < e) {
-		size_t mid = a + (e - a) / 2;
-		if (z->ck[mid].row.addr <= addr)
-			a = mid + 1;
-		else
-			e = mid;
-	}
+	size_t a = q->c0 + UPPER_BOUND(z->ck + q->c0, q->c1 - q->c0, row.addr, addr);
 	if (a == q->c0)
 		return false;
 	decode_block(z, a - 1, q->first + q->n);
