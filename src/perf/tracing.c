@@ -22,25 +22,18 @@ static int need(struct tc *c, uint64_t n, const char *what)
 	return 0;
 }
 
-static int u32(struct tc *c, uint32_t *v, const char *what)
+/* A number of size bytes (4 or 8: *v is a uint32_t or uint64_t) in the
+ * file's byte order. */
+static int num(struct tc *c, void *v, size_t size, const char *what)
 {
-	if (need(c, 4, what))
+	if (need(c, size, what))
 		return -EINVAL;
-	memcpy(v, c->p, 4);
-	if (c->swap)
-		*v = bswap_32(*v);
-	c->p += 4;
-	return 0;
-}
-
-static int u64(struct tc *c, uint64_t *v, const char *what)
-{
-	if (need(c, 8, what))
-		return -EINVAL;
-	memcpy(v, c->p, 8);
-	if (c->swap)
-		*v = bswap_64(*v);
-	c->p += 8;
+	memcpy(v, c->p, size);
+	if (c->swap && size == 4)
+		*(uint32_t *)v = bswap_32(*(uint32_t *)v);
+	else if (c->swap)
+		*(uint64_t *)v = bswap_64(*(uint64_t *)v);
+	c->p += size;
 	return 0;
 }
 
@@ -78,7 +71,7 @@ static int blob(struct tc *c, struct tracing_text *t, uint64_t size, const char 
 static int blob64(struct tc *c, struct tracing_text *t, const char *what)
 {
 	uint64_t n;
-	return u64(c, &n, what) || blob(c, t, n, what) ? -EINVAL : 0;
+	return num(c, &n, sizeof n, what) || blob(c, t, n, what) ? -EINVAL : 0;
 }
 
 static char *field(const char *fmt, size_t len, const char *key)
@@ -102,7 +95,7 @@ static int formats(struct tc *c, struct tracing_info *ti, size_t *cap, const cha
 		   size_t sysn, const char *what)
 {
 	uint32_t n;
-	if (u32(c, &n, what))
+	if (num(c, &n, sizeof n, what))
 		return -EINVAL;
 	for (uint32_t k = 0; k < n; k++) {
 		struct tracing_text t;
@@ -147,7 +140,7 @@ int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct er
 	ti->long_size = c.p[1];
 	c.p += 2;
 	c.swap = ti->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	if (u32(&c, &ti->page_size, "page size"))
+	if (num(&c, &ti->page_size, sizeof ti->page_size, "page size"))
 		return -EINVAL;
 	if (tag(&c, "header_page") || blob64(&c, &ti->header_page, "header_page") ||
 	    tag(&c, "header_event") || blob64(&c, &ti->header_event, "header_event"))
@@ -156,7 +149,7 @@ int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct er
 	if (formats(&c, ti, &cap, "ftrace", 6, "ftrace count"))
 		return -EINVAL;
 	uint32_t nsys;
-	if (u32(&c, &nsys, "system count"))
+	if (num(&c, &nsys, sizeof nsys, "system count"))
 		return -EINVAL;
 	for (uint32_t i = 0; i < nsys; i++) {
 		const char *sys = NULL;
@@ -164,8 +157,8 @@ int tracing_parse(const uint8_t *p, size_t n, struct tracing_info *ti, struct er
 			return -EINVAL;
 	}
 	uint32_t sz;
-	if (u32(&c, &sz, "kallsyms size") || blob(&c, &ti->kallsyms, sz, "kallsyms") ||
-	    u32(&c, &sz, "printk size") || blob(&c, &ti->printk, sz, "printk formats"))
+	if (num(&c, &sz, sizeof sz, "kallsyms size") || blob(&c, &ti->kallsyms, sz, "kallsyms") ||
+	    num(&c, &sz, sizeof sz, "printk size") || blob(&c, &ti->printk, sz, "printk formats"))
 		return -EINVAL;
 	ti->complete = true;
 	return 0;
