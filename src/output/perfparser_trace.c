@@ -223,20 +223,15 @@ static bool parse_format(struct perfparser_trace *t, const char *system, size_t 
 		struct perfparser_trace_field f;
 		switch (stage) {
 		case COMMON:
-			if (!ln) {
-				stage = OWN;
-			} else {
-				read_field(line, ln, t->long_size, &f);
-				if (add_field(&fmt.common, &fmt.nr_common, &f))
-					free(f.name);
-			}
-			break;
 		case OWN:
+			/* the common fields, a blank line, the event's own ones */
 			if (!ln) {
-				stage = AFTER;
+				stage = stage == COMMON ? OWN : AFTER;
 			} else {
+				bool own = stage == OWN;
 				read_field(line, ln, t->long_size, &f);
-				if (add_field(&fmt.fields, &fmt.nr_fields, &f))
+				if (add_field(own ? &fmt.fields : &fmt.common,
+					      own ? &fmt.nr_fields : &fmt.nr_common, &f))
 					free(f.name);
 			}
 			break;
