@@ -834,6 +834,18 @@ static void puts_buf(struct buf *b, const char *s)
 	buf_append(b, s, strlen(s));
 }
 
+/* The end of a data source part begun at at: "N/A" when it printed
+ * nothing, then " hit" and " miss" for bits 1 and 2 of m. */
+static void na_hit_miss(struct buf *b, size_t at, uint64_t m)
+{
+	if (b->len == at)
+		puts_buf(b, "N/A");
+	if (m & 2)
+		puts_buf(b, " hit");
+	if (m & 4)
+		puts_buf(b, " miss");
+}
+
 void script_data_src(uint64_t v, char *out, size_t n)
 {
 	uint64_t op = v & 0x1f, lvl = (v >> 5) & 0x3fff, snoop = (v >> 19) & 0x1f;
@@ -866,27 +878,16 @@ void script_data_src(uint64_t v, char *out, size_t n)
 			puts_buf(&b, l);
 		}
 	}
-	if (b.len == at)
-		puts_buf(&b, "N/A");
-	if (lvl & 2)
-		puts_buf(&b, " hit");
-	if (lvl & 4)
-		puts_buf(&b, " miss");
+	na_hit_miss(&b, at, lvl);
 	puts_buf(&b, "|SNP ");
 	at = b.len;
 	printed = bits_or(&b, snoop, snoop_access, 5, 0);
 	bits_or(&b, snoopx, snoopx_access, 2, printed);
-	if (b.len == at)
-		puts_buf(&b, "N/A");
+	na_hit_miss(&b, at, 0);
 	puts_buf(&b, "|TLB ");
 	at = b.len;
 	bits_or(&b, dtlb & ~(uint64_t)0x6, tlb_access, 7, 0);
-	if (b.len == at)
-		puts_buf(&b, "N/A");
-	if (dtlb & 2)
-		puts_buf(&b, " hit");
-	if (dtlb & 4)
-		puts_buf(&b, " miss");
+	na_hit_miss(&b, at, dtlb);
 	puts_buf(&b, "|LCK ");
 	puts_buf(&b, lock & 1 ? "N/A" : lock & 2 ? "Yes" : "No");
 	puts_buf(&b, "|BLK ");
