@@ -8,6 +8,7 @@
 #include "record/buildid.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/sys.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -125,20 +126,6 @@ static void drop_warning(void *ctx, const char *msg)
 }
 
 /* ---- finding the files ------------------------------------------------- */
-
-static bool plain_path(const char *p)
-{
-	if (p[0] != '/')
-		return false;
-	for (const char *s = p; *s;) {
-		s++;
-		size_t l = strcspn(s, "/");
-		if (!l || (l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.'))
-			return false;
-		s += l;
-	}
-	return strlen(p) < TAR_NAME_MAX - 64;
-}
 
 /* The recorded build id of a DSO whose map carries none: the build-id
  * list's. */
@@ -491,7 +478,8 @@ int archive_pack(const struct pipeline_config *c, const char *out, int level,
 	buf_append(&pl.manifest, ARCHIVE_FIRST_LINE, sizeof ARCHIVE_FIRST_LINE - 1);
 	for (size_t i = 0; i < col.nr; i++) {
 		struct want *w = &col.w[i];
-		if (strcmp(w->name, VDSO) && !plain_path(w->name))
+		if (strcmp(w->name, VDSO) &&
+		    (!sys_plain_path(w->name) || strlen(w->name) >= TAR_NAME_MAX - 64))
 			continue; /* not a file: anonymous memory, a perf map's code */
 		st->dsos++;
 		char hex[41];

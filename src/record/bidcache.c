@@ -2,6 +2,7 @@
 #include "record/bidcache.h"
 #include "util/buf.h"
 #include "util/cachedir.h"
+#include "util/sys.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
@@ -27,22 +28,6 @@ static void hexid(char out[41], const uint8_t *id, size_t n)
 	out[2 * i] = 0;
 }
 
-/* A path the cache can hold: absolute, without "." or ".." parts or empty
- * ones (the kernel's d_path never makes those; a hostile name could). */
-static bool plain_path(const char *p)
-{
-	if (p[0] != '/')
-		return false;
-	for (const char *s = p; *s;) {
-		s++;
-		size_t l = strcspn(s, "/");
-		if (!l || (l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.'))
-			return false;
-		s += l;
-	}
-	return true;
-}
-
 /* Copy from fd to a new file tmp; 0 or -errno. */
 static int copy_fd(int in, const char *tmp, uint64_t *bytes)
 {
@@ -61,17 +46,7 @@ static int copy_fd(int in, const char *tmp, uint64_t *bytes)
 		}
 		if (!n)
 			break;
-		for (ssize_t w = 0; w < n;) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				rc = k < 0 ? -errno : -EIO;
-				break;
-			}
-			w += k;
-		}
-		if (rc)
+		if ((rc = sys_write_all(out, buf, (size_t)n, false)))
 			break;
 		*bytes += (uint64_t)n;
 	}
@@ -159,7 +134,7 @@ static int put_link(const char *dir, const char *hex, const char *rel)
 static int add_one(const char *dir, const struct perf_build_id *b, struct bidcache_stats *st)
 {
 	bool kernel = !strcmp(b->filename, KALLSYMS);
-	if (!kernel && !plain_path(b->filename))
+	if (!kernel && !sys_plain_path(b->filename))
 		return 0; /* a module ("[name]"), or not a path */
 	char hex[41], edir[PATH_MAX], file[PATH_MAX + 16];
 	hexid(hex, b->id, b->size);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,20 @@ int sys_write_all(int fd, const void *p, size_t n, bool wait_ready)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+bool sys_plain_path(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *s = p; *s;) {
+		s++;
+		size_t l = strcspn(s, "/");
+		if (!l || (l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		s += l;
+	}
+	return true;
 }
 
 void sys_vlog(void (*log)(void *ctx, const char *msg), void *ctx, size_t cap, const char *fmt,
