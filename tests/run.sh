@@ -7,6 +7,9 @@
 # and it must be one of tests/known-skips (each listed with its reason): an
 # unlisted SKIP is a failure of the run.
 # Usage: tests/run.sh [PATTERN]   (only e2e scripts whose name matches PATTERN, an extended regex: 'diff|offcpu')
+# Components run TEST_JOBS at a time (default 2: most of them wait on
+# workloads and peers a good part of the time); each one's results are
+# printed in the order of the list, whichever ends first.
 cd "$(dirname "$0")/.." || exit 1
 export SCORCH=${SCORCH:-$PWD/build/scorch}
 export SCORCH_ASAN=${SCORCH_ASAN:-$PWD/build/asan/scorch}
@@ -29,28 +32,59 @@ tally() { # tally NAME LOGFILE: count PASS/FAIL/SKIP lines of a component
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	echo "== $1: $p passed, $f failed, $s skipped $(tail -1 "$log/times" 2>/dev/null)"
 }
-run_component() { # NAME TIMEOUT CMD...
-	local name=$1 to=$2; shift 2
-	local t0=$SECONDS
-	timeout "$to" "$@" > "$log/$name.log" 2>&1
-	local rc=$?
-	echo "($name took $((SECONDS - t0)) s)" >> "$log/times"
-	if [ $rc = 124 ]; then echo "FAIL $name (timed out after ${to}s)" >> "$log/$name.log"; fi
-	if [ $rc != 0 ] && ! grep -q '^FAIL ' "$log/$name.log"; then
-		echo "FAIL $name (exit status $rc)" >> "$log/$name.log"
-		tail -30 "$log/$name.log"
-	fi
-	tally "$name" "$log/$name.log"
-}
-
-run_component unit 300 build/unit-tests
-run_component unit-asan 600 build/asan/unit-tests
+# The components, in order: NAME TIMEOUT CMD... each
+names=(); tos=(); cmds=()
+add() { names+=("$1"); tos+=("$2"); shift 2; cmds+=("$(printf '%q ' "$@")"); }
+add unit 300 build/unit-tests
+add unit-asan 600 build/asan/unit-tests
 for t in tests/e2e/*.sh; do
 	[ -e "$t" ] || continue
 	n=$(basename "$t" .sh)
 	[ "$n" = lib ] && continue # helpers sourced by the tests
 	[ -n "$1" ] && ! [[ "$n" =~ $1 ]] && continue # PATTERN: an extended regex
-	run_component "e2e-$n" 900 bash "$t"
+	add "e2e-$n" 900 bash "$t"
+done
+start_component() { # I: runs component I in the background; $log/NAME.rc when done
+	local name=${names[$1]} to=${tos[$1]}
+	(
+		t0=$SECONDS
+		eval "timeout $to ${cmds[$1]}" > "$log/$name.log" 2>&1
+		rc=$?
+		echo "($name took $((SECONDS - t0)) s)" > "$log/$name.time"
+		echo $rc > "$log/$name.rc"
+	) &
+	pids[$1]=$!
+}
+finish_component() { # I: its results, once it has ended
+	local name=${names[$1]} rc
+	wait "${pids[$1]}" 2> /dev/null
+	rc=$(cat "$log/$name.rc")
+	if [ "$rc" = 124 ]; then echo "FAIL $name (timed out after ${tos[$1]}s)" >> "$log/$name.log"; fi
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$log/$name.log"; then
+		echo "FAIL $name (exit status $rc)" >> "$log/$name.log"
+		tail -30 "$log/$name.log"
+	fi
+	cat "$log/$name.time" >> "$log/times"
+	tally "$name" "$log/$name.log"
+}
+jobs=${TEST_JOBS:-2}
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done' EXIT
+next=0 shown=0
+while [ $shown -lt ${#names[@]} ]; do
+	running=0
+	for ((i = shown; i < next; i++)); do
+		[ -e "$log/${names[i]}.rc" ] || running=$((running + 1))
+	done
+	if [ $running -lt "$jobs" ] && [ $next -lt ${#names[@]} ]; then
+		start_component $next
+		next=$((next + 1))
+	elif [ -e "$log/${names[shown]}.rc" ]; then
+		finish_component $shown
+		shown=$((shown + 1))
+	else
+		wait -n
+	fi
 done
 # every SKIP must be a known one (tests/known-skips: PATTERN<tab>WHY)
 known_skip() { # LINE (without "SKIP "): 0 when a pattern of the list matches
