@@ -29,6 +29,7 @@
 
 static struct unpacked {
 	char *path;
+	bool archive;           /* else a plain recording: not looked at again */
 	struct archive_in a;
 } unpacked[MAX_OPEN];
 static int nr_unpacked;
@@ -36,7 +37,8 @@ static int nr_unpacked;
 static void remove_all(void)
 {
 	for (int i = 0; i < nr_unpacked; i++)
-		archive_in_remove(&unpacked[i].a);
+		if (unpacked[i].archive)
+			archive_in_remove(&unpacked[i].a);
 	nr_unpacked = 0;
 }
 
@@ -77,8 +79,15 @@ void cli_archive_input(struct pipeline_config *c)
 		struct stat st;
 		if (fd < 0)
 			return; /* the reader says why */
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || archive_sniff(fd) != 1 || nr_unpacked == MAX_OPEN) {
+		if (nr_unpacked == MAX_OPEN || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 			close(fd);
+			return;
+		}
+		if (archive_sniff(fd) != 1) {
+			/* a recording: remembered, so that a command that
+			 * asks twice reads its first bytes once */
+			close(fd);
+			unpacked[nr_unpacked++] = (struct unpacked){ .path = xstrdup(path) };
 			return;
 		}
 		cleanup_once();
@@ -92,6 +101,7 @@ void cli_archive_input(struct pipeline_config *c)
 			exit(e.has_offset ? EXIT_BADINPUT : EXIT_FAIL);
 		}
 		u->path = xstrdup(path);
+		u->archive = true;
 		nr_unpacked++;
 		/* the caches of derived data (cachedir.h) are keyed by file
 		 * identity: files unpacked anew on every run would only fill
@@ -103,6 +113,8 @@ void cli_archive_input(struct pipeline_config *c)
 			fprintf(stderr, "scorch: %s: %u file%s not found when the archive was made: %s\n", path,
 				u->a.nr_missing, u->a.nr_missing == 1 ? " was" : "s were", u->a.missing);
 	}
+	if (!u->archive)
+		return;
 	c->input_file = u->a.data;
 	c->buildid_dir = u->a.dir;
 	c->build_ids = u->a.build_ids;
