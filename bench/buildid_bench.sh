@@ -1,8 +1,12 @@
 #!/bin/bash
 # buildid_bench.sh: what the build-id step adds to a recording, scorch's
-# against perf's, on the same small program (built here).
+# against perf's, on the same small program (built here), which runs about
+# 0.2 s (ITER loop rounds; with a program that ends within ~50 ms, scorch's
+# first recording on a kernel also shows the kernel's time to list
+# /proc/kallsyms, which it otherwise reads while the program runs).
 #
-#   bench/buildid_bench.sh          env: RUNS (default 7), SCORCH (build/scorch)
+#   bench/buildid_bench.sh          env: RUNS (default 7), SCORCH (build/scorch),
+#                                   ITER (default 200000000)
 #
 # For each tool, RUNS recordings with the step and RUNS without it (scorch
 # record -N; perf record -B, no build ids at all), alternating, each with a
@@ -37,9 +41,9 @@ rec() { # TOOL FLAG MODE: one recording's time
 	[ "$3" = cold ] && rm -rf "$W/home"
 	mkdir -p "$W/home"
 	if [ "$1" = perf ]; then
-		HOME=$W/home ms perf record -q $2 -e cpu-clock -g -o "$W/o.data" -- "$W/prog" 20000000
+		HOME=$W/home ms perf record -q $2 -e cpu-clock -g -o "$W/o.data" -- "$W/prog" "${ITER:-200000000}"
 	else
-		HOME=$W/home ms "$S" record -q $2 -e cpu-clock -g -o "$W/o.data" -- "$W/prog" 20000000
+		HOME=$W/home ms "$S" record -q $2 -e cpu-clock -g -o "$W/o.data" -- "$W/prog" "${ITER:-200000000}"
 	fi
 }
 printf '%-7s %-5s %12s %12s %10s\n' tool cache "with (ms)" "without (ms)" "step (ms)"

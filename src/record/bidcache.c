@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +133,149 @@ static int put_link(const char *dir, const char *hex, const char *rel)
 	return 0;
 }
 
-static int add_one(const char *dir, const struct perf_build_id *b, struct bidcache_stats *st)
+/* ---- the kernel's symbols, read while the workload runs ---------------- */
+
+#define KALLSYMS_MAX (256u << 20)
+
+struct bidcache_kallsyms {
+	pthread_t thread;
+	bool joined, taken;
+	char hex[41];
+	char edir[PATH_MAX];     /* DIR/[kernel.kallsyms]/HEX */
+	char tmp[PATH_MAX + 32]; /* the copy there, under a temporary name */
+	uint8_t *data;
+	size_t len;
+	int rc;
+};
+
+/* Real addresses (not all zeros: kptr_restrict) in the first lines. */
+static bool real_addresses(const uint8_t *data, size_t len)
+{
+	const char *p = (const char *)data, *end = p + len;
+	for (int i = 0; i < 64 && p < end; i++) {
+		if (strtoull(p, NULL, 16) != 0)
+			return true;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+/* The copy written into its entry's directory under a temporary name;
+ * renamed into place at the end when the recording hit the kernel. */
+static int put_tmp(struct bidcache_kallsyms *k)
+{
+	if (cachedir_mkdirs(k->edir))
+		return -errno;
+	unlink(k->tmp);
+	int out = open(k->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	int rc = sys_write_all(out, k->data, k->len, false);
+	if (close(out) && !rc)
+		rc = -errno;
+	if (rc)
+		unlink(k->tmp);
+	return rc;
+}
+
+static void *read_kallsyms(void *arg)
+{
+	struct bidcache_kallsyms *k = arg;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		k->rc = -errno;
+		return NULL;
+	}
+	size_t cap = 0;
+	for (;;) {
+		if (k->len == cap) {
+			if (cap >= KALLSYMS_MAX) {
+				k->rc = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 1u << 20;
+			k->data = xrealloc(k->data, cap);
+		}
+		ssize_t n = read(fd, k->data + k->len, cap - k->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			k->rc = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		k->len += (size_t)n;
+	}
+	close(fd);
+	if (!k->rc && !real_addresses(k->data, k->len))
+		k->rc = -EACCES;
+	if (!k->rc)
+		k->rc = put_tmp(k);
+	free(k->data);
+	k->data = NULL;
+	return NULL;
+}
+
+struct bidcache_kallsyms *bidcache_kallsyms_start(const char *dir, const uint8_t *id, size_t n)
+{
+	char hex[41], file[PATH_MAX];
+	hexid(hex, id, n);
+	if (!n || (size_t)snprintf(file, sizeof file, "%s/%s/%s/kallsyms", dir, KALLSYMS, hex) >= sizeof file ||
+	    !access(file, F_OK))
+		return NULL;
+	struct bidcache_kallsyms *k = xcalloc(1, sizeof(*k));
+	memcpy(k->hex, hex, sizeof hex);
+	if ((size_t)snprintf(k->edir, sizeof k->edir, "%s/%s/%s", dir, KALLSYMS, hex) >= sizeof k->edir ||
+	    (size_t)snprintf(k->tmp, sizeof k->tmp, "%s/.kallsyms.tmp.%ld", k->edir, (long)getpid()) >=
+		    sizeof k->tmp) {
+		free(k);
+		return NULL;
+	}
+	/* the thread takes no signal: they stay the recorder's */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&k->thread, NULL, read_kallsyms, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+static void ks_join(struct bidcache_kallsyms *k)
+{
+	if (!k->joined)
+		pthread_join(k->thread, NULL);
+	k->joined = true;
+}
+
+void bidcache_kallsyms_free(struct bidcache_kallsyms *k)
+{
+	if (!k)
+		return;
+	ks_join(k);
+	if (!k->rc && !k->taken)
+		unlink(k->tmp);
+	free(k);
+}
+
+/* The early copy, when it is this kernel's and was written whole. */
+static bool ks_take(struct bidcache_kallsyms *k, const char *hex)
+{
+	if (strcmp(k->hex, hex))
+		return false;
+	ks_join(k);
+	return !k->rc;
+}
+
+static int add_one(const char *dir, const struct perf_build_id *b, struct bidcache_kallsyms *ks,
+		   struct bidcache_stats *st)
 {
 	bool kernel = !strcmp(b->filename, KALLSYMS);
 	if (!kernel && !sys_plain_path(b->filename))
@@ -149,11 +293,19 @@ static int add_one(const char *dir, const struct perf_build_id *b, struct bidcac
 		st->present++;
 		return put_link(dir, hex, rel);
 	}
-	if (kernel && !kallsyms_readable())
+	bool early = kernel && ks && ks_take(ks, hex);
+	if (kernel && !early && !kallsyms_readable())
 		return -EACCES;
 	if (cachedir_mkdirs(edir))
 		return -errno;
-	if (kernel) {
+	if (early) {
+		snprintf(file, sizeof file, "%s/%s", edir, base);
+		rc = rename(ks->tmp, file) ? -errno : 0;
+		if (!rc) {
+			ks->taken = true;
+			st->bytes += ks->len;
+		}
+	} else if (kernel) {
 		rc = put_file("/proc/kallsyms", edir, base, false, &st->bytes);
 	} else {
 		rc = put_file(b->filename, edir, base, true, &st->bytes);
@@ -170,7 +322,7 @@ static int add_one(const char *dir, const struct perf_build_id *b, struct bidcac
 }
 
 int bidcache_add(const char *dir, const struct perf_build_id *l, size_t n,
-		 struct bidcache_stats *st)
+		 struct bidcache_kallsyms *ks, struct bidcache_stats *st)
 {
 	char d[PATH_MAX];
 	if ((size_t)snprintf(d, sizeof d, "%s", dir) >= sizeof d)
@@ -178,7 +330,7 @@ int bidcache_add(const char *dir, const struct perf_build_id *l, size_t n,
 	if (cachedir_mkdirs(d))
 		return -errno;
 	for (size_t i = 0; i < n; i++)
-		if (l[i].size && add_one(dir, &l[i], st))
+		if (l[i].size && add_one(dir, &l[i], ks, st))
 			st->failed++;
 	return 0;
 }

@@ -38,11 +38,23 @@ struct bidcache_stats {
 	uint64_t total;      /* the cache's size after pruning */
 };
 
+/* /proc/kallsyms read into memory on a thread of its own (which takes no
+ * signal), started once the workload runs: reading it has the kernel
+ * format every symbol, tens of milliseconds that the recording then hides
+ * instead of adding them at its end. id[0..n): the running kernel's build
+ * id. NULL when the cache in dir already holds that kernel's kallsyms or
+ * no thread can start. Start it after the last fork of the recorder. */
+struct bidcache_kallsyms *bidcache_kallsyms_start(const char *dir, const uint8_t *id, size_t n);
+/* Waits for the thread; NULL is allowed. */
+void bidcache_kallsyms_free(struct bidcache_kallsyms *k);
+
 /* Add the DSOs of l[0..n) (buildid_collect's list) to the cache in dir,
- * made when missing. Kernel modules are left out (their symbols come with
- * the kernel's kallsyms). 0, or a negative code when dir cannot be made. */
+ * made when missing; the kernel's kallsyms from ks when it was read early
+ * for the same build id (ks may be NULL). Kernel modules are left out
+ * (their symbols come with the kernel's kallsyms). 0, or a negative code
+ * when dir cannot be made. */
 int bidcache_add(const char *dir, const struct perf_build_id *l, size_t n,
-		 struct bidcache_stats *st);
+		 struct bidcache_kallsyms *ks, struct bidcache_stats *st);
 
 /* Delete the least recently used entries until the cache holds at most
  * max_bytes; dangling .build-id links and the empty directories entries

@@ -287,6 +287,11 @@ static int read_notes_file(const char *path, uint8_t id[20])
 	return buildid_parse_notes(data, (size_t)n, id);
 }
 
+int buildid_kernel(uint8_t id[20])
+{
+	return read_notes_file("/sys/kernel/notes", id);
+}
+
 int buildid_collect(struct buildid *b, struct perf_build_id **out, size_t *n)
 {
 	struct perf_build_id *l = NULL;

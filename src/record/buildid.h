@@ -79,6 +79,8 @@ void buildid_free_list(struct perf_build_id *l, size_t n);
 /* Read the GNU build id note of an ELF file / of a raw notes blob.
  * Returns the id's size (> 0) or a negative code. */
 int buildid_read_elf(const char *path, uint8_t id[20]);
+/* The running kernel's build id (/sys/kernel/notes): its size, or <= 0. */
+int buildid_kernel(uint8_t id[20]);
 int buildid_parse_notes(const uint8_t *p, size_t n, uint8_t id[20]);
 
 #endif

@@ -68,6 +68,7 @@ struct rec {
 	struct host_info host;
 	char exe[4096];
 	struct buildid bid;
+	struct bidcache_kallsyms *ksyms; /* kallsyms read while the workload runs */
 	uint64_t synth_id;
 	/* output */
 	bool pipe;
@@ -537,7 +538,7 @@ static void add_to_cache(struct rec *r, const struct perf_build_id *bids, size_t
 	uint64_t t0 = sys_mono_ns();
 	struct bidcache_stats *st = &r->res->cache;
 	unsigned added = st->added;
-	int rc = bidcache_add(o->buildid_dir, bids, nb, st);
+	int rc = bidcache_add(o->buildid_dir, bids, nb, r->ksyms, st);
 	if (!rc && st->added > added && o->buildid_cache_max)
 		rc = bidcache_prune(o->buildid_dir, o->buildid_cache_max, st);
 	if (rc && !o->quiet)
@@ -1155,6 +1156,13 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 		close(go_fd);
 	if (exec_fd >= 0)
 		close(exec_fd);
+	if (!rc && o->buildid_dir && !r.pipe && !r.cons) {
+		/* after the workload's fork: the thread is not in its child */
+		uint8_t kid[20];
+		int kn = buildid_kernel(kid);
+		if (kn > 0)
+			r.ksyms = bidcache_kallsyms_start(o->buildid_dir, kid, (size_t)kn);
+	}
 	if (!rc)
 		rc = loop(&r);
 	if (r.w && !started) {
@@ -1194,6 +1202,7 @@ int record_run(const struct record_opts *o, struct record_result *res, struct er
 		waitpid(r.child, NULL, 0);
 	}
 	events_close(&r.ev);
+	bidcache_kallsyms_free(r.ksyms);
 	buf_free_all(&r);
 	free(r.rounds);
 	free(r.pids);
