@@ -44,6 +44,7 @@ struct resolve_view {
 	const struct process *proc;
 	const struct process *kernel;
 	const char *comm;
+	bool jitdump;                /* session_jitdump: JIT dumps to look in */
 };
 
 struct resolver {
@@ -411,17 +412,6 @@ static const char *perfmap_name(struct resolver *r, uint32_t pid)
 	snprintf(b, sizeof b, "/tmp/perf-%u.map", pid);
 	return symbols_intern(r->syms, b);
 }
-/* A JIT's marker: the dump it mapped, jit-PID.dump (perf's jit_detect). */
-static bool is_jitdump_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	if (strncmp(b, "jit-", 4))
-		return false;
-	size_t d = strspn(b + 4, "0123456789");
-	return d && !strcmp(b + 4 + d, ".dump");
-}
-
 /* The JIT dump the current process mapped, or NULL: looked for again only
  * when its maps change. */
 static const struct jit_seen *jit_of(struct resolver *r, uint32_t pid)
@@ -441,7 +431,7 @@ static const struct jit_seen *jit_of(struct resolver *r, uint32_t pid)
 		js->generation = p->generation;
 		if (!js->jd) /* once found, a dump stays the process's */
 			for (size_t i = 0; i < p->nr_maps; i++)
-				if (p->maps[i].filename && is_jitdump_name(p->maps[i].filename)) {
+				if (p->maps[i].filename && jitdump_is_marker(p->maps[i].filename)) {
 					js->jd = symbols_jitdump(r->syms, p->maps[i].filename, &js->name);
 					break;
 				}
@@ -495,7 +485,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	f->dso_handle = NULL;
 	f->dso_ident = 0;
 	f->map = NULL;
-	f->cfa = 0;
+	f->cfa = hint ? hint->cfa : 0;
 	if (is_kernel_kind(kind)) {
 		const struct map *m = process_find_map(r->cur.kernel, ip);
 		f->map = m;
@@ -522,7 +512,7 @@ static struct dso *symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint
 	}
 	const struct map *m = hint && hint->map_set ? hint->map : process_find_map(r->cur.proc, ip);
 	f->map = m;
-	if (jit_symbolize(r, pid, ip, f))
+	if (r->cur.jitdump && jit_symbolize(r, pid, ip, f))
 		return NULL;
 	if (!m) {
 		/* JIT code without a mapping record */
@@ -569,6 +559,7 @@ void resolver_symbolize(struct resolver *r, uint32_t pid, uint64_t ip, uint8_t k
 {
 	r->cur.proc = session_process(r->s, pid);
 	r->cur.kernel = session_process(r->s, SESSION_KERNEL_PID);
+	r->cur.jitdump = session_jitdump(r->s);
 	r->jit_time = UINT64_MAX;
 	struct dso *d = symbolize(r, pid, ip, kind, f, NULL);
 	if (d) {
@@ -814,12 +805,9 @@ static int unwind_user(struct resolver *r, const struct perf_attr *attr, const s
 		/* perf reports nothing past an address in no mapping */
 		if (!(hint && hint->map_set ? hint->map : process_find_map(proc, uf[i].pc)))
 			break;
-		uint32_t at = out->nr_frames;
 		int rc = push(r, out, s->pid, uf[i].pc, FRAME_USER, physical, true, hint);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		for (; at < out->nr_frames; at++)
-			out->frames[at].cfa = uf[i].cfa;
 	}
 	if (i == MAX_UNWIND) {
 		/* the unwinder's own bound: what lies beyond is not known */
@@ -844,6 +832,7 @@ int resolver_resolve(struct resolver *r, const struct perf_event *ev,
 		.proc = session_process(r->s, s->pid),
 		.kernel = session_process(r->s, SESSION_KERNEL_PID),
 		.comm = session_comm(r->s, s->tid, s->time),
+		.jitdump = session_jitdump(r->s),
 	};
 	r->nr_def = 0;
 	/* a JIT dump's times are CLOCK_MONOTONIC: the sample's are too with

@@ -22,6 +22,7 @@
  * correct) and its exited state (which a FORK reusing the tid clears).
  */
 #include "analyze/session.h"
+#include "analyze/symbols/jitdump.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct session {
 	struct session_stats st;
 	uint64_t generation;   /* the last generation given to a process's maps */
 	uint64_t now;          /* the time of the latest timed non-sample record */
+	bool jitdump;          /* a process mapped a JIT dump's marker */
 	struct ending { uint32_t pid; uint64_t time; } *ending; /* in time order */
 	size_t ending_head, nr_ending, cap_ending;
 };
@@ -254,6 +256,11 @@ static void map_insert(struct session *s, struct process *p, const struct map *m
 	changed(s, p);
 }
 
+bool session_jitdump(const struct session *s)
+{
+	return s->jitdump;
+}
+
 const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr)
 {
 	return process_find_map(hmap_get(&s->procs, pid), addr);
@@ -282,6 +289,8 @@ static void apply_mmap(struct session *s, const struct perf_event *ev)
 	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
 		pid = SESSION_KERNEL_PID;
 	s->st.mmaps++;
+	if (!s->jitdump && jitdump_is_marker(m.filename))
+		s->jitdump = true;
 	map_insert(s, session_process(s, pid), &m);
 	if (pid != SESSION_KERNEL_PID)
 		session_thread_get(s, pid, ev->mmap.tid);

@@ -101,6 +101,9 @@ static inline const struct map *process_find_map(const struct process *p, uint64
 /* The map containing addr in pid (kernel addresses: pass SESSION_KERNEL_PID). */
 const struct map *session_find_map(struct session *s, uint32_t pid, uint64_t addr);
 const char *session_intern(struct session *s, const char *str);
+/* Whether any process has mapped a JIT dump's marker (jitdump.h): until
+ * one has, no frame needs a look at JIT dumps. */
+bool session_jitdump(const struct session *s);
 const struct session_stats *session_stats(const struct session *s);
 /* Iterate all threads: for each (fn returns nonzero to stop). */
 int session_for_each_thread(struct session *s, int (*fn)(void *, struct thread *), void *ctx);

@@ -263,6 +263,16 @@ int jitdump_parse(struct jitdump *j, const uint8_t *p, size_t n)
 	return 0;
 }
 
+bool jitdump_is_marker(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4))
+		return false;
+	size_t d = strspn(b + 4, "0123456789");
+	return d && !strcmp(b + 4 + d, ".dump");
+}
+
 int jitdump_open(struct jitdump *j, const char *path)
 {
 	memset(j, 0, sizeof *j);

@@ -82,6 +82,9 @@ struct jitdump {
  * -EINVAL when the file is not a jitdump at all (bad header); a fault later
  * is only noted in bad/bad_off/bad_msg. */
 int jitdump_parse(struct jitdump *j, const uint8_t *p, size_t n);
+/* Whether path names a JIT's marker mapping, jit-PID.dump (perf's
+ * jit_detect): the process that maps it writes that dump. */
+bool jitdump_is_marker(const char *path);
 /* Map the file at path and parse it; 0, -errno, or -EINVAL as above. */
 int jitdump_open(struct jitdump *j, const char *path);
 void jitdump_release(struct jitdump *j);
