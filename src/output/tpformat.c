@@ -14,6 +14,7 @@
  * crashes on a hostile format.
  */
 #include "output/tpformat.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <event-parse.h>
@@ -225,10 +226,28 @@ static int tpl_print(struct tpl *tf, uint64_t id, uint32_t cpu, const uint8_t *r
 
 /* ---- the helper process ---- */
 
+/* A sample's text is a function of its event id, CPU and raw bytes alone
+ * (the helper knows only the recording's tracing data), and most samples
+ * repeat one seen shortly before (sched_switch between the same threads):
+ * the last answers are kept in a direct-mapped table, so a repeat costs a
+ * hash and a compare instead of a round trip through the helper. */
+#define MEMO_SLOTS 4096
+#define MEMO_RAW 128  /* larger samples are always asked for */
+#define MEMO_TEXT 256 /* as are longer answers */
+
+struct memo {
+	uint32_t id, cpu;
+	uint16_t raw_size;    /* 0: empty */
+	uint16_t text_len;
+	uint8_t raw[MEMO_RAW];
+	char text[MEMO_TEXT];
+};
+
 struct tpformat {
 	pid_t pid;
 	int fd;
 	bool dead;
+	struct memo *memo;    /* MEMO_SLOTS, from the first print */
 };
 
 /* Move all n bytes of p over the socket, in (read) or out (send: no
@@ -309,6 +328,7 @@ void tpformat_free(struct tpformat *tf)
 		return;
 	close(tf->fd);
 	waitpid(tf->pid, NULL, 0);
+	free(tf->memo);
 	free(tf);
 }
 
@@ -317,6 +337,15 @@ int tpformat_print(struct tpformat *tf, uint64_t id, uint32_t cpu, const uint8_t
 {
 	if (!tf || tf->dead || id > INT32_MAX || !raw || !raw_size || raw_size > TPFORMAT_FIELD_REACH)
 		return 0;
+	struct memo *m = NULL;
+	if (raw_size <= MEMO_RAW) {
+		if (!tf->memo)
+			tf->memo = xcalloc(MEMO_SLOTS, sizeof *tf->memo);
+		m = &tf->memo[hash_u64(hash_bytes(raw, raw_size) ^ (id << 32 | cpu)) % MEMO_SLOTS];
+		if (m->raw_size == raw_size && m->id == (uint32_t)id && m->cpu == cpu &&
+		    !memcmp(m->raw, raw, raw_size))
+			return buf_append(out, m->text, m->text_len) ? -1 : 0;
+	}
 	uint32_t h[3] = { (uint32_t)id, cpu, (uint32_t)raw_size }, n;
 	if (write_all(tf->fd, h, sizeof h) || write_all(tf->fd, raw, raw_size) ||
 	    read_all(tf->fd, &n, 4) || n > TPFORMAT_TEXT_MAX) {
@@ -325,6 +354,19 @@ int tpformat_print(struct tpformat *tf, uint64_t id, uint32_t cpu, const uint8_t
 	}
 	char tmp[4096];
 	int rc = 0;
+	if (m && n <= MEMO_TEXT) {
+		if (read_all(tf->fd, m->text, n)) {
+			m->raw_size = 0;
+			tf->dead = true;
+			return -2;
+		}
+		m->id = (uint32_t)id;
+		m->cpu = cpu;
+		m->raw_size = (uint16_t)raw_size;
+		m->text_len = (uint16_t)n;
+		memcpy(m->raw, raw, raw_size);
+		return buf_append(out, m->text, n) ? -1 : 0;
+	}
 	while (n) {
 		uint32_t k = n < sizeof tmp ? n : (uint32_t)sizeof tmp;
 		if (read_all(tf->fd, tmp, k)) {

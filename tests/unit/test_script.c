@@ -2,6 +2,7 @@
  * source decoding, event names of unnamed attrs, the tracing data parser. */
 #include "test.h"
 #include "output/script.h"
+#include "output/tpformat.h"
 #include "perf/tracing.h"
 
 TEST(script_data_src_as_perf)
@@ -54,10 +55,11 @@ static size_t put(uint8_t *p, const void *s, size_t n)
 	return n;
 }
 
-TEST(tracing_parse_keeps_what_it_read)
+/* Tracing data with one event, sched:sched_switch (id 316), whose text is
+ * "a=" and the int at offset 8 of its raw data (its type, 316, at 0). */
+static size_t one_event_tracing(uint8_t *b)
 {
-	static const char fmt[] = "name: sched_switch\nID: 316\nformat:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"a=%d\", REC->a\n";
-	uint8_t b[1024];
+	static const char fmt[] = "name: sched_switch\nID: 316\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"a=%d\", REC->a\n";
 	size_t n = 0;
 	n += put(b + n, "\027\bDtracing0.6", 14); /* magic, version and its NUL */
 	b[n++] = 0;      /* little endian */
@@ -77,6 +79,13 @@ TEST(tracing_parse_keeps_what_it_read)
 	n += put(b + n, fmt, sizeof fmt - 1);
 	n += put(b + n, &zero, 4);       /* kallsyms */
 	n += put(b + n, &zero, 4);       /* printk */
+	return n;
+}
+
+TEST(tracing_parse_keeps_what_it_read)
+{
+	uint8_t b[1024];
+	size_t n = one_event_tracing(b);
 	struct tracing_info ti;
 	struct err e = { 0 };
 	CHECK_EQ(tracing_parse(b, n, &ti, &e), 0);
@@ -91,6 +100,56 @@ TEST(tracing_parse_keeps_what_it_read)
 	/* cut inside the format: nothing but the header */
 	CHECK(tracing_parse(b, n - 30, &ti, &e) < 0);
 	CHECK(ti.header_ok && ti.nr == 0);
+	tracing_release(&ti);
+}
+
+/* The helper's answers are remembered by (id, cpu, raw bytes): a repeat
+ * prints what the first one did, a sample that differs in one byte or in
+ * its CPU is asked for again, and so is one too large to remember. */
+TEST(tpformat_repeats_print_as_the_first)
+{
+	uint8_t b[1024];
+	size_t n = one_event_tracing(b);
+	struct tracing_info ti;
+	struct err e = { 0 };
+	CHECK_EQ(tracing_parse(b, n, &ti, &e), 0);
+	struct tpformat *tf = tpformat_new(&ti);
+	CHECK(tf != NULL);
+	struct buf out;
+	buf_init(&out, 1 << 20);
+	uint8_t raw[512] = { 0 };
+	uint16_t type = 316;
+	memcpy(raw, &type, 2);
+	char want[32];
+	/* more distinct samples than the table has slots, each twice: every
+	 * text is the one of its own raw data */
+	for (int round = 0; round < 2; round++)
+		for (int32_t a = 0; a < 6000; a += 1) {
+			memcpy(raw + 8, &a, 4);
+			out.len = 0;
+			CHECK_EQ(tpformat_print(tf, 316, (uint32_t)a % 3, raw, 16, &out), 0);
+			snprintf(want, sizeof want, "a=%d", a);
+			if (out.len != strlen(want) || memcmp(out.data, want, out.len)) {
+				CHECK(!"text of its own raw data");
+				break;
+			}
+		}
+	/* the same bytes past the table's reach */
+	int32_t a = 4242;
+	memcpy(raw + 8, &a, 4);
+	for (int i = 0; i < 2; i++) {
+		out.len = 0;
+		CHECK_EQ(tpformat_print(tf, 316, 0, raw, sizeof raw, &out), 0);
+		CHECK(out.len == 6 && !memcmp(out.data, "a=4242", 6));
+	}
+	/* an id without a format prints nothing, remembered or not */
+	for (int i = 0; i < 2; i++) {
+		out.len = 0;
+		CHECK_EQ(tpformat_print(tf, 317, 0, raw, 16, &out), 0);
+		CHECK_EQ(out.len, 0);
+	}
+	buf_release(&out);
+	tpformat_free(tf);
 	tracing_release(&ti);
 }
 
