@@ -55,7 +55,13 @@ done
 log "recording thousands of distinct stacks (frame pointers)"
 gcc -O0 -fno-omit-frame-pointer -o "$W/many" tests/workloads/many_stacks.c
 perf record -q -e cpu-clock -F 4999 -m 1024 -g -o "$W/many.data" -- "$W/many" 2.5 > /dev/null 2>&1
-for f in build base new many; do
+# off-CPU: two threads ping-ponging a byte over pipes, each switch a
+# sched_switch sample whose fields script prints
+log "recording an off-CPU ping-pong"
+gcc -O2 -g -fno-omit-frame-pointer -pthread -o "$W/pingpong" bench/pingpong.c
+perf record -q -e cpu-clock -e sched:sched_switch --switch-events -g -o "$W/off.data" -- \
+	"$W/pingpong" 50000 > /dev/null 2>&1
+for f in build base new many off; do
 	[ -s "$W/$f.data" ] || { echo "run-all: the $f recording failed" >&2; exit 1; }
 done
 size() { echo "$(du -m "$1" | cut -f1) MB, $("$S" stats -i "$1" | sed -n 's/^samples: //p') samples"; }
@@ -103,6 +109,7 @@ row "report, DWARF" build "perf report --stdio --no-inline" -- "$S" report -i "$
 	-- perf report --stdio --no-inline -i "$W/build.data"
 row "script, frame pointers" many "perf script" -- "$S" script -i "$W/many.data" -- perf script -i "$W/many.data"
 row "report, frame pointers" many "perf report --stdio" -- "$S" report -i "$W/many.data" -- perf report --stdio -i "$W/many.data"
+row "script, off-CPU (tracepoint fields)" off "perf script" -- "$S" script -i "$W/off.data" -- perf script -i "$W/off.data"
 row "stats (read and order)" build "perf report --stats" -- "$S" stats -i "$W/build.data" -- perf report --stats -i "$W/build.data"
 if [ -x "$REF" ]; then
 	row "perfparser, DWARF" build "hotspot-perfparser" -- "$S" perfparser --input "$W/build.data" --output /dev/null \
@@ -168,6 +175,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "  \`-e cpu-clock -F 1000 --call-graph dwarf\` ($(size "$W/build.data"))"
 	echo "- base, new: tests/workloads/diff_work's two builds, \`-F 2999 -g\` ($(size "$W/base.data"); $(size "$W/new.data"))"
 	echo "- many: tests/workloads/many_stacks.c, thousands of distinct stacks, frame pointers, \`-F 4999 -g\` ($(size "$W/many.data"))"
+	echo "- off: bench/pingpong.c, 50,000 round trips, \`-e cpu-clock -e sched:sched_switch --switch-events -g\` ($(size "$W/off.data"))"
 	echo
 	echo "| figure | recording | scorch wall | scorch CPU | peer | peer wall | peer CPU | ratio, wall | ratio, CPU |"
 	echo "|---|---|---|---|---|---|---|---|---|"
