@@ -27,6 +27,8 @@ TEST(symtab_perf_alias_choice)
 	add(&r, 0x400, 8, "under", STB_GLOBAL);      /* fewer underscores */
 	add(&r, 0x500, 8, "short", STB_GLOBAL);
 	add(&r, 0x500, 8, "longer", STB_GLOBAL);     /* longer name */
+	add(&r, 0x580, 8, "_Z3fooIaEvv", STB_GLOBAL);  /* foo<signed char>: as long mangled, */
+	add(&r, 0x580, 8, "_Z3fooItEvv", STB_GLOBAL);  /* foo<unsigned short>: longer demangled */
 	add(&r, 0x600, 8, "first", STB_GLOBAL);
 	add(&r, 0x600, 8, "other", STB_GLOBAL);      /* then the first */
 	add(&r, 0x700, 0, "to_next", STB_GLOBAL);    /* unsized: to the next */
@@ -34,12 +36,13 @@ TEST(symtab_perf_alias_choice)
 	struct symtab t;
 	symtab_build(&t, r.v, r.n);
 	free(r.v);
-	CHECK_EQ(t.nr, 8);
+	CHECK_EQ(t.nr, 9);
 	CHECK_STR(symtab_find(&t, 0x100)->name, "sized");
 	CHECK_STR(symtab_find(&t, 0x200)->name, "local");
 	CHECK_STR(symtab_find(&t, 0x300)->name, "glob");
 	CHECK_STR(symtab_find(&t, 0x400)->name, "under");
 	CHECK_STR(symtab_find(&t, 0x500)->name, "longer");
+	CHECK_STR(symtab_find(&t, 0x580)->name, "_Z3fooItEvv");
 	CHECK_STR(symtab_find(&t, 0x600)->name, "first");
 	CHECK_STR(symtab_find(&t, 0x77f)->name, "to_next");
 	CHECK_STR(symtab_find(&t, 0xfff)->name, "last");

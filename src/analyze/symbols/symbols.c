@@ -43,7 +43,7 @@
 /* The version of the way load_dso builds a table (collect_syms, the PLT
  * and entry symbols, symtab_build): part of a cached table's identity
  * (symcache.h), so a change here must count it up. */
-#define SYMCACHE_VERSION 1
+#define SYMCACHE_VERSION 2
 
 #define DSO_FAST 256
 #define DSO_WAYS 4

@@ -6,6 +6,7 @@
  * (perf's rbtree gives the same answer for the tables it builds).
  */
 #include "analyze/symbols/symtab.h"
+#include "analyze/demangle/demangle.h"
 #include "util/bsearch.h"
 #include "util/ksort.h"
 #include "util/xalloc.h"
@@ -54,17 +55,18 @@ static bool rawsym_better(const struct rawsym *a, const struct rawsym *b)
 		return true;
 	if (bg && !ag)
 		return false;
-	int ua = underscores(a->name), ub = underscores(b->name);
-	if (ub > ua)
-		return true;
-	if (ua > ub)
-		return false;
-	size_t na = strlen(a->name), nb = strlen(b->name);
-	if (na > nb)
-		return true;
-	if (na < nb)
-		return false;
-	return true; /* the first one */
+	/* perf compares the names it loaded, which it demangled: two C++
+	 * instantiations folded into one body can have mangled names of one
+	 * length and demangled ones of two */
+	char *da = demangle_alloc(a->name), *db = demangle_alloc(b->name);
+	const char *an = da ? da : a->name, *bn = db ? db : b->name;
+	int ua = underscores(an), ub = underscores(bn);
+	size_t na = strlen(an), nb = strlen(bn);
+	free(da);
+	free(db);
+	if (ua != ub)
+		return ub > ua; /* fewer leading underscores */
+	return na >= nb;        /* the longer name, else the first one */
 }
 
 size_t rawsym_drop_aliases(struct rawsym *raw, size_t n)
