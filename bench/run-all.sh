@@ -200,7 +200,7 @@ if [ -f "$README" ] && grep -q '^<!-- results:' "$README"; then
 	{
 		echo "| figure | peer | peer CPU time / scorch CPU time |"
 		echo "|---|---|---|"
-		for r in "${short[@]:0:7}"; do echo "$r"; done
+		for r in "${short[@]:0:8}"; do echo "$r"; done
 	} > "$W/short"
 	awk -v f="$W/short" '/^<!-- results:/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
 		/^<!-- end of results -->/ { skip = 0 } !skip { print }' "$README" > "$W/readme" &&
