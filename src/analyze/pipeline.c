@@ -42,6 +42,7 @@ struct pipeline {
 	struct resolver *res;
 	struct resolver_stats rstats;
 	struct stitch *st;           /* c->stitch, outside block-parallel runs */
+	bool live;                   /* fed from memory: the stitcher keeps nothing */
 	struct sink *sink;
 	struct err *e;
 	/* The input state the sink reads (pipeline_input_pos,
@@ -86,6 +87,7 @@ void pipeline_config_init(struct pipeline_config *c)
 	c->input = "perf.data";
 	c->input_fd = -1;
 	c->max_frames = PIPELINE_FRAMES_ALL;
+	c->stitch_window = PIPELINE_STITCH_WINDOW;
 	c->resolve = true;
 	c->order.buffer_size = 32ull << 20;
 	c->order.max_buffer_size = 1ull << 30;
@@ -212,6 +214,56 @@ static bool stitch_record(const struct perf_event *ev)
 	       (ev->type == PERF_RECORD_COMM && ev->comm.exec);
 }
 
+/* The records the stitcher gives back (stitch_next) to sink, as view v
+ * (its state each record's own meanwhile). */
+static int stitch_release(struct stitch *st, const struct sink *sink, struct pipeline *v)
+{
+	struct stitch_rec r;
+	const struct pipeline_recstate *was = v->state;
+	const struct perf_evlist *el = input_evlist(v->in);
+	int rc = 0;
+	while (!rc && stitch_next(st, &r)) {
+		struct perf_event ev;
+		if (r.rec) {
+			if ((rc = perf_event_decode(el, r.rec, r.file_off, &ev, v->e)))
+				break;
+			ev.s.stack_user_size = r.stack_size;
+			ev.s.stack_user_dyn_size = r.stack_dyn_size;
+		} else {
+			memset(&ev, 0, sizeof(ev));
+			ev.type = r.type;
+			ev.misc = r.misc;
+			ev.file_off = r.file_off;
+			ev.s.attr_idx = -1;
+			ev.s.time = r.time;
+		}
+		v->state = r.state;
+		if (!r.ev_given && sink->event)
+			rc = sink->event(sink->ctx, v, &ev);
+		if (!rc && r.rs && sink->sample) {
+			r.rs->ev = &ev;
+			r.rs->attr = ev.s.attr_idx >= 0 ? &el->attrs[ev.s.attr_idx] : NULL;
+			rc = sink->sample(sink->ctx, v, r.rs);
+		}
+	}
+	v->state = was;
+	return rc;
+}
+
+/* Record it to sink (as view v) through the stitcher: now, or kept until
+ * the records before it go. */
+static int stitch_deliver(struct stitch *st, const struct sink *sink, struct pipeline *v,
+			  const struct stitch_item *it)
+{
+	const struct resolved_sample *out;
+	if (!stitch_put(st, it, &out))
+		return stitch_release(st, sink, v);
+	int rc = 0;
+	if (!it->ev_given && sink->event && (rc = sink->event(sink->ctx, v, it->ev)))
+		return rc;
+	return out && sink->sample ? sink->sample(sink->ctx, v, out) : 0;
+}
+
 /* The session (and what the pipeline itself counts) takes record ev. */
 static void apply(struct pipeline *p, const struct perf_event *ev)
 {
@@ -248,10 +300,17 @@ static int to_sink(struct pipeline *p, const uint8_t *rec, uint64_t file_off, co
 	int rc;
 	if (ordered && !resolve)
 		return block_hand(p, rec, file_off, ev, NULL);
-	if (!ordered && p->sink->event && (rc = p->sink->event(p->sink->ctx, p, ev)))
+	/* while the stitcher keeps records, this one's event() goes with it */
+	bool keeping = p->st && stitch_holding(p->st);
+	if (!ordered && p->sink->event && !keeping && (rc = p->sink->event(p->sink->ctx, p, ev)))
 		return rc;
-	if (!resolve)
-		return 0;
+	if (!resolve) {
+		if (!keeping || !p->sink->event)
+			return 0;
+		struct pipeline_recstate now = state_now(p);
+		return stitch_deliver(p->st, p->sink, p,
+				      &(struct stitch_item){ .rec = rec, .file_off = file_off, .ev = ev, .state = &now });
+	}
 	struct resolved_sample rs;
 	const struct perf_evlist *el = input_evlist(p->in);
 	const struct perf_attr *pa = ev->s.attr_idx >= 0 ? &el->attrs[ev->s.attr_idx] : NULL;
@@ -265,7 +324,17 @@ static int to_sink(struct pipeline *p, const uint8_t *rec, uint64_t file_off, co
 			sample_seen(p);
 		return block_hand(p, rec, file_off, ev, &rs);
 	}
-	return p->sink->sample(p->sink->ctx, p, p->st ? stitch_sample(p->st, &rs) : &rs);
+	if (!p->st)
+		return p->sink->sample(p->sink->ctx, p, &rs);
+	/* the input state, for a sample that may be kept: one cut, or any
+	 * while records are kept */
+	struct pipeline_recstate now;
+	if (rs.copy_end || keeping)
+		now = state_now(p);
+	return stitch_deliver(p->st, p->sink, p,
+			      &(struct stitch_item){ .rec = rec, .file_off = file_off, .ev = ev, .rs = &rs,
+						     .state = rs.copy_end || keeping ? &now : NULL,
+						     .ev_given = !keeping && p->sink->event });
 }
 
 /* Every record leaving the ordering queue (a follower's: from the feed). */
@@ -309,7 +378,7 @@ static int pipeline_start(struct pipeline *p)
 	if (sink->sample)
 		p->res = resolver_new(c, p->sess, input_header(p->in));
 	if (sink->sample && c->stitch && !c->blocks)
-		p->st = stitch_new(c->max_frames);
+		p->st = stitch_new(c->max_frames, p->live ? 0 : c->stitch_window, sink->any_order);
 	if (p->res)
 		resolver_set_warn(p->res, route_warning, (void *)c);
 	if (c->blocks)
@@ -339,6 +408,13 @@ static int pipeline_finish(struct pipeline *p, int rc)
 	const struct perf_header *hdr = input_header(p->in);
 	for (unsigned i = 0; rc >= 0 && i < hdr->nr_warnings; i++)
 		warn(p, hdr->warnings[i]);
+	if (p->st && (rc == 0 || (rc < 0 && p->input_err))) {
+		/* what the stitcher kept, as far as the input was read */
+		stitch_end(p->st);
+		int r2 = stitch_release(p->st, p->sink, p);
+		if (!rc)
+			rc = r2;
+	}
 	if (p->cfg->blocks)
 		rc = block_end(p, rc);
 	if (rc > 0)
@@ -404,7 +480,7 @@ struct pipeline *pipeline_feed_new(const struct pipeline_config *c, struct sink 
 				   const uint8_t *head, size_t n, struct err *e)
 {
 	struct pipeline *p = xcalloc(1, sizeof(*p));
-	*p = (struct pipeline){ .cfg = c, .sink = sink, .e = e };
+	*p = (struct pipeline){ .cfg = c, .sink = sink, .e = e, .live = true };
 	p->in = input_open_feed(c->input ? c->input : "(live)", head, n, e);
 	if (!p->in) {
 		if (sink->end)
@@ -590,12 +666,26 @@ int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct pe
 	struct pipeline *v = p->view;
 	struct stitch *sti = p->cfg->blocks ? p->cfg->blocks->stitch : NULL;
 	v->cur = *st;
-	if (sti && !rs)
-		stitch_event(sti, ev);
+	if (sti) {
+		if (!rs)
+			stitch_event(sti, ev);
+		return stitch_deliver(sti, sink, v,
+				      &(struct stitch_item){ .rec = ev->data, .file_off = ev->file_off, .ev = ev,
+							     .rs = rs, .state = st });
+	}
 	int rc = sink->event ? sink->event(sink->ctx, v, ev) : 0;
 	if (!rc && rs && sink->sample)
-		rc = sink->sample(sink->ctx, v, sti ? stitch_sample(sti, rs) : rs);
+		rc = sink->sample(sink->ctx, v, rs);
 	return rc;
+}
+
+int pipeline_replay_end(struct pipeline *p, const struct sink *sink)
+{
+	struct stitch *sti = p->cfg->blocks ? p->cfg->blocks->stitch : NULL;
+	if (!sti)
+		return 0;
+	stitch_end(sti);
+	return stitch_release(sti, sink, p->view);
 }
 
 /* Leader: the record leaving the queue now, for the followers. */

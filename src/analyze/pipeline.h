@@ -61,6 +61,10 @@ struct sink {
 	int (*end)(void *ctx, struct pipeline *p, int rc);
 	/* What it offers -j runs; NULL: nothing. */
 	const struct sink_jobs *jobs;
+	/* Samples may come in any order and no record need keep its place
+	 * (the sink sums samples up): stitching then keeps back only the
+	 * samples that wait for later ones (analyze/stitch.h). */
+	bool any_order;
 };
 
 
@@ -161,6 +165,9 @@ int pipeline_feed_end(struct pipeline *p, int rc);
  * call at a time, while p is running or waiting in its blocks' finish. */
 int pipeline_replay(struct pipeline *p, const struct sink *sink, const struct perf_event *ev,
 		    const struct resolved_sample *rs, const struct pipeline_recstate *st);
+/* After the last replay: what the stitcher kept, to sink (0, or the sink's
+ * return). */
+int pipeline_replay_end(struct pipeline *p, const struct sink *sink);
 
 /* Accessors for sinks. */
 struct input *pipeline_input(struct pipeline *p);

@@ -19,6 +19,10 @@ struct resolver_warning;
 /* max_frames without a limit: every frame the recording holds (a DWARF
  * unwind still stops at the end of the stack copy, and at 4096 frames). */
 #define PIPELINE_FRAMES_ALL 65536
+/* The stitch window's default (pipeline_config.stitch_window): at clang's
+ * 1 kHz, 4 s of samples (a compile's code generation phase, whose callers
+ * the first of its samples to reach them shows) */
+#define PIPELINE_STITCH_WINDOW 4096
 
 /* pipeline_config.frame_lines */
 #define PIPELINE_LINES_INNERMOST 1
@@ -55,8 +59,10 @@ struct pipeline_config {
 	bool ip_only;               /* resolver: each sample's own ip, no call chain or
 				     * unwinding (perf script -G) */
 	bool stitch;                /* stacks cut at the end of their stack copy get
-				     * their outer frames from earlier samples of the
+				     * their outer frames from other samples of the
 				     * thread (analyze/stitch.h) */
+	uint32_t stitch_window;     /* samples a cut sample waits for later ones
+				     * (stitch_new's window; a live pipeline: 0) */
 	uint64_t stack_limit;       /* unwind only the first bytes of each sample's
 				     * stack copy (0: all) */
 	bool no_srclines;           /* resolver: frames without file:line (for outputs

@@ -18,7 +18,7 @@ const char cli_filter_usage[] =
 	"                          until the switch-in (record with --off-cpu)\n"
 	"  --wall                  wall-clock time: on-CPU samples as time + off-CPU time\n"
 	"  --no-stitch             stacks cut at the end of their stack copy stay cut\n"
-	"                          (by default their outer frames come from earlier\n"
+	"                          (by default their outer frames come from other\n"
 	"                          samples of the thread)\n"
 	"  --no-progress, -q       no progress bar on a terminal\n";
 

@@ -66,7 +66,7 @@ static const char usage_text[] =
 	"                                       the same for any <n>).\n"
 	"  --no-stitch                          Stacks cut at the end of their stack\n"
 	"                                       copy stay cut (scorch; by default\n"
-	"                                       their outer frames come from earlier\n"
+	"                                       their outer frames come from other\n"
 	"                                       samples of the thread).\n"
 	"  --stack-limit <bytes>                Unwind only the first <bytes> of each\n"
 	"                                       sample's stack copy (scorch).\n";

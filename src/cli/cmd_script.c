@@ -34,7 +34,7 @@ static void usage(FILE *f, void *ctx)
 		   "  --block-records N       with -j from a file: records in a block (default\n"
 		   "                          128; the output is the same for any N)\n"
 		   "  --stitch                stacks cut at the end of their stack copy get their\n"
-		   "                          outer frames from earlier samples of the thread\n"
+		   "                          outer frames from other samples of the thread\n"
 		   "  --no-stitch             stacks as unwound (the default)\n",
 		opts_analysis_help);
 }

@@ -311,6 +311,9 @@ int profile_sink_init(struct profile_sink *s, const struct profile_sink_config *
 		sink->begin = profile_begin;
 		sink->sample = profile_sample_cb;
 		sink->end = profile_end;
+		/* sums per stack, unless a hook keeps time order (speedscope)
+		 * or the off-CPU stage pairs switches */
+		sink->any_order = !c->time_order && c->filter.time_mode == OFFCPU_MODE_NONE;
 		if (c->filter.time_mode != OFFCPU_MODE_NONE) {
 			struct offcpu_config oc = { .mode = c->filter.time_mode,
 						    .event = c->filter.event };

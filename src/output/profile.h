@@ -145,6 +145,7 @@ struct profile_sink_config {
 	/* Called for every sample kept, after it was added (leaf = its node). */
 	void (*on_sample)(void *ctx, uint32_t leaf, const struct resolved_sample *rs);
 	void *on_sample_ctx;
+	bool time_order;            /* on_sample needs each thread's samples in time order */
 	/* Called from the sink's end callback when the run succeeded, while the
 	 * resolver's and session's strings are still alive: write the output
 	 * here. Its return value becomes the run's. */

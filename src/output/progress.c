@@ -123,4 +123,5 @@ void progress_wrap(struct progress *pr, const struct sink *inner, struct sink *o
 	outer->event = p_event; /* always: it is where progress is measured */
 	outer->sample = inner->sample ? p_sample : NULL;
 	outer->end = p_end;
+	outer->any_order = inner->any_order; /* progress reads records in any order */
 }

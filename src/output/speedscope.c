@@ -87,6 +87,7 @@ void speedscope_sink_config(struct speedscope *sp, struct profile_sink_config *c
 	c->unknown_by_addr = false;
 	c->on_sample = on_sample;
 	c->on_sample_ctx = sp;
+	c->time_order = true; /* its runs are in time order */
 }
 
 static int cmp_thread(const void *a, const void *b, void *arg)

@@ -509,6 +509,12 @@ static void end_all(struct blocks *B, struct bthread *t, struct pipeline *p)
 	if (!rc && B->write_rc < 0)
 		rc = B->write_rc;
 	pthread_mutex_unlock(&B->mu);
+	if (!rc && p) {
+		/* what the stitcher kept waiting for later samples */
+		rc = pipeline_replay_end(p, B->ordered);
+		if (rc > 0)
+			rc = 0; /* the sink asked to stop */
+	}
 	int r = B->ordered->end ? B->ordered->end(B->ordered->ctx, p, rc) : 0;
 	pthread_mutex_lock(&B->mu);
 	B->end_rc = r;
@@ -821,7 +827,8 @@ int blocks_run(const struct pipeline_config *c, const struct blocks_config *bc, 
 	VALGRIND_HG_DISABLE_CHECKING(&B->leader_gone, sizeof(B->leader_gone));
 	/* the unwinders convert each CFI row once between them */
 	struct unwind_share *ush = unwind_share_new();
-	struct stitch *sti = c->stitch && B->ordered && B->ordered->sample ? stitch_new(c->max_frames) : NULL;
+	struct stitch *sti = c->stitch && B->ordered && B->ordered->sample
+				     ? stitch_new(c->max_frames, c->stitch_window, false) : NULL;
 	for (int i = 0; i < n; i++) {
 		struct bthread *t = &B->t[i];
 		t->B = B;
