@@ -898,10 +898,11 @@ static void hold(struct stitch *st, const struct stitch_item *it, const struct r
 		memcpy(&size, rec + 6, 2);
 	const uint8_t *stk = rec && ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
 	e->stack_size = e->stack_dyn_size = 0;
-	size_t room = size;
+	bool strip = stk && stk >= rec + 16 && stk + ev->s.stack_user_size + 8 <= rec + size;
+	size_t room = strip ? size - ev->s.stack_user_size - 8 : size;
 	if (room > e->cap_rec && ARRAY_GROW(e->rec, e->cap_rec, room, (size_t)1 << 16))
 		xalloc_die();
-	if (stk && stk >= rec + 16 && stk + ev->s.stack_user_size + 8 <= rec + size) {
+	if (strip) {
 		/* without the stack's bytes (nothing after unwinding reads
 		 * them): its size field 0, no dynamic size; the sizes kept */
 		size_t head = (size_t)(stk - 8 - rec);
