@@ -165,17 +165,6 @@ else
 	skip "pprof -list" "no recording or no go"
 fi
 
-# kernel code: its samples by address after the one-line reason
-if [ -s "$W/fp.s" ] && grep -q '^## .*  \[\[kernel' "$W/fp.s"; then
-	nk=$(grep -c '^## .*  \[\[kernel' "$W/fp.s")
-	# (disassembled where /proc/kcore holds the recorded kernel)
-	nr=$(awk '/^## .*  \[\[kernel/ { k = 1; next } k && /^## not disassembled: kernel code|Disassembly of/ { n++; k = 0 }
-		/^$/ { k = 0 } END { print n + 0 }' "$W/fp.s")
-	check "annotate fp: $nk kernel symbols, each with the kernel reason or its code ($nr)" [ "$nk" = "$nr" ]
-else
-	skip "annotate kernel symbols" "no kernel samples in the recording"
-fi
-
 # JIT code named by a perf map: no bytes, samples by address
 build_workload jit.c "$W/jit" -O2
 if perf record -q -N -e cpu-clock -F 2000 -o "$W/jit.data" "$W/jit" 200 > /dev/null 2>&1; then
@@ -209,6 +198,12 @@ n = int(sys.argv[1]); open(sys.argv[2], "wb").write((k * (n // len(k) + 1))[:n])
 }
 if perf record -q -N -e cpu-clock -F 4000 -o "$W/k.data" -- dd if=/dev/zero of=/dev/null bs=64k count=40000 > /dev/null 2>&1; then
 	"$S" annotate -i "$W/k.data" -n > "$W/k.s" 2> /dev/null
+	# kernel code: its samples by address after the one-line reason
+	# (disassembled where /proc/kcore holds the recorded kernel)
+	nk=$(grep -c '^## .*  \[\[kernel' "$W/k.s")
+	nr=$(awk '/^## .*  \[\[kernel/ { k = 1; next } k && /^## not disassembled: kernel code|Disassembly of/ { n++; k = 0 }
+		/^$/ { k = 0 } END { print n + 0 }' "$W/k.s")
+	check "annotate dd: $nk kernel symbols, each with the kernel reason or its code ($nr)" [ "$nk" -gt 0 -a "$nk" = "$nr" ]
 	kbid=$(perf buildid-list -i "$W/k.data" 2> /dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
 	# the kernel symbol with samples at the most addresses whose name is
 	# once in kallsyms: its start and size (to the next symbol)
