@@ -230,12 +230,7 @@ static int stitch_release(struct stitch *st, const struct sink *sink, struct pip
 			ev.s.stack_user_size = r.stack_size;
 			ev.s.stack_user_dyn_size = r.stack_dyn_size;
 		} else {
-			memset(&ev, 0, sizeof(ev));
-			ev.type = r.type;
-			ev.misc = r.misc;
-			ev.file_off = r.file_off;
-			ev.s.attr_idx = -1;
-			ev.s.time = r.time;
+			perf_event_light(&ev, r.type, r.misc, r.file_off, r.time);
 		}
 		v->state = r.state;
 		if (!r.ev_given && sink->event)

@@ -556,6 +556,19 @@ static void put(struct stitch *st, size_t n0, uint32_t *nf, uint32_t *phys, cons
 	(*phys)++;
 }
 
+/* r, whose frames are now frames (its own and nf stitched after them,
+ * phys counted in all), is stitched. */
+static void stitched(struct stitch *st, struct resolved_sample *r, struct frame *frames, uint32_t nf, uint32_t phys)
+{
+	r->frames = frames;
+	r->nr_frames += nf;
+	r->nr_stitched = nf;
+	/* callers beyond max_frames: cut, as the resolver cuts */
+	r->truncated = r->truncated || phys > (uint32_t)st->max_frames;
+	r->physical = phys > (uint32_t)st->max_frames ? (uint32_t)st->max_frames : phys;
+	st->stitched++;
+}
+
 /* From the function (fa, fb) at cfa out to the thread's base, by links
  * seen with one caller only, from a caller seen calling the function from
  * one place only (put); whether the base was reached. */
@@ -669,13 +682,7 @@ static const struct resolved_sample *stitch_in(struct stitch *st, struct chain *
 		if (based && nf) {
 			memcpy(st->out, rs->frames, n0 * sizeof(*rs->frames));
 			st->rs = *rs;
-			st->rs.frames = st->out;
-			st->rs.nr_frames = (uint32_t)(n0 + nf);
-			st->rs.nr_stitched = nf;
-			/* callers beyond max_frames: cut, as the resolver cuts */
-			st->rs.truncated = rs->truncated || phys > (uint32_t)st->max_frames;
-			st->rs.physical = phys > (uint32_t)st->max_frames ? (uint32_t)st->max_frames : phys;
-			st->stitched++;
+			stitched(st, &st->rs, st->out, nf, phys);
 			ret = &st->rs;
 		}
 	}
@@ -848,12 +855,7 @@ static void release(struct stitch *st, struct held *e)
 		xalloc_die();
 	memcpy(e->f + n0, st->out + n0, nf * sizeof(*e->f));
 	st->qbytes += nf * sizeof(*e->f);
-	e->rs.frames = e->f;
-	e->rs.nr_frames = (uint32_t)(n0 + nf);
-	e->rs.nr_stitched = nf;
-	e->rs.truncated = e->rs.truncated || phys > (uint32_t)st->max_frames;
-	e->rs.physical = phys > (uint32_t)st->max_frames ? (uint32_t)st->max_frames : phys;
-	st->stitched++;
+	stitched(st, &e->rs, e->f, nf, phys);
 }
 
 static void release_thread(struct stitch *st, uint32_t tid)
@@ -896,29 +898,19 @@ static void hold(struct stitch *st, const struct stitch_item *it, const struct r
 	uint16_t size = 0;
 	if (rec)
 		memcpy(&size, rec + 6, 2);
-	const uint8_t *stk = rec && ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
-	e->stack_size = e->stack_dyn_size = 0;
-	bool strip = stk && stk >= rec + 16 && stk + ev->s.stack_user_size + 8 <= rec + size;
-	size_t room = strip ? size - ev->s.stack_user_size - 8 : size;
+	/* a sample without its stack's bytes; their sizes kept (stats reads
+	 * them) */
+	size_t n = rec ? perf_sample_without_stack(rec, ev, NULL) : 0;
+	size_t room = n ? n : size;
 	if (room > e->cap_rec && ARRAY_GROW(e->rec, e->cap_rec, room, (size_t)1 << 16))
 		xalloc_die();
-	if (strip) {
-		/* without the stack's bytes (nothing after unwinding reads
-		 * them): its size field 0, no dynamic size; the sizes kept */
-		size_t head = (size_t)(stk - 8 - rec);
-		size_t tail = (size_t)(rec + size - (stk + ev->s.stack_user_size + 8));
-		uint64_t zero = 0;
-		uint16_t nsize = (uint16_t)(head + 8 + tail);
-		memcpy(e->rec, rec, head);
-		memcpy(e->rec + head, &zero, 8);
-		memcpy(e->rec + head + 8, stk + ev->s.stack_user_size + 8, tail);
-		memcpy(e->rec + 6, &nsize, 2);
-		e->stack_size = ev->s.stack_user_size;
-		e->stack_dyn_size = ev->s.stack_user_dyn_size;
-		size = nsize;
-	} else if (rec) {
+	if (n)
+		perf_sample_without_stack(rec, ev, e->rec);
+	else if (rec)
 		memcpy(e->rec, rec, size);
-	}
+	e->stack_size = n ? ev->s.stack_user_size : 0;
+	e->stack_dyn_size = n ? ev->s.stack_user_dyn_size : 0;
+	size = (uint16_t)room;
 	if (it->state)
 		e->state = *it->state;
 	e->ev_given = it->ev_given;

@@ -294,6 +294,37 @@ static int get_str(struct cur *c, const char **out, const char *what, struct err
 	return 0;
 }
 
+size_t perf_sample_without_stack(const uint8_t *rec, const struct perf_event *ev, uint8_t *dst)
+{
+	uint16_t size;
+	memcpy(&size, rec + 6, 2);
+	const uint8_t *stk = ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
+	if (!stk || stk < rec + 8 + 8 || stk + ev->s.stack_user_size + 8 > rec + size)
+		return 0;
+	size_t head = (size_t)(stk - 8 - rec);
+	size_t tail = (size_t)(rec + size - (stk + ev->s.stack_user_size + 8));
+	uint64_t zero = 0;
+	uint16_t nsize = (uint16_t)(head + 8 + tail);
+	if (!dst)
+		return nsize;
+	memcpy(dst, rec, head);
+	memcpy(dst + head, &zero, 8);
+	if (tail)
+		memcpy(dst + head + 8, stk + ev->s.stack_user_size + 8, tail);
+	memcpy(dst + 6, &nsize, 2);
+	return nsize;
+}
+
+void perf_event_light(struct perf_event *ev, uint32_t type, uint16_t misc, uint64_t file_off, uint64_t time)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->misc = misc;
+	ev->file_off = file_off;
+	ev->s.attr_idx = -1;
+	ev->s.time = time;
+}
+
 int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t file_off,
 		      struct perf_event *ev, struct err *e)
 {

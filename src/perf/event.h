@@ -189,6 +189,17 @@ struct perf_event {
 int perf_event_decode(const struct perf_evlist *el, const uint8_t *p, uint64_t file_off,
 		      struct perf_event *ev, struct err *e);
 
+/* Sample record rec (decoded as ev) written to dst without its user
+ * stack's bytes, which nothing after unwinding reads: the stack's size
+ * field 0, no dynamic size, the header's size made to fit. Returns its
+ * size, or 0 when ev has no stack bytes within rec (nothing written);
+ * dst NULL: the size only. */
+size_t perf_sample_without_stack(const uint8_t *rec, const struct perf_event *ev, uint8_t *dst);
+
+/* ev as a record kept without its bytes: its type, misc, file offset and
+ * time, no attr, nothing else. */
+void perf_event_light(struct perf_event *ev, uint32_t type, uint16_t misc, uint64_t file_off, uint64_t time);
+
 /* Which attr does this record belong to? -1 when it cannot be told. */
 int perf_evlist_attr_of(const struct perf_evlist *el, const uint8_t *p);
 

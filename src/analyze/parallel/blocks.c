@@ -189,12 +189,7 @@ static int kept_get(struct blocks *B, struct block *b, struct kept *k, struct pe
 	*rs = NULL;
 	if (k->rec == LIGHT) {
 		/* the sink's event() reads only these (sink_jobs.event_light) */
-		memset(ev, 0, sizeof(*ev));
-		ev->type = k->type;
-		ev->misc = k->misc;
-		ev->file_off = k->file_off;
-		ev->s.attr_idx = -1;
-		ev->s.time = k->time;
+		perf_event_light(ev, k->type, k->misc, k->file_off, k->time);
 		return 0;
 	}
 	struct err e; /* decoded before: no error to say (not zeroed: 280 bytes a record) */
@@ -614,25 +609,14 @@ static int on_hand(void *ctx, int index, struct pipeline *p, const uint8_t *rec,
 		room += nf * (sizeof(*rs->frames) + sizeof(struct map) + 8) + nd * sizeof(*d);
 	if (buf_reserve(&b->data, room))
 		return -ENOMEM;
-	size_t at;
-	const uint8_t *stk = ev->type == PERF_RECORD_SAMPLE ? ev->s.stack_user : NULL;
-	if (stk && stk >= rec + 8 + 8 && stk + ev->s.stack_user_size + 8 <= rec + size) {
-		size_t head = (size_t)(stk - 8 - rec);
-		size_t tail = (size_t)(rec + size - (stk + ev->s.stack_user_size + 8));
-		uint64_t zero = 0;
-		uint16_t nsize = (uint16_t)(head + 8 + tail);
-		/* the three pieces one after the other (the head ends at the
-		 * stack's size field, at a multiple of 8 in what perf writes,
-		 * not always in a damaged file) */
-		at = data_put(b, rec, head);
-		memcpy(b->data.data + at + head, &zero, 8);
-		if (tail)
-			memcpy(b->data.data + at + head + 8, stk + ev->s.stack_user_size + 8, tail);
-		b->data.len = at + head + 8 + tail;
-		memcpy(b->data.data + at + 6, &nsize, 2);
-	} else {
+	/* the stack-less record is at a multiple of 8 (data_put of nothing
+	 * aligns), as the whole one would be */
+	size_t at = data_put(b, rec, 0);
+	size_t n = perf_sample_without_stack(rec, ev, b->data.data + at);
+	if (n)
+		b->data.len = at + n;
+	else
 		at = data_put(b, rec, size);
-	}
 	k->rec = at;
 	if (rs) {
 		k->sample = true;
