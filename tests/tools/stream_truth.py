@@ -6,16 +6,18 @@
 Two `perfparser_decode.py stacks` texts of the same samples by the same
 parser: WHOLE read from a recording with a long stack copy, CUT from the
 same recording with each copy cut short (stack_cut.py). A stack is complete
-when its outermost frame is _start, _dl_start_user, start_thread, clone or
-clone3; a complete CUT stack is right when it is WHOLE's, frame for frame.
+by tests/e2e/resolve_compare.py's rule (its outermost user frame is _start,
+_dl_start_user, start_thread or clone3); a complete CUT stack is right when
+it is WHOLE's, frame for frame, addresses included.
 Prints one line:
 
   samples N complete C right R wrong W
 """
-import re
+import os
 import sys
 
-ENTRY = re.compile(r' (_start|_dl_start_user|start_thread|clone3?|__clone3)[ (]')
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'e2e'))
+from resolve_compare import parse, complete  # noqa: E402
 
 
 def stacks(path):
@@ -26,21 +28,17 @@ def stacks(path):
     return out
 
 
-def complete(frames):
-    return bool(frames) and ENTRY.search(frames[-1] + ' ') is not None
-
-
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    whole, cut = stacks(sys.argv[1]), stacks(sys.argv[2])
-    if len(whole) != len(cut):
-        print(f'sample counts differ: {len(whole)} {len(cut)}', file=sys.stderr)
+    whole, cut, named = stacks(sys.argv[1]), stacks(sys.argv[2]), parse(sys.argv[2])
+    if not (len(whole) == len(cut) == len(named)):
+        print(f'sample counts differ: {len(whole)} {len(cut)} {len(named)}', file=sys.stderr)
         return 1
     c = r = 0
-    for a, b in zip(whole, cut):
-        if complete(b):
+    for a, b, (_h, frames) in zip(whole, cut, named):
+        if complete(frames):
             c += 1
             r += a == b
     print(f'samples {len(whole)} complete {c} right {r} wrong {c - r}')
